@@ -1,1 +1,225 @@
-fn main() {}
+//! `quire`: the one binary. Parses flags, dispatches to a subcommand, maps errors to exit
+//! codes. Everything else lives in the library crates.
+
+use std::{net::SocketAddr, path::PathBuf, sync::Arc};
+
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+
+mod demo;
+
+/// Quire: a fast library services platform speaking FOLIO's HTTP API.
+#[derive(Debug, Parser)]
+#[command(name = "quire", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run the HTTP server.
+    Serve(ServeArgs),
+    /// Start a server on a fresh data directory with a `demo` tenant and generated records.
+    Demo(DemoArgs),
+    /// Manage tenants.
+    #[command(subcommand)]
+    Tenant(TenantCommand),
+    /// Parse CQL queries, one per stdin line, and print their XCQL (or `ERROR: ...`),
+    /// each followed by a line `----`.
+    Cql,
+}
+
+#[derive(Debug, clap::Args)]
+struct DataDirArg {
+    /// The data directory: one database (and later index) per tenant under it.
+    #[arg(long, env = "QUIRE_DATA_DIR", default_value = "quire-data")]
+    data_dir: PathBuf,
+}
+
+#[derive(Debug, clap::Args)]
+struct ServeArgs {
+    #[command(flatten)]
+    data: DataDirArg,
+    /// Address to listen on.
+    #[arg(long, env = "QUIRE_LISTEN", default_value = "127.0.0.1:9130")]
+    listen: SocketAddr,
+    #[command(flatten)]
+    server: ServerOptions,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+struct ServerOptions {
+    /// Key required in `X-Quire-Admin-Key` by the tenant API (`POST /_/tenant`). Without
+    /// it the tenant API is open when listening on loopback and closed otherwise.
+    #[arg(long, env = "QUIRE_ADMIN_KEY")]
+    admin_key: Option<String>,
+    /// `normal`: a commit survives a crash of the process; `full`: also a power loss.
+    #[arg(long, env = "QUIRE_DURABILITY", default_value = "normal", value_parser = ["normal", "full"])]
+    durability: String,
+    /// Largest request body accepted, in bytes.
+    #[arg(long, env = "QUIRE_MAX_BODY_BYTES", default_value_t = 64 * 1024 * 1024)]
+    max_body_bytes: usize,
+    /// Lifetime of access tokens (login-with-expiry), in seconds.
+    #[arg(long, env = "QUIRE_ACCESS_TOKEN_TTL", default_value_t = 600)]
+    access_token_ttl: u64,
+    /// Lifetime of tokens from the legacy /authn/login, in seconds.
+    #[arg(long, env = "QUIRE_LEGACY_TOKEN_TTL", default_value_t = 86400)]
+    legacy_token_ttl: u64,
+}
+
+#[derive(Debug, clap::Args)]
+struct DemoArgs {
+    /// Where to put the demo's data; a fresh temporary directory when absent.
+    #[arg(long, env = "QUIRE_DEMO_DIR")]
+    data_dir: Option<PathBuf>,
+    /// Address to listen on.
+    #[arg(long, env = "QUIRE_LISTEN", default_value = "127.0.0.1:9130")]
+    listen: SocketAddr,
+    /// How many instances to generate.
+    #[arg(long, default_value_t = 5000)]
+    instances: usize,
+    /// Generate the data, print what to try, and exit without serving.
+    #[arg(long)]
+    no_serve: bool,
+    #[command(flatten)]
+    server: ServerOptions,
+}
+
+#[derive(Debug, Subcommand)]
+enum TenantCommand {
+    /// Create a tenant with reference data and an administrator (idempotent).
+    Create {
+        /// Tenant name: `[a-z][a-z0-9_]{0,30}`.
+        name: String,
+        #[arg(long, env = "QUIRE_ADMIN_USER", default_value = "admin")]
+        admin_user: String,
+        #[arg(long, env = "QUIRE_ADMIN_PASSWORD")]
+        admin_password: String,
+        #[command(flatten)]
+        data: DataDirArg,
+    },
+    /// List tenants.
+    List {
+        #[command(flatten)]
+        data: DataDirArg,
+    },
+}
+
+fn main() -> std::process::ExitCode {
+    init_logging();
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("QUIRE_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+}
+
+fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Serve(args) => {
+            let store = open_store(&args.data.data_dir, &args.server)?;
+            let state = app_state(store, &args.data.data_dir, &args.server, args.listen)?;
+            serve(state, args.listen)
+        }
+        Command::Demo(args) => demo::run(args),
+        Command::Tenant(TenantCommand::Create { name, admin_user, admin_password, data }) => {
+            let store = store::Store::open(&data.data_dir, store::Options::default(), &server::components())
+                .with_context(|| format!("opening data directory {}", data.data_dir.display()))?;
+            let admin = server::AdminUser { username: admin_user, password: admin_password };
+            let outcome = server::provision_tenant(&store, &name, Some(&admin))
+                .map_err(|e| anyhow::anyhow!("cannot create tenant {name}: {}", e.status()))?;
+            println!(
+                "tenant {name}: {}; {} reference records added; administrator {}",
+                if outcome.created_tenant { "created" } else { "already existed" },
+                outcome.n_reference_records,
+                if outcome.created_admin { format!("'{}' created", admin.username) } else { "already present".to_string() }
+            );
+            Ok(())
+        }
+        Command::Tenant(TenantCommand::List { data }) => {
+            let store = store::Store::open(&data.data_dir, store::Options::default(), &server::components())?;
+            for name in store.tenant_names() {
+                println!("{name}");
+            }
+            Ok(())
+        }
+        Command::Cql => {
+            let stdin = std::io::stdin();
+            let stdout = std::io::stdout();
+            cql::xcql_filter(stdin.lock(), std::io::BufWriter::new(stdout.lock())).context("reading queries")?;
+            Ok(())
+        }
+    }
+}
+
+fn open_store(data_dir: &std::path::Path, options: &ServerOptions) -> anyhow::Result<Arc<store::Store>> {
+    let durability = match options.durability.as_str() {
+        "full" => store::Durability::Full,
+        _ => store::Durability::Normal,
+    };
+    let store = store::Store::open(
+        data_dir,
+        store::Options { durability, ..store::Options::default() },
+        &server::components(),
+    )
+    .with_context(|| format!("opening data directory {}", data_dir.display()))?;
+    Ok(Arc::new(store))
+}
+
+fn app_state(
+    store: Arc<store::Store>,
+    data_dir: &std::path::Path,
+    options: &ServerOptions,
+    listen: SocketAddr,
+) -> anyhow::Result<server::AppState> {
+    let key = load_or_create_key(data_dir)?;
+    let config = server::Config {
+        max_body_bytes: options.max_body_bytes,
+        access_token_ttl: std::time::Duration::from_secs(options.access_token_ttl),
+        legacy_token_ttl: std::time::Duration::from_secs(options.legacy_token_ttl),
+        admin_key: options.admin_key.clone(),
+        open_tenant_api: listen.ip().is_loopback(),
+        ..server::Config::default()
+    };
+    Ok(server::AppState::new(store, key, config))
+}
+
+/// The token-signing key lives in the data directory, so tokens survive a restart and
+/// every process on the directory agrees on it.
+fn load_or_create_key(data_dir: &std::path::Path) -> anyhow::Result<auth::TokenKey> {
+    let path = data_dir.join("token.key");
+    if let Ok(text) = std::fs::read_to_string(&path) {
+        return auth::TokenKey::from_hex(&text).with_context(|| format!("{} is not a valid key", path.display()));
+    }
+    let key = auth::TokenKey::generate();
+    let tmp = data_dir.join("token.key.tmp");
+    std::fs::write(&tmp, key.to_hex()).with_context(|| format!("writing {}", tmp.display()))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o600))?;
+    }
+    std::fs::rename(&tmp, &path)?;
+    Ok(key)
+}
+
+fn serve(state: server::AppState, listen: SocketAddr) -> anyhow::Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    runtime.block_on(async move {
+        let listener =
+            tokio::net::TcpListener::bind(listen).await.with_context(|| format!("cannot listen on {listen}"))?;
+        tracing::info!(%listen, tenants = ?state.store().tenant_names(), "quire listening");
+        server::serve(state, listener).await?;
+        Ok(())
+    })
+}

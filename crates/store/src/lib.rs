@@ -1,1 +1,38 @@
-//! TODO
+//! The system of record: one SQLite database (WAL) per tenant, with versioned migrations,
+//! generic JSON record tables and a change log.
+//!
+//! What it owns: opening and creating tenant databases, transactions, the DDL of the
+//! core tables, and translating the storage-endpoint CQL subset to SQL. What it does not
+//! own: record shapes and their rules (domain crates such as `inventory`), HTTP, search.
+//!
+//! Invariants:
+//! - Every write made through a [`Writer`] appends one change-log row per record changed,
+//!   in the same transaction, so derived state (search index, OAI datestamps, events)
+//!   can follow the log and never silently diverges.
+//! - Domain crates name their tables with [`RecordTable`] and declare their DDL as
+//!   [`Migration`]s; no domain crate sees a SQLite type, so a PostgreSQL backend can
+//!   slot in behind the same API.
+//!
+//! ```
+//! let dir = tempfile::tempdir().unwrap();
+//! let store = store::Store::open(dir.path(), store::Options::default(), &[]).unwrap();
+//! let (tenant, created) = store.create_tenant("diku").unwrap();
+//! assert!(created);
+//! assert_eq!(tenant.last_seq().unwrap(), 0);
+//! ```
+
+mod changes;
+mod error;
+mod migrate;
+mod query;
+mod record;
+mod tenant;
+
+pub use crate::{
+    changes::{Change, Operation},
+    error::{Error, QueryError, Result},
+    migrate::{Component, Migration},
+    query::{FieldKind, QueryField, SortDirection},
+    record::{ColumnValue, Page, Reader, RecordTable, StoredRecord, Writer},
+    tenant::{Durability, Options, Store, Tenant, validate_tenant_name},
+};

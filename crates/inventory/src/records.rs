@@ -1,0 +1,498 @@
+//! Storing instances, holdings and items: one set of verbs over the three record types.
+//!
+//! Every write goes through [`save`], which applies FOLIO's storage rules in order:
+//! assign an id, check `_version` (optimistic locking), keep `createdDate`, stamp
+//! `metadata`, assign an HRID, check references and derive read-only fields, then write
+//! the JSON body and its extracted columns (and, through the store, the change log).
+
+use serde::{Serialize, de::DeserializeOwned};
+use store::{ColumnValue, Page, QueryField, Reader, RecordTable, Writer};
+use uuid::Uuid;
+
+use crate::{
+    HoldingsRecord, Instance, Item, Metadata, Timestamp,
+    storage::{Actor, Error, HOLDINGS, INSTANCES, ITEMS, Result},
+};
+
+/// An inventory record type that the storage verbs work on: [`Instance`],
+/// [`HoldingsRecord`] or [`Item`]. Sealed: the set is fixed by this crate.
+pub trait Record: Serialize + DeserializeOwned + Clone + sealed::Sealed {
+    const TABLE: RecordTable;
+    /// How the record type is named in messages.
+    const NAME: &'static str;
+    /// FOLIO's default HRID prefix (`in`, `ho`, `it`).
+    const HRID_PREFIX: &'static str;
+    const QUERY_FIELDS: &'static [QueryField];
+
+    fn id(&self) -> Option<Uuid>;
+    fn set_id(&mut self, id: Uuid);
+    fn version(&self) -> Option<i64>;
+    fn set_version(&mut self, version: i64);
+    fn hrid(&self) -> Option<&str>;
+    fn set_hrid(&mut self, hrid: String);
+    fn metadata(&self) -> Option<&Metadata>;
+    fn set_metadata(&mut self, metadata: Metadata);
+    fn columns(&self) -> Vec<ColumnValue>;
+    /// Checks references to other records and derives read-only fields.
+    fn prepare(&mut self, reader: &Reader<'_>) -> Result<()>;
+}
+
+/// How a write treats an existing record with the same id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// POST: the id must be new.
+    Create,
+    /// PUT: the record must exist.
+    Update,
+    /// Batch upsert: either.
+    Upsert,
+}
+
+/// Stores one record; returns it as stored.
+pub(crate) fn save<R: Record>(writer: &mut Writer<'_>, mut record: R, mode: Mode, actor: Actor) -> Result<R> {
+    let id = match record.id() {
+        Some(id) => id,
+        None => {
+            let id = Uuid::new_v4();
+            record.set_id(id);
+            id
+        }
+    };
+    let id_text = id.to_string();
+    let existing = match mode {
+        Mode::Create => None,
+        Mode::Update | Mode::Upsert => writer.get(&R::TABLE, &id_text)?,
+    };
+    if mode == Mode::Update && existing.is_none() {
+        return Err(Error::NotFound { record_type: R::NAME, id: id_text });
+    }
+    let now = Timestamp::now();
+    let actor_id = actor.user_id;
+    let version = match &existing {
+        Some(stored) => {
+            if let Some(sent) = record.version() {
+                if sent != stored.version {
+                    return Err(Error::VersionConflict { id: id_text, stored: stored.version, sent });
+                }
+            }
+            let previous: R = parse(&stored.body)?;
+            let created = previous.metadata().map(|m| (m.created_date, m.created_by_user_id));
+            let (created_date, created_by) = created.unwrap_or((now, actor_id));
+            if record.hrid().is_none() {
+                // An update without an HRID keeps the one assigned at creation.
+                if let Some(hrid) = previous.hrid() {
+                    record.set_hrid(hrid.to_string());
+                }
+            }
+            record.set_metadata(Metadata {
+                created_date,
+                created_by_user_id: created_by,
+                created_by_username: None,
+                updated_date: Some(now),
+                updated_by_user_id: actor_id,
+                updated_by_username: None,
+            });
+            stored.version + 1
+        }
+        None => {
+            record.set_metadata(Metadata {
+                created_date: now,
+                created_by_user_id: actor_id,
+                created_by_username: None,
+                updated_date: Some(now),
+                updated_by_user_id: actor_id,
+                updated_by_username: None,
+            });
+            1
+        }
+    };
+    record.set_version(version);
+    if record.hrid().is_none() {
+        let n = writer.next_sequence(&format!("hrid_{}", R::TABLE.record_type), 1)?;
+        record.set_hrid(format!("{}{n:011}", R::HRID_PREFIX));
+    }
+    record.prepare(writer)?;
+    let body = serde_json::to_string(&record).map_err(|e| Error::Corrupt(e.to_string()))?;
+    let columns = record.columns();
+    let result = if existing.is_some() {
+        writer.update(&R::TABLE, &id_text, version, &body, &columns).map(|_| ())
+    } else {
+        writer.insert(&R::TABLE, &id_text, version, &body, &columns)
+    };
+    result.map_err(|e| unique_error::<R>(e, &record))?;
+    Ok(record)
+}
+
+/// Names the field behind a unique-index violation, as FOLIO's 422 does.
+fn unique_error<R: Record>(e: store::Error, record: &R) -> Error {
+    match e {
+        store::Error::Unique { column, .. } if column == "hrid" => Error::invalid(
+            "hrid",
+            record.hrid().unwrap_or_default(),
+            format!("HRID value already exists in table {}: {}", R::TABLE.table, record.hrid().unwrap_or_default()),
+        ),
+        store::Error::Unique { column, .. } if column == "barcode" => {
+            let barcode = record.columns().get(1).and_then(|c| match c {
+                ColumnValue::Text(t) => Some(t.clone()),
+                _ => None,
+            });
+            let barcode = barcode.unwrap_or_default();
+            Error::invalid("barcode", &barcode, format!("Barcode must be unique, {barcode} is already assigned to another item"))
+        }
+        store::Error::DuplicateId { id, .. } => {
+            Error::invalid("id", &id, format!("id value already exists in table {}: {id}", R::TABLE.table))
+        }
+        other => other.into(),
+    }
+}
+
+/// The stored JSON of a record.
+pub(crate) fn get_raw<R: Record>(reader: &Reader<'_>, id: Uuid) -> Result<String> {
+    reader
+        .get(&R::TABLE, &id.to_string())?
+        .map(|r| r.body)
+        .ok_or_else(|| Error::NotFound { record_type: R::NAME, id: id.to_string() })
+}
+
+/// A stored record, parsed.
+pub(crate) fn get<R: Record>(reader: &Reader<'_>, id: Uuid) -> Result<Option<R>> {
+    reader.get(&R::TABLE, &id.to_string())?.map(|r| parse(&r.body)).transpose()
+}
+
+/// One page of records matching a CQL query, as stored JSON, and the total.
+pub(crate) fn list_raw<R: Record>(reader: &Reader<'_>, cql: Option<&str>, page: Page) -> Result<(Vec<String>, u64)> {
+    let (records, total) = reader.list(&R::TABLE, R::QUERY_FIELDS, cql, page)?;
+    Ok((records.into_iter().map(|r| r.body).collect(), total))
+}
+
+pub(crate) fn parse<R: DeserializeOwned>(body: &str) -> Result<R> {
+    serde_json::from_str(body).map_err(|e| Error::Corrupt(e.to_string()))
+}
+
+fn uuid_column(id: Option<Uuid>) -> ColumnValue {
+    id.map_or(ColumnValue::Null, |id| ColumnValue::Text(id.to_string()))
+}
+
+fn date_column(metadata: Option<&Metadata>) -> ColumnValue {
+    metadata.and_then(|m| m.updated_date).map_or(ColumnValue::Null, |d| ColumnValue::Text(d.to_string()))
+}
+
+/// Fails unless a record with `id` exists in `table`.
+pub(crate) fn require_reference(reader: &Reader<'_>, table: &RecordTable, field: &str, id: Uuid, what: &str) -> Result<()> {
+    if reader.exists(table, &id.to_string())? {
+        Ok(())
+    } else {
+        Err(Error::invalid(field, id, format!("Cannot set {field} = {id} because it does not exist in {what}")))
+    }
+}
+
+use store::FieldKind::{Exact, Text};
+
+impl Record for Instance {
+    const TABLE: RecordTable = INSTANCES;
+    const NAME: &'static str = "Instance";
+    const HRID_PREFIX: &'static str = "in";
+    const QUERY_FIELDS: &'static [QueryField] = &[
+        QueryField { index: "id", column: "id", kind: Text },
+        QueryField { index: "hrid", column: "hrid", kind: Text },
+        QueryField { index: "source", column: "source", kind: Text },
+        QueryField { index: "metadata.updatedDate", column: "updated_date", kind: Exact },
+    ];
+
+    fn id(&self) -> Option<Uuid> {
+        self.id
+    }
+    fn set_id(&mut self, id: Uuid) {
+        self.id = Some(id);
+    }
+    fn version(&self) -> Option<i64> {
+        self.version
+    }
+    fn set_version(&mut self, version: i64) {
+        self.version = Some(version);
+    }
+    fn hrid(&self) -> Option<&str> {
+        self.hrid.as_deref()
+    }
+    fn set_hrid(&mut self, hrid: String) {
+        self.hrid = Some(hrid);
+    }
+    fn metadata(&self) -> Option<&Metadata> {
+        self.metadata.as_ref()
+    }
+    fn set_metadata(&mut self, metadata: Metadata) {
+        self.metadata = Some(metadata);
+    }
+    fn columns(&self) -> Vec<ColumnValue> {
+        vec![self.hrid.clone().into(), ColumnValue::Text(self.source.clone()), date_column(self.metadata.as_ref())]
+    }
+    fn prepare(&mut self, reader: &Reader<'_>) -> Result<()> {
+        let types = crate::refdata::table(crate::RefKind::InstanceType);
+        require_reference(reader, &types, "instanceTypeId", self.instance_type_id, "instance types")
+    }
+}
+
+impl Record for HoldingsRecord {
+    const TABLE: RecordTable = HOLDINGS;
+    const NAME: &'static str = "Holdings record";
+    const HRID_PREFIX: &'static str = "ho";
+    const QUERY_FIELDS: &'static [QueryField] = &[
+        QueryField { index: "id", column: "id", kind: Text },
+        QueryField { index: "hrid", column: "hrid", kind: Text },
+        QueryField { index: "instanceId", column: "instance_id", kind: Text },
+        QueryField { index: "permanentLocationId", column: "permanent_location_id", kind: Text },
+        QueryField { index: "effectiveLocationId", column: "effective_location_id", kind: Text },
+        QueryField { index: "metadata.updatedDate", column: "updated_date", kind: Exact },
+    ];
+
+    fn id(&self) -> Option<Uuid> {
+        self.id
+    }
+    fn set_id(&mut self, id: Uuid) {
+        self.id = Some(id);
+    }
+    fn version(&self) -> Option<i64> {
+        self.version
+    }
+    fn set_version(&mut self, version: i64) {
+        self.version = Some(version);
+    }
+    fn hrid(&self) -> Option<&str> {
+        self.hrid.as_deref()
+    }
+    fn set_hrid(&mut self, hrid: String) {
+        self.hrid = Some(hrid);
+    }
+    fn metadata(&self) -> Option<&Metadata> {
+        self.metadata.as_ref()
+    }
+    fn set_metadata(&mut self, metadata: Metadata) {
+        self.metadata = Some(metadata);
+    }
+    fn columns(&self) -> Vec<ColumnValue> {
+        vec![
+            self.hrid.clone().into(),
+            ColumnValue::Text(self.instance_id.to_string()),
+            ColumnValue::Text(self.permanent_location_id.to_string()),
+            uuid_column(self.effective_location_id),
+            date_column(self.metadata.as_ref()),
+        ]
+    }
+    fn prepare(&mut self, reader: &Reader<'_>) -> Result<()> {
+        require_reference(reader, &INSTANCES, "instanceId", self.instance_id, "instances")?;
+        let locations = crate::refdata::table(crate::RefKind::Location);
+        require_reference(reader, &locations, "permanentLocationId", self.permanent_location_id, "locations")?;
+        if let Some(temporary) = self.temporary_location_id {
+            require_reference(reader, &locations, "temporaryLocationId", temporary, "locations")?;
+        }
+        let sources = crate::refdata::table(crate::RefKind::HoldingsSource);
+        require_reference(reader, &sources, "sourceId", self.source_id, "holdings sources")?;
+        self.derive_effective_fields();
+        Ok(())
+    }
+}
+
+impl Record for Item {
+    const TABLE: RecordTable = ITEMS;
+    const NAME: &'static str = "Item";
+    const HRID_PREFIX: &'static str = "it";
+    const QUERY_FIELDS: &'static [QueryField] = &[
+        QueryField { index: "id", column: "id", kind: Text },
+        QueryField { index: "hrid", column: "hrid", kind: Text },
+        QueryField { index: "barcode", column: "barcode", kind: Text },
+        QueryField { index: "holdingsRecordId", column: "holdings_record_id", kind: Text },
+        QueryField { index: "status.name", column: "status_name", kind: Exact },
+        QueryField { index: "effectiveLocationId", column: "effective_location_id", kind: Text },
+        QueryField { index: "materialTypeId", column: "material_type_id", kind: Text },
+        QueryField { index: "permanentLoanTypeId", column: "permanent_loan_type_id", kind: Text },
+        QueryField { index: "metadata.updatedDate", column: "updated_date", kind: Exact },
+    ];
+
+    fn id(&self) -> Option<Uuid> {
+        self.id
+    }
+    fn set_id(&mut self, id: Uuid) {
+        self.id = Some(id);
+    }
+    fn version(&self) -> Option<i64> {
+        self.version
+    }
+    fn set_version(&mut self, version: i64) {
+        self.version = Some(version);
+    }
+    fn hrid(&self) -> Option<&str> {
+        self.hrid.as_deref()
+    }
+    fn set_hrid(&mut self, hrid: String) {
+        self.hrid = Some(hrid);
+    }
+    fn metadata(&self) -> Option<&Metadata> {
+        self.metadata.as_ref()
+    }
+    fn set_metadata(&mut self, metadata: Metadata) {
+        self.metadata = Some(metadata);
+    }
+    fn columns(&self) -> Vec<ColumnValue> {
+        vec![
+            self.hrid.clone().into(),
+            self.barcode.clone().filter(|b| !b.is_empty()).into(),
+            ColumnValue::Text(self.holdings_record_id.to_string()),
+            ColumnValue::Text(self.status.name.as_str().to_string()),
+            uuid_column(self.effective_location_id),
+            ColumnValue::Text(self.material_type_id.to_string()),
+            ColumnValue::Text(self.permanent_loan_type_id.to_string()),
+            date_column(self.metadata.as_ref()),
+        ]
+    }
+    fn prepare(&mut self, reader: &Reader<'_>) -> Result<()> {
+        let Some(holdings) = get::<HoldingsRecord>(reader, self.holdings_record_id)? else {
+            return Err(Error::invalid(
+                "holdingsRecordId",
+                self.holdings_record_id,
+                format!("Cannot set holdingsRecordId = {} because it does not exist in holdings records", self.holdings_record_id),
+            ));
+        };
+        let material_types = crate::refdata::table(crate::RefKind::MaterialType);
+        require_reference(reader, &material_types, "materialTypeId", self.material_type_id, "material types")?;
+        let loan_types = crate::refdata::table(crate::RefKind::LoanType);
+        require_reference(reader, &loan_types, "permanentLoanTypeId", self.permanent_loan_type_id, "loan types")?;
+        if let Some(temporary) = self.temporary_loan_type_id {
+            require_reference(reader, &loan_types, "temporaryLoanTypeId", temporary, "loan types")?;
+        }
+        let locations = crate::refdata::table(crate::RefKind::Location);
+        for (field, location) in
+            [("permanentLocationId", self.permanent_location_id), ("temporaryLocationId", self.temporary_location_id)]
+        {
+            if let Some(location) = location {
+                require_reference(reader, &locations, field, location, "locations")?;
+            }
+        }
+        if self.status.date.is_none() {
+            self.status.date = Some(Timestamp::now());
+        }
+        self.derive_effective_fields(&holdings);
+        Ok(())
+    }
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for crate::Instance {}
+    impl Sealed for crate::HoldingsRecord {}
+    impl Sealed for crate::Item {}
+}
+
+/// Creates a record from a request body (FOLIO's POST).
+pub fn create<R: Record>(writer: &mut Writer<'_>, body: &[u8], actor: Actor) -> Result<R> {
+    let record: R = crate::decode(body)?;
+    save(writer, record, Mode::Create, actor)
+}
+
+/// Replaces a record (FOLIO's PUT). The body's id, if any, must be the path's.
+pub fn replace<R: Record>(writer: &mut Writer<'_>, id: Uuid, body: &[u8], actor: Actor) -> Result<R> {
+    let mut record: R = crate::decode(body)?;
+    match record.id() {
+        Some(body_id) if body_id != id => {
+            return Err(Error::invalid("id", body_id, format!("The id in the body ({body_id}) does not match the id in the path ({id})")));
+        }
+        Some(_) => {}
+        None => record.set_id(id),
+    }
+    let previous: Option<R> = get(writer, id)?;
+    let record = save(writer, record, Mode::Update, actor)?;
+    cascade::<R>(writer, previous.as_ref(), &record, actor)?;
+    Ok(record)
+}
+
+/// Writes many records in one transaction (FOLIO's `batch/synchronous`): all or none.
+/// Without `upsert`, an id that exists already fails the batch.
+pub fn save_batch<R: Record>(
+    writer: &mut Writer<'_>,
+    records: Vec<R>,
+    upsert: bool,
+    actor: Actor,
+) -> Result<usize> {
+    let n = records.len();
+    let mode = if upsert { Mode::Upsert } else { Mode::Create };
+    for (idx, record) in records.into_iter().enumerate() {
+        let previous: Option<R> = match (upsert, record.id()) {
+            (true, Some(id)) => get(writer, id)?,
+            _ => None,
+        };
+        let saved = save(writer, record, mode, actor).map_err(|e| in_batch(e, idx))?;
+        cascade::<R>(writer, previous.as_ref(), &saved, actor)?;
+    }
+    Ok(n)
+}
+
+/// Says which record of a batch failed.
+fn in_batch(e: Error, idx: usize) -> Error {
+    match e {
+        Error::Invalid { field, value, message } => {
+            Error::Invalid { field: format!("[{idx}].{field}"), value, message: format!("record {idx}: {message}") }
+        }
+        Error::VersionConflict { id, stored, sent } => Error::VersionConflict { id, stored, sent },
+        other => other,
+    }
+}
+
+/// Keeps derived fields of dependent records true after a change: a holdings record's
+/// location and call number flow into its items' effective values.
+fn cascade<R: Record>(writer: &mut Writer<'_>, previous: Option<&R>, _saved: &R, actor: Actor) -> Result<()> {
+    if R::TABLE.table != HOLDINGS.table || previous.is_none() {
+        return Ok(());
+    }
+    let holdings_id = previous.and_then(|p| p.id()).expect("previous record has an id");
+    for stored in writer.find_by(&ITEMS, "holdings_record_id", &holdings_id.to_string())? {
+        let item: Item = parse(&stored.body)?;
+        let mut derived = item.clone();
+        let holdings: HoldingsRecord = get(writer, holdings_id)?.expect("holdings saved above");
+        derived.derive_effective_fields(&holdings);
+        if derived.effective_location_id != item.effective_location_id
+            || derived.effective_call_number_components != item.effective_call_number_components
+        {
+            save(writer, derived, Mode::Update, actor)?;
+        }
+    }
+    Ok(())
+}
+
+/// Deletes a record. Instances with holdings and holdings with items cannot be deleted.
+pub fn delete<R: Record>(writer: &mut Writer<'_>, id: Uuid) -> Result<()> {
+    let id_text = id.to_string();
+    let dependants = match R::TABLE.table {
+        "instances" => Some((HOLDINGS, "instance_id", "holdings records refer to it")),
+        "holdings" => Some((ITEMS, "holdings_record_id", "items refer to it")),
+        _ => None,
+    };
+    if let Some((table, column, message)) = dependants {
+        if !writer.find_by(&table, column, &id_text)?.is_empty() {
+            return Err(Error::InUse { record_type: R::NAME, id: id_text, message: message.to_string() });
+        }
+    }
+    if writer.delete(&R::TABLE, &id_text)? {
+        Ok(())
+    } else {
+        Err(Error::NotFound { record_type: R::NAME, id: id_text })
+    }
+}
+
+/// A record's stored JSON.
+pub fn get_json<R: Record>(reader: &Reader<'_>, id: Uuid) -> Result<String> {
+    get_raw::<R>(reader, id)
+}
+
+/// One page of records matching a CQL query, as stored JSON, and the exact total.
+pub fn list_json<R: Record>(reader: &Reader<'_>, cql: Option<&str>, page: Page) -> Result<(Vec<String>, u64)> {
+    list_raw::<R>(reader, cql, page)
+}
+
+/// Decodes a batch body such as `{"instances":[...]}`; `key` names the array.
+pub fn decode_batch<R: Record>(body: &[u8], key: &str) -> Result<Vec<R>> {
+    let mut map: std::collections::BTreeMap<String, Vec<R>> = crate::decode(body)?;
+    let unexpected = map.keys().find(|k| k.as_str() != key && k.as_str() != "totalRecords").cloned();
+    if let Some(other) = unexpected {
+        return Err(Error::invalid(&other, "", format!("Unrecognized field \"{other}\": the batch goes in \"{key}\"")));
+    }
+    map.remove(key).ok_or_else(|| Error::invalid(key, "null", "must not be null"))
+}

@@ -1,0 +1,75 @@
+//! Where inventory records live: their tables, migrations, and the errors of storing them.
+
+use store::{Migration, RecordTable};
+
+pub(crate) const INSTANCES: RecordTable =
+    RecordTable { table: "instances", record_type: "instance", columns: &["hrid", "source", "updated_date"] };
+
+pub(crate) const HOLDINGS: RecordTable = RecordTable {
+    table: "holdings",
+    record_type: "holdings",
+    columns: &["hrid", "instance_id", "permanent_location_id", "effective_location_id", "updated_date"],
+};
+
+pub(crate) const ITEMS: RecordTable = RecordTable {
+    table: "items",
+    record_type: "item",
+    columns: &[
+        "hrid",
+        "barcode",
+        "holdings_record_id",
+        "status_name",
+        "effective_location_id",
+        "material_type_id",
+        "permanent_loan_type_id",
+        "updated_date",
+    ],
+};
+
+/// The inventory component's schema.
+pub const MIGRATIONS: store::Component = store::Component {
+    name: "inventory",
+    migrations: &[Migration {
+        version: 1,
+        description: "instances, holdings, items and reference data",
+        sql: include_str!("../migrations/0001_inventory.sql"),
+    }],
+};
+
+/// An inventory error.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("{record_type} not found: {id}")]
+    NotFound { record_type: &'static str, id: String },
+    /// The `_version` sent does not match the stored one (FOLIO's optimistic locking).
+    #[error(
+        "Cannot update record {id} because it has been changed (optimistic locking): Stored _version is {stored}, _version of request is {sent}"
+    )]
+    VersionConflict { id: String, stored: i64, sent: i64 },
+    /// A rule about the record's content failed, e.g. a reference to a missing record.
+    #[error("{message}")]
+    Invalid { field: String, value: String, message: String },
+    /// The record cannot be deleted while others refer to it.
+    #[error("Cannot delete {record_type} {id}: {message}")]
+    InUse { record_type: &'static str, id: String, message: String },
+    #[error(transparent)]
+    Decode(#[from] crate::DecodeError),
+    #[error(transparent)]
+    Store(#[from] store::Error),
+    #[error("corrupt stored record: {0}")]
+    Corrupt(String),
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    pub(crate) fn invalid(field: &str, value: impl ToString, message: impl Into<String>) -> Error {
+        Error::Invalid { field: field.to_string(), value: value.to_string(), message: message.into() }
+    }
+}
+
+/// Who is making a change, for `metadata.*ByUserId`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Actor {
+    pub user_id: Option<uuid::Uuid>,
+}

@@ -1,0 +1,162 @@
+//! The business views FOLIO's mod-inventory serves over storage: `/inventory/items` with
+//! the derived fields the desk and search UIs read (title, contributor names, call number,
+//! names of the effective location, material type and loan types), and
+//! `/inventory/instances` with its relationship arrays.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+use store::{Page, Reader};
+use uuid::Uuid;
+
+use crate::{
+    HoldingsRecord, Instance, Item, RefKind,
+    records::{self, Record},
+    storage::{Error, Result},
+};
+
+/// A linked record, shown by id and name.
+#[derive(Debug, Clone, Serialize)]
+pub struct NamedRef {
+    pub id: Uuid,
+    pub name: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ContributorName {
+    pub name: String,
+}
+
+/// An item as `/inventory/items` shows it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ItemView {
+    #[serde(flatten)]
+    pub item: Item,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    pub contributor_names: Vec<ContributorName>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub call_number: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub effective_location: Option<NamedRef>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub permanent_location: Option<NamedRef>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub temporary_location: Option<NamedRef>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub material_type: Option<NamedRef>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub permanent_loan_type: Option<NamedRef>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub temporary_loan_type: Option<NamedRef>,
+    pub is_bound_with: bool,
+}
+
+/// An instance as `/inventory/instances` shows it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InstanceView {
+    #[serde(flatten)]
+    pub instance: Instance,
+    pub is_bound_with: bool,
+    pub parent_instances: Vec<serde_json::Value>,
+    pub child_instances: Vec<serde_json::Value>,
+    pub preceding_titles: Vec<serde_json::Value>,
+    pub succeeding_titles: Vec<serde_json::Value>,
+}
+
+/// Names of reference records, loaded once per request.
+struct Names {
+    locations: HashMap<Uuid, String>,
+    material_types: HashMap<Uuid, String>,
+    loan_types: HashMap<Uuid, String>,
+}
+
+impl Names {
+    fn load(reader: &Reader<'_>) -> Result<Names> {
+        Ok(Names {
+            locations: crate::refdata::names(reader, RefKind::Location)?,
+            material_types: crate::refdata::names(reader, RefKind::MaterialType)?,
+            loan_types: crate::refdata::names(reader, RefKind::LoanType)?,
+        })
+    }
+
+    fn named(map: &HashMap<Uuid, String>, id: Option<Uuid>) -> Option<NamedRef> {
+        let id = id?;
+        Some(NamedRef { id, name: map.get(&id).cloned().unwrap_or_default() })
+    }
+}
+
+fn item_view(reader: &Reader<'_>, item: Item, names: &Names) -> Result<ItemView> {
+    let holdings: Option<HoldingsRecord> = records::get(reader, item.holdings_record_id)?;
+    let instance: Option<Instance> = match &holdings {
+        Some(h) => records::get(reader, h.instance_id)?,
+        None => None,
+    };
+    let call_number = item.effective_call_number_components.as_ref().and_then(|c| c.call_number.clone());
+    Ok(ItemView {
+        title: instance.as_ref().map(|i| i.title.clone()),
+        contributor_names: instance
+            .as_ref()
+            .map(|i| i.contributors.iter().map(|c| ContributorName { name: c.name.clone() }).collect())
+            .unwrap_or_default(),
+        call_number,
+        effective_location: Names::named(&names.locations, item.effective_location_id),
+        permanent_location: Names::named(&names.locations, item.permanent_location_id),
+        temporary_location: Names::named(&names.locations, item.temporary_location_id),
+        material_type: Names::named(&names.material_types, Some(item.material_type_id)),
+        permanent_loan_type: Names::named(&names.loan_types, Some(item.permanent_loan_type_id)),
+        temporary_loan_type: Names::named(&names.loan_types, item.temporary_loan_type_id),
+        is_bound_with: false,
+        item,
+    })
+}
+
+/// One item as `/inventory/items/{id}` shows it.
+pub fn item_view_json(reader: &Reader<'_>, id: Uuid) -> Result<String> {
+    let item: Item = records::get(reader, id)?.ok_or_else(|| Error::NotFound { record_type: Item::NAME, id: id.to_string() })?;
+    let view = item_view(reader, item, &Names::load(reader)?)?;
+    serde_json::to_string(&view).map_err(|e| Error::Corrupt(e.to_string()))
+}
+
+/// A page of items as `/inventory/items` shows them, and the total.
+pub fn list_item_views_json(reader: &Reader<'_>, cql: Option<&str>, page: Page) -> Result<(Vec<String>, u64)> {
+    let (bodies, total) = records::list_json::<Item>(reader, cql, page)?;
+    let names = Names::load(reader)?;
+    let mut out = Vec::with_capacity(bodies.len());
+    for body in bodies {
+        let view = item_view(reader, records::parse(&body)?, &names)?;
+        out.push(serde_json::to_string(&view).map_err(|e| Error::Corrupt(e.to_string()))?);
+    }
+    Ok((out, total))
+}
+
+fn instance_view(instance: Instance) -> InstanceView {
+    InstanceView {
+        instance,
+        is_bound_with: false,
+        parent_instances: Vec::new(),
+        child_instances: Vec::new(),
+        preceding_titles: Vec::new(),
+        succeeding_titles: Vec::new(),
+    }
+}
+
+/// One instance as `/inventory/instances/{id}` shows it.
+pub fn instance_view_json(reader: &Reader<'_>, id: Uuid) -> Result<String> {
+    let instance: Instance =
+        records::get(reader, id)?.ok_or_else(|| Error::NotFound { record_type: Instance::NAME, id: id.to_string() })?;
+    serde_json::to_string(&instance_view(instance)).map_err(|e| Error::Corrupt(e.to_string()))
+}
+
+/// A page of instances as `/inventory/instances` shows them, and the total.
+pub fn list_instance_views_json(reader: &Reader<'_>, cql: Option<&str>, page: Page) -> Result<(Vec<String>, u64)> {
+    let (bodies, total) = records::list_json::<Instance>(reader, cql, page)?;
+    let mut out = Vec::with_capacity(bodies.len());
+    for body in bodies {
+        let view = instance_view(records::parse(&body)?);
+        out.push(serde_json::to_string(&view).map_err(|e| Error::Corrupt(e.to_string()))?);
+    }
+    Ok((out, total))
+}

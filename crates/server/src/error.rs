@@ -1,0 +1,221 @@
+//! The one place where errors become HTTP responses.
+//!
+//! Every crate's error maps here, exhaustively, to a status and FOLIO's error body:
+//! `{"errors":[{"message","type","code","parameters":[{"key","value"}]}],"total_records":1}`.
+//! Internal failures are logged with their detail and answered with a generic message.
+
+use axum::{
+    http::{HeaderValue, StatusCode, header},
+    response::{IntoResponse, Response},
+};
+use serde::Serialize;
+
+/// An error response.
+#[derive(Debug)]
+pub struct ApiError {
+    status: StatusCode,
+    errors: Vec<ErrorEntry>,
+}
+
+#[derive(Debug, Serialize)]
+struct ErrorEntry {
+    message: String,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    code: &'static str,
+    parameters: Vec<Parameter>,
+}
+
+#[derive(Debug, Serialize)]
+struct Parameter {
+    key: String,
+    value: String,
+}
+
+impl ApiError {
+    fn new(status: StatusCode, kind: &'static str, code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError { status, errors: vec![ErrorEntry { message: message.into(), kind, code, parameters: Vec::new() }] }
+    }
+
+    fn with_parameter(mut self, key: impl Into<String>, value: impl Into<String>) -> ApiError {
+        self.errors[0].parameters.push(Parameter { key: key.into(), value: value.into() });
+        self
+    }
+
+    pub fn status(&self) -> StatusCode {
+        self.status
+    }
+
+    pub(crate) fn bad_request(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::BAD_REQUEST, "BadRequest", "bad_request", message)
+    }
+
+    pub(crate) fn bad_parameter(name: &str, value: &str, message: impl Into<String>) -> ApiError {
+        ApiError::bad_request(message).with_parameter(name, value)
+    }
+
+    pub(crate) fn not_found(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::NOT_FOUND, "NotFound", "not_found", message)
+    }
+
+    pub(crate) fn unauthorized(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::UNAUTHORIZED, "Unauthorized", "unauthorized", message)
+    }
+
+    pub(crate) fn forbidden(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::FORBIDDEN, "Forbidden", "forbidden", message)
+    }
+
+    pub(crate) fn validation(field: &str, value: Option<&str>, message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "1", "javax.validation.constraints.NotNull.message", message)
+            .with_parameter(field, value.unwrap_or("null"))
+    }
+
+    pub(crate) fn payload_too_large(limit: usize) -> ApiError {
+        ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "PayloadTooLarge",
+            "payload_too_large",
+            format!("Request body is larger than the limit of {limit} bytes"),
+        )
+    }
+
+    pub(crate) fn internal(detail: impl std::fmt::Display) -> ApiError {
+        tracing::error!(error = %detail, "internal error");
+        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "InternalServerError", "internal_error", "Internal server error")
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        #[derive(Serialize)]
+        struct Body<'a> {
+            errors: &'a [ErrorEntry],
+            total_records: usize,
+        }
+        let body = serde_json::to_vec(&Body { errors: &self.errors, total_records: self.errors.len() })
+            .unwrap_or_else(|_| b"{\"errors\":[]}".to_vec());
+        let mut response = (self.status, body).into_response();
+        response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        response
+    }
+}
+
+impl From<store::Error> for ApiError {
+    fn from(e: store::Error) -> ApiError {
+        match e {
+            store::Error::InvalidTenantName(name) => {
+                ApiError::bad_parameter("X-Okapi-Tenant", &name, format!("Invalid tenant name: {name}"))
+            }
+            store::Error::UnknownTenant(name) => {
+                ApiError::bad_parameter("X-Okapi-Tenant", &name, format!("No such tenant: {name}"))
+            }
+            store::Error::Unique { table, column } => ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "1",
+                "unique_violation",
+                format!("{column} value already exists in table {table}"),
+            )
+            .with_parameter(column, ""),
+            store::Error::DuplicateId { table, id } => ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "1",
+                "unique_violation",
+                format!("id value already exists in table {table}: {id}"),
+            )
+            .with_parameter("id", id),
+            store::Error::Query(q) => ApiError::from(q),
+            e @ (store::Error::Database(_) | store::Error::Io { .. } | store::Error::Corrupt(_)) => ApiError::internal(e),
+        }
+    }
+}
+
+impl From<store::QueryError> for ApiError {
+    fn from(e: store::QueryError) -> ApiError {
+        let message = e.to_string();
+        match e {
+            store::QueryError::Syntax(_) => {
+                ApiError::new(StatusCode::BAD_REQUEST, "CQLParseException", "cql_error", format!("Invalid CQL: {message}"))
+            }
+            store::QueryError::UnsupportedField(field)
+            | store::QueryError::UnsupportedRelation { field, .. }
+            | store::QueryError::InvalidValue { field, .. } => {
+                ApiError::new(StatusCode::BAD_REQUEST, "QueryValidationException", "validation_error", message)
+                    .with_parameter("field", field)
+            }
+            store::QueryError::UnsupportedBoolean(op) => {
+                ApiError::new(StatusCode::BAD_REQUEST, "QueryValidationException", "validation_error", message)
+                    .with_parameter("operator", op)
+            }
+        }
+    }
+}
+
+impl From<auth::Error> for ApiError {
+    fn from(e: auth::Error) -> ApiError {
+        let message = e.to_string();
+        match e {
+            auth::Error::BadCredentials | auth::Error::UnknownUsername(_) | auth::Error::InactiveUser => {
+                ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "LoginException", "password.incorrect", message)
+            }
+            auth::Error::InvalidToken(_) | auth::Error::ExpiredToken => ApiError::unauthorized(message),
+            auth::Error::UsernameTaken(name) => ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "1",
+                "username.duplicate",
+                message,
+            )
+            .with_parameter("username", name),
+            auth::Error::DuplicateUserId(id) => {
+                ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "1", "id.duplicate", message).with_parameter("id", id)
+            }
+            auth::Error::InvalidUser { field, message } => ApiError::validation(&field, None, message),
+            auth::Error::Store(e) => ApiError::from(e),
+            e @ (auth::Error::Hashing(_) | auth::Error::Corrupt(_)) => ApiError::internal(e),
+        }
+    }
+}
+
+impl From<inventory::DecodeError> for ApiError {
+    fn from(e: inventory::DecodeError) -> ApiError {
+        match e {
+            inventory::DecodeError::Malformed { message, line, column } => ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "JsonParseException",
+                "malformed_json",
+                format!("Malformed JSON at line {line}, column {column}: {message}"),
+            ),
+            inventory::DecodeError::Invalid { field, message, value } => {
+                ApiError::validation(&field, value.as_deref(), message)
+            }
+        }
+    }
+}
+
+impl From<inventory::Error> for ApiError {
+    fn from(e: inventory::Error) -> ApiError {
+        let message = e.to_string();
+        match e {
+            inventory::Error::NotFound { .. } => ApiError::not_found(message),
+            inventory::Error::VersionConflict { .. } => {
+                ApiError::new(StatusCode::CONFLICT, "OptimisticLockingException", "optimistic_locking", message)
+            }
+            inventory::Error::Invalid { field, value, .. } => {
+                ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "1", "validation_error", message)
+                    .with_parameter(field, value)
+            }
+            inventory::Error::InUse { .. } => {
+                ApiError::new(StatusCode::BAD_REQUEST, "ReferentialIntegrity", "record_in_use", message)
+            }
+            inventory::Error::Decode(d) => ApiError::from(d),
+            inventory::Error::Store(s) => ApiError::from(s),
+            e @ inventory::Error::Corrupt(_) => ApiError::internal(e),
+        }
+    }
+}
+
+impl From<tokio::task::JoinError> for ApiError {
+    fn from(e: tokio::task::JoinError) -> ApiError {
+        ApiError::internal(format!("blocking task failed: {e}"))
+    }
+}

@@ -1,0 +1,235 @@
+//! Extractors: the tenant of a request, the authenticated caller, request bodies and
+//! paging parameters, each rejecting with the FOLIO error shape.
+
+use std::sync::Arc;
+
+use axum::{
+    body::Bytes,
+    extract::{FromRequest, FromRequestParts, Request},
+    http::{HeaderMap, request::Parts},
+};
+
+use crate::{ApiError, AppState};
+
+pub(crate) const TENANT_HEADER: &str = "x-okapi-tenant";
+pub(crate) const TOKEN_HEADER: &str = "x-okapi-token";
+
+/// The tenant named by `X-Okapi-Tenant`; it must exist.
+pub(crate) struct TenantCtx(pub(crate) Arc<store::Tenant>);
+
+impl FromRequestParts<AppState> for TenantCtx {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        let name = tenant_header(&parts.headers)?
+            .ok_or_else(|| ApiError::bad_request("Missing X-Okapi-Tenant header: every request must name its tenant"))?;
+        Ok(TenantCtx(state.store.tenant(&name)?))
+    }
+}
+
+fn tenant_header(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
+    match headers.get(TENANT_HEADER) {
+        None => Ok(None),
+        Some(value) => {
+            let value = value.to_str().map_err(|_| ApiError::bad_request("X-Okapi-Tenant is not valid text"))?;
+            Ok(Some(value.trim().to_string()))
+        }
+    }
+}
+
+/// An authenticated request: the tenant, who is calling and what they may do.
+pub(crate) struct Caller {
+    pub(crate) tenant: Arc<store::Tenant>,
+    pub(crate) user_id: uuid::Uuid,
+    pub(crate) username: String,
+    pub(crate) permissions: Arc<auth::PermissionSet>,
+}
+
+impl Caller {
+    /// Fails with 403 unless the caller holds `permission`.
+    pub(crate) fn require(&self, permission: &str) -> Result<(), ApiError> {
+        if self.permissions.contains(permission) {
+            Ok(())
+        } else {
+            Err(ApiError::forbidden(format!("Access requires permission: {permission}")))
+        }
+    }
+}
+
+impl FromRequestParts<AppState> for Caller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        let token = bearer_token(&parts.headers).ok_or_else(|| {
+            ApiError::unauthorized("Missing token: send X-Okapi-Token or Authorization: Bearer (log in at /authn/login)")
+        })?;
+        let claims = state.key.verify(&token)?;
+        if claims.token_type == auth::TokenType::Refresh {
+            return Err(ApiError::unauthorized("Invalid token: a refresh token cannot authorize requests"));
+        }
+        // Like Okapi, a request without X-Okapi-Tenant takes its tenant from the token.
+        let tenant_name = tenant_header(&parts.headers)?.unwrap_or_else(|| claims.tenant.clone());
+        let tenant = state.store.tenant(&tenant_name)?;
+        if claims.tenant != tenant_name {
+            return Err(ApiError::forbidden(format!(
+                "Token is for tenant {} and cannot be used for tenant {tenant_name}",
+                claims.tenant
+            )));
+        }
+        let permissions = match state.permissions.get(&tenant_name, claims.user_id) {
+            Some(set) => set,
+            None => {
+                let tenant = tenant.clone();
+                let user_id = claims.user_id;
+                let set = blocking(move || Ok(tenant.read(|r| auth::permissions_of(r, user_id))?)).await?;
+                let set = Arc::new(set);
+                state.permissions.put(&tenant_name, claims.user_id, set.clone());
+                set
+            }
+        };
+        Ok(Caller { tenant, user_id: claims.user_id, username: claims.sub, permissions })
+    }
+}
+
+/// The token from `X-Okapi-Token`, `Authorization: Bearer`, or the `folioAccessToken` cookie.
+fn bearer_token(headers: &HeaderMap) -> Option<String> {
+    if let Some(token) = headers.get(TOKEN_HEADER).and_then(|v| v.to_str().ok()) {
+        return Some(token.trim().to_string());
+    }
+    if let Some(value) = headers.get(axum::http::header::AUTHORIZATION).and_then(|v| v.to_str().ok()) {
+        if let Some(token) = value.strip_prefix("Bearer ").or_else(|| value.strip_prefix("bearer ")) {
+            return Some(token.trim().to_string());
+        }
+    }
+    cookie(headers, "folioAccessToken")
+}
+
+pub(crate) fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
+    headers.get_all(axum::http::header::COOKIE).iter().filter_map(|v| v.to_str().ok()).find_map(|cookies| {
+        cookies.split(';').find_map(|pair| {
+            let (k, v) = pair.trim().split_once('=')?;
+            (k == name).then(|| v.to_string())
+        })
+    })
+}
+
+/// A request body, up to the configured size limit (413 beyond).
+pub(crate) struct Body(pub(crate) Bytes);
+
+impl FromRequest<AppState> for Body {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &AppState) -> Result<Self, ApiError> {
+        let limit = state.config.max_body_bytes;
+        match Bytes::from_request(req, state).await {
+            Ok(bytes) => Ok(Body(bytes)),
+            Err(rejection) if rejection.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE => {
+                Err(ApiError::payload_too_large(limit))
+            }
+            Err(rejection) => Err(ApiError::bad_request(format!("Cannot read request body: {rejection}"))),
+        }
+    }
+}
+
+/// `query`, `limit` and `offset` of a FOLIO list endpoint.
+pub(crate) struct ListParams {
+    pub(crate) query: Option<String>,
+    pub(crate) page: store::Page,
+    /// Other parameters, for endpoints that take more.
+    pub(crate) rest: Vec<(String, String)>,
+}
+
+impl ListParams {
+    pub(crate) fn flag(&self, name: &str) -> bool {
+        self.rest.iter().any(|(k, v)| k == name && v.eq_ignore_ascii_case("true"))
+    }
+}
+
+/// FOLIO storage modules return 10 records unless asked for more.
+const DEFAULT_LIMIT: u64 = 10;
+
+impl<S: Send + Sync> FromRequestParts<S> for ListParams {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, ApiError> {
+        let raw = parts.uri.query().unwrap_or("");
+        let pairs: Vec<(String, String)> = form_pairs(raw);
+        let mut params = ListParams { query: None, page: store::Page { offset: 0, limit: DEFAULT_LIMIT }, rest: Vec::new() };
+        for (key, value) in pairs {
+            match key.as_str() {
+                "query" => params.query = Some(value).filter(|q| !q.trim().is_empty()),
+                "limit" => params.page.limit = parse_count("limit", &value)?,
+                "offset" => params.page.offset = parse_count("offset", &value)?,
+                _ => params.rest.push((key, value)),
+            }
+        }
+        Ok(params)
+    }
+}
+
+fn parse_count(name: &str, value: &str) -> Result<u64, ApiError> {
+    value.trim().parse::<u64>().map_err(|_| {
+        ApiError::bad_parameter(name, value, format!("Parameter '{name}' must be a non-negative whole number, got '{value}'"))
+    })
+}
+
+/// Decodes `application/x-www-form-urlencoded` pairs (the query string).
+pub(crate) fn form_pairs(raw: &str) -> Vec<(String, String)> {
+    raw.split('&')
+        .filter(|p| !p.is_empty())
+        .map(|pair| {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            (percent_decode(k), percent_decode(v))
+        })
+        .collect()
+}
+
+fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut idx = 0;
+    while idx < bytes.len() {
+        match bytes[idx] {
+            b'+' => out.push(b' '),
+            b'%' if idx + 2 < bytes.len() => {
+                match std::str::from_utf8(&bytes[idx + 1..idx + 3]).ok().and_then(|h| u8::from_str_radix(h, 16).ok()) {
+                    Some(b) => {
+                        out.push(b);
+                        idx += 2;
+                    }
+                    None => out.push(b'%'),
+                }
+            }
+            b => out.push(b),
+        }
+        idx += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Runs blocking work (SQLite, argon2) off the async threads; a panic becomes a 500.
+pub(crate) async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    tokio::task::spawn_blocking(f).await?
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decodes_query_strings() {
+        assert_eq!(
+            form_pairs("query=barcode%3D%3D%22X%201%22&limit=5&x"),
+            vec![
+                ("query".to_string(), "barcode==\"X 1\"".to_string()),
+                ("limit".to_string(), "5".to_string()),
+                ("x".to_string(), String::new())
+            ]
+        );
+        assert_eq!(percent_decode("a+b%2"), "a b%2");
+        assert_eq!(percent_decode("%E2%82%AC"), "€");
+        assert_eq!(percent_decode("100%"), "100%");
+    }
+}

@@ -1,0 +1,88 @@
+//! Per-route request counts and latency histograms, rendered in Prometheus text format.
+
+use std::{collections::BTreeMap, fmt::Write, sync::Mutex, time::Duration};
+
+/// Upper bounds of the latency buckets, in seconds: 100 µs to 10 s.
+const BUCKETS: [f64; 14] = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 10.0];
+
+#[derive(Default)]
+pub(crate) struct Metrics {
+    routes: Mutex<BTreeMap<(String, String), RouteStats>>,
+}
+
+#[derive(Default)]
+struct RouteStats {
+    by_status: BTreeMap<u16, u64>,
+    // Invariant: bucket_counts[i] counts requests no slower than BUCKETS[i]; not cumulative.
+    bucket_counts: [u64; BUCKETS.len()],
+    over: u64,
+    sum_seconds: f64,
+    count: u64,
+}
+
+impl Metrics {
+    pub(crate) fn record(&self, method: &str, route: &str, status: u16, elapsed: Duration) {
+        let seconds = elapsed.as_secs_f64();
+        let mut routes = self.routes.lock().unwrap();
+        let stats = routes.entry((method.to_string(), route.to_string())).or_default();
+        *stats.by_status.entry(status).or_default() += 1;
+        match BUCKETS.iter().position(|&le| seconds <= le) {
+            Some(idx) => stats.bucket_counts[idx] += 1,
+            None => stats.over += 1,
+        }
+        stats.sum_seconds += seconds;
+        stats.count += 1;
+    }
+
+    pub(crate) fn render(&self) -> String {
+        let routes = self.routes.lock().unwrap();
+        let mut out = String::new();
+        out.push_str("# HELP quire_http_requests_total HTTP requests by route and status.\n");
+        out.push_str("# TYPE quire_http_requests_total counter\n");
+        for ((method, route), stats) in routes.iter() {
+            for (status, n) in &stats.by_status {
+                let _ = writeln!(
+                    out,
+                    "quire_http_requests_total{{method=\"{method}\",route=\"{}\",status=\"{status}\"}} {n}",
+                    escape(route)
+                );
+            }
+        }
+        out.push_str("# HELP quire_http_request_duration_seconds HTTP request latency by route.\n");
+        out.push_str("# TYPE quire_http_request_duration_seconds histogram\n");
+        for ((method, route), stats) in routes.iter() {
+            let labels = format!("method=\"{method}\",route=\"{}\"", escape(route));
+            let mut cumulative = 0;
+            for (le, n) in BUCKETS.iter().zip(stats.bucket_counts) {
+                cumulative += n;
+                let _ = writeln!(out, "quire_http_request_duration_seconds_bucket{{{labels},le=\"{le}\"}} {cumulative}");
+            }
+            let _ = writeln!(out, "quire_http_request_duration_seconds_bucket{{{labels},le=\"+Inf\"}} {}", stats.count);
+            let _ = writeln!(out, "quire_http_request_duration_seconds_sum{{{labels}}} {}", stats.sum_seconds);
+            let _ = writeln!(out, "quire_http_request_duration_seconds_count{{{labels}}} {}", stats.count);
+        }
+        out
+    }
+}
+
+fn escape(label: &str) -> String {
+    label.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_counts_and_cumulative_buckets() {
+        let m = Metrics::default();
+        m.record("GET", "/a/{id}", 200, Duration::from_micros(50));
+        m.record("GET", "/a/{id}", 404, Duration::from_millis(3));
+        let text = m.render();
+        assert!(text.contains("quire_http_requests_total{method=\"GET\",route=\"/a/{id}\",status=\"200\"} 1"));
+        assert!(text.contains("quire_http_requests_total{method=\"GET\",route=\"/a/{id}\",status=\"404\"} 1"));
+        assert!(text.contains("le=\"0.0001\"} 1"));
+        assert!(text.contains("le=\"0.005\"} 2"));
+        assert!(text.contains("quire_http_request_duration_seconds_count{method=\"GET\",route=\"/a/{id}\"} 2"));
+    }
+}

@@ -1,0 +1,64 @@
+//! Creating a tenant with everything a new tenant needs: its database, reference data
+//! and an administrator. Used by `POST /_/tenant`, `quire tenant create` and `quire demo`.
+
+use crate::ApiError;
+
+/// The administrator to create with a new tenant.
+#[derive(Debug, Clone)]
+pub struct AdminUser {
+    pub username: String,
+    pub password: String,
+}
+
+/// What provisioning did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Provisioned {
+    pub created_tenant: bool,
+    pub n_reference_records: usize,
+    pub created_admin: bool,
+}
+
+/// Creates (or completes) a tenant. Idempotent: running it again adds only what is missing
+/// and never changes an existing administrator's password.
+pub fn provision_tenant(store: &store::Store, name: &str, admin: Option<&AdminUser>) -> Result<Provisioned, ApiError> {
+    let (tenant, created_tenant) = store.create_tenant(name)?;
+    let n_reference_records = tenant.write(inventory::load_reference_data)?;
+    let created_admin = match admin {
+        None => false,
+        Some(admin) => tenant.write(|w| {
+            let exists = auth::list_users(w, Some(&format!("username==\"{}\"", cql_quote(&admin.username))), store::Page {
+                offset: 0,
+                limit: 1,
+            })?
+            .1 > 0;
+            if exists {
+                return Ok::<_, ApiError>(false);
+            }
+            let user: auth::User = serde_json::from_value(serde_json::json!({
+                "username": admin.username,
+                "active": true,
+                "type": "staff",
+                "personal": { "lastName": "Administrator", "firstName": admin.username },
+            }))
+            .map_err(ApiError::internal)?;
+            let user = auth::create_user(w, user, None)?;
+            let id = user.id.expect("create_user assigns an id");
+            auth::set_password(w, id, &admin.username, &admin.password)?;
+            auth::grant_permissions(w, id, &["*".to_string()])?;
+            Ok(true)
+        })?,
+    };
+    Ok(Provisioned { created_tenant, n_reference_records, created_admin })
+}
+
+/// Escapes a value for use inside a quoted CQL term.
+pub(crate) fn cql_quote(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for c in value.chars() {
+        if matches!(c, '"' | '\\' | '*' | '?' | '^') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}

@@ -1,0 +1,100 @@
+//! All routes, and the middleware around them.
+
+use std::time::Instant;
+
+use axum::{
+    Router,
+    extract::{MatchedPath, Request, State},
+    http::{HeaderValue, StatusCode},
+    middleware::{self, Next},
+    response::{IntoResponse, Response},
+};
+use tower_http::catch_panic::CatchPanicLayer;
+use tracing::Instrument;
+
+use crate::{ApiError, AppState};
+
+mod admin;
+mod authn;
+mod holdings;
+mod instances;
+mod inventory_views;
+mod items;
+mod json;
+mod records;
+mod reference;
+mod tenant;
+mod users;
+
+pub(crate) fn router(state: AppState) -> Router {
+    let max_body = state.config.max_body_bytes;
+    Router::new()
+        .merge(admin::router())
+        .merge(tenant::router())
+        .merge(authn::router())
+        .merge(users::router())
+        .merge(instances::router())
+        .merge(holdings::router())
+        .merge(items::router())
+        .merge(inventory_views::router())
+        .merge(reference::router())
+        .fallback(|| async { ApiError::not_found("No such endpoint") })
+        .layer(axum::extract::DefaultBodyLimit::max(max_body))
+        .layer(middleware::from_fn_with_state(state.clone(), observe))
+        .layer(CatchPanicLayer::custom(|_panic: Box<dyn std::any::Any + Send>| {
+            ApiError::internal("handler panicked").into_response()
+        }))
+        .with_state(state)
+}
+
+const REQUEST_ID_HEADER: &str = "x-okapi-request-id";
+
+/// One span per request (tenant, method, route, request id), latency metrics, and the
+/// request id echoed back.
+async fn observe(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let started = Instant::now();
+    let method = request.method().to_string();
+    let route = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or_else(|| "unmatched".to_string(), |p| p.as_str().to_string());
+    let tenant = request
+        .headers()
+        .get(crate::extract::TENANT_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_string();
+    let request_id = request
+        .headers()
+        .get(REQUEST_ID_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string)
+        .unwrap_or_else(|| format!("{:06x}", rand_id()));
+    let span = tracing::info_span!("request", %method, %route, %tenant, request_id = %request_id);
+    let mut response = next.run(request).instrument(span.clone()).await;
+    let elapsed = started.elapsed();
+    let status = response.status();
+    state.metrics.record(&method, &route, status.as_u16(), elapsed);
+    span.in_scope(|| {
+        if status.is_server_error() {
+            tracing::warn!(status = status.as_u16(), micros = elapsed.as_micros() as u64, "request failed");
+        } else {
+            tracing::debug!(status = status.as_u16(), micros = elapsed.as_micros() as u64, "request done");
+        }
+    });
+    if let Ok(value) = HeaderValue::from_str(&request_id) {
+        response.headers_mut().insert(REQUEST_ID_HEADER, value);
+    }
+    response
+}
+
+fn rand_id() -> u32 {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static NEXT: AtomicU32 = AtomicU32::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed) & 0xFF_FFFF
+}
+
+/// 204 No Content.
+pub(crate) fn no_content() -> Response {
+    StatusCode::NO_CONTENT.into_response()
+}

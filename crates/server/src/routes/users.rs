@@ -1,0 +1,57 @@
+//! User records, the part Quire keeps so far (circulation completes them).
+//!
+//! - `GET|POST /users`, `GET /users/{id}`
+
+use axum::{
+    Router,
+    extract::Path,
+    http::StatusCode,
+    response::Response,
+    routing::get,
+};
+
+use crate::{
+    ApiError,
+    AppState,
+    extract::{Body, Caller, ListParams, blocking},
+};
+
+pub(super) fn router() -> Router<AppState> {
+    Router::new().route("/users", get(list).post(create)).route("/users/{id}", get(get_one))
+}
+
+async fn list(caller: Caller, params: ListParams) -> Result<Response, ApiError> {
+    caller.require("users.collection.get")?;
+    let tenant = caller.tenant.clone();
+    let (bodies, total) =
+        blocking(move || Ok(tenant.read(|r| auth::list_users(r, params.query.as_deref(), params.page))?)).await?;
+    Ok(super::json::collection("users", &bodies, total))
+}
+
+async fn get_one(caller: Caller, Path(id): Path<String>) -> Result<Response, ApiError> {
+    caller.require("users.item.get")?;
+    let user_id = super::authn::parse_uuid(&id)?;
+    let tenant = caller.tenant.clone();
+    let user = blocking(move || Ok(tenant.read(|r| auth::get_user(r, user_id))?)).await?;
+    match user {
+        Some(user) => Ok(super::json::value(StatusCode::OK, &user)),
+        None => Err(ApiError::not_found(format!("User not found: {id}"))),
+    }
+}
+
+async fn create(caller: Caller, Body(body): Body) -> Result<Response, ApiError> {
+    caller.require("users.item.post")?;
+    let user: auth::User = serde_json::from_slice(&body).map_err(|e| {
+        if e.is_syntax() || e.is_eof() {
+            ApiError::bad_request(format!("Malformed JSON: {e}"))
+        } else {
+            ApiError::validation("", None, format!("Invalid user: {e}"))
+        }
+    })?;
+    let tenant = caller.tenant.clone();
+    let actor = caller.user_id;
+    let user = blocking(move || Ok(tenant.write(|w| auth::create_user(w, user, Some(actor)))?)).await?;
+    let id = user.id.map(|i| i.to_string()).unwrap_or_default();
+    let body = serde_json::to_string(&user).map_err(ApiError::internal)?;
+    Ok(super::json::created(format!("/users/{id}"), body))
+}

@@ -1,0 +1,95 @@
+//! State shared by all requests.
+
+use std::{
+    collections::HashMap,
+    sync::{Arc, RwLock},
+    time::{Duration, Instant},
+};
+
+use crate::metrics::Metrics;
+
+/// Server settings the CLI fills in.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Largest request body accepted, in bytes (413 above).
+    pub max_body_bytes: usize,
+    /// Lifetime of access tokens from `/authn/login-with-expiry`.
+    pub access_token_ttl: Duration,
+    /// Lifetime of refresh tokens.
+    pub refresh_token_ttl: Duration,
+    /// Lifetime of tokens from the legacy `/authn/login`.
+    pub legacy_token_ttl: Duration,
+    /// When set, `POST /_/tenant` requires header `X-Quire-Admin-Key` with this value.
+    pub admin_key: Option<String>,
+    /// Whether `POST /_/tenant` may be called without an admin key.
+    pub open_tenant_api: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            max_body_bytes: 64 * 1024 * 1024,
+            access_token_ttl: Duration::from_secs(600),
+            refresh_token_ttl: Duration::from_secs(7 * 24 * 3600),
+            legacy_token_ttl: Duration::from_secs(24 * 3600),
+            admin_key: None,
+            open_tenant_api: true,
+        }
+    }
+}
+
+/// Cheap to clone: everything is behind `Arc`.
+#[derive(Clone)]
+pub struct AppState {
+    pub(crate) store: Arc<store::Store>,
+    pub(crate) key: auth::TokenKey,
+    pub(crate) config: Arc<Config>,
+    pub(crate) metrics: Arc<Metrics>,
+    pub(crate) permissions: Arc<PermissionCache>,
+}
+
+impl AppState {
+    pub fn new(store: Arc<store::Store>, key: auth::TokenKey, config: Config) -> AppState {
+        AppState {
+            store,
+            key,
+            config: Arc::new(config),
+            metrics: Arc::new(Metrics::default()),
+            permissions: Arc::new(PermissionCache::default()),
+        }
+    }
+
+    pub fn store(&self) -> &Arc<store::Store> {
+        &self.store
+    }
+}
+
+/// Users' permission sets, cached for a short while so that checking a permission is a
+/// hash lookup, as FOLIO's auth filter caches them (60 s there).
+#[derive(Default)]
+pub(crate) struct PermissionCache {
+    entries: RwLock<HashMap<(String, uuid::Uuid), (Instant, Arc<auth::PermissionSet>)>>,
+}
+
+const PERMISSION_TTL: Duration = Duration::from_secs(60);
+
+impl PermissionCache {
+    pub(crate) fn get(&self, tenant: &str, user_id: uuid::Uuid) -> Option<Arc<auth::PermissionSet>> {
+        let entries = self.entries.read().unwrap();
+        let (at, set) = entries.get(&(tenant.to_string(), user_id))?;
+        (at.elapsed() < PERMISSION_TTL).then(|| set.clone())
+    }
+
+    pub(crate) fn put(&self, tenant: &str, user_id: uuid::Uuid, set: Arc<auth::PermissionSet>) {
+        let mut entries = self.entries.write().unwrap();
+        // Bounded: a flood of distinct users cannot grow the cache without limit.
+        if entries.len() > 100_000 {
+            entries.clear();
+        }
+        entries.insert((tenant.to_string(), user_id), (Instant::now(), set));
+    }
+
+    pub(crate) fn invalidate(&self, tenant: &str, user_id: uuid::Uuid) {
+        self.entries.write().unwrap().remove(&(tenant.to_string(), user_id));
+    }
+}

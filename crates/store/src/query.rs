@@ -1,0 +1,256 @@
+//! The CQL subset of FOLIO's storage list endpoints (`?query=barcode=="X"`), as SQL.
+//!
+//! Storage endpoints answer queries on extracted, indexed columns only: `==` and `=`
+//! (equality, `*` as a wildcard), `<>`, the four ordering relations, `and`/`or`/`not`,
+//! `cql.allRecords=1` and `sortBy`. Full-text search is the search crate's business;
+//! any other index or relation is refused with an error naming it, never scanned.
+
+use crate::QueryError;
+
+/// How a column compares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FieldKind {
+    /// Case-insensitive text; the column is declared `COLLATE NOCASE`.
+    Text,
+    /// Case-sensitive text, e.g. item status names, which FOLIO compares exactly.
+    Exact,
+    /// An integer column.
+    Int,
+}
+
+/// A CQL index that a list endpoint answers, and the column behind it.
+#[derive(Debug, Clone, Copy)]
+pub struct QueryField {
+    pub index: &'static str,
+    pub column: &'static str,
+    pub kind: FieldKind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SortDirection {
+    Ascending,
+    Descending,
+}
+
+/// A translated query: a `WHERE` clause with `?` placeholders, their values in order,
+/// and an `ORDER BY` list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SqlQuery {
+    pub(crate) where_clause: String,
+    pub(crate) params: Vec<crate::ColumnValue>,
+    pub(crate) order_by: String,
+}
+
+impl SqlQuery {
+    pub(crate) fn all() -> SqlQuery {
+        SqlQuery { where_clause: "1".to_string(), params: Vec::new(), order_by: "id".to_string() }
+    }
+}
+
+pub(crate) fn translate(cql_text: &str, fields: &[QueryField]) -> Result<SqlQuery, QueryError> {
+    let query = cql::parse(cql_text).map_err(|e| QueryError::Syntax(format!("{e}")))?;
+    let mut out = SqlQuery { where_clause: String::new(), params: Vec::new(), order_by: String::new() };
+    node(&query.root, fields, &mut out)?;
+    let mut order = Vec::new();
+    for key in &query.sort_keys {
+        let field = find_field(fields, &key.index)?;
+        let direction = if key.modifiers.iter().any(|m| m.name.eq_ignore_ascii_case("sort.descending")) {
+            "DESC"
+        } else {
+            "ASC"
+        };
+        order.push(format!("{} {direction}", field.column));
+    }
+    // Ties and unsorted lists come back in id order, so paging is stable.
+    order.push("id".to_string());
+    out.order_by = order.join(", ");
+    Ok(out)
+}
+
+fn find_field<'f>(fields: &'f [QueryField], index: &str) -> Result<&'f QueryField, QueryError> {
+    fields
+        .iter()
+        .find(|f| f.index.eq_ignore_ascii_case(index))
+        .ok_or_else(|| QueryError::UnsupportedField(index.to_string()))
+}
+
+fn node(node: &cql::Node, fields: &[QueryField], out: &mut SqlQuery) -> Result<(), QueryError> {
+    match node {
+        cql::Node::Search(clause) => search_clause(clause, fields, out),
+        cql::Node::Boolean { op, left, right, .. } => {
+            let joiner = match op {
+                cql::BooleanOp::And => " AND ",
+                cql::BooleanOp::Or => " OR ",
+                cql::BooleanOp::Not => " AND NOT ",
+                cql::BooleanOp::Prox => return Err(QueryError::UnsupportedBoolean("prox".to_string())),
+            };
+            out.where_clause.push('(');
+            self::node(left, fields, out)?;
+            out.where_clause.push_str(joiner);
+            self::node(right, fields, out)?;
+            out.where_clause.push(')');
+            Ok(())
+        }
+        #[allow(unreachable_patterns)]
+        _ => Err(QueryError::Syntax("prefix assignments are not supported here".to_string())),
+    }
+}
+
+fn search_clause(clause: &cql::SearchClause, fields: &[QueryField], out: &mut SqlQuery) -> Result<(), QueryError> {
+    let relation = clause.relation.base.to_ascii_lowercase();
+    if clause.index.eq_ignore_ascii_case("cql.allRecords") {
+        out.where_clause.push('1');
+        return Ok(());
+    }
+    let field = find_field(fields, &clause.index)?;
+    let pattern = Pattern::parse(&clause.term);
+    let column = field.column;
+    let value = |text: String| -> Result<crate::ColumnValue, QueryError> {
+        match field.kind {
+            FieldKind::Text | FieldKind::Exact => Ok(crate::ColumnValue::Text(text)),
+            FieldKind::Int => text.trim().parse().map(crate::ColumnValue::Int).map_err(|_| QueryError::InvalidValue {
+                field: clause.index.clone(),
+                value: text.clone(),
+                reason: "not an integer".to_string(),
+            }),
+        }
+    };
+    match relation.as_str() {
+        "==" | "=" => {
+            if pattern.literal.is_empty() && !pattern.has_wildcard && relation == "=" {
+                // FOLIO: `field=""` matches every record that has the field.
+                out.where_clause.push_str(&format!("{column} IS NOT NULL"));
+            } else if pattern.has_wildcard && pattern.is_match_all() {
+                out.where_clause.push_str(&format!("{column} IS NOT NULL"));
+            } else if pattern.has_wildcard {
+                let (op, text) = match field.kind {
+                    FieldKind::Exact => ("GLOB", pattern.glob.clone()),
+                    _ => ("LIKE", pattern.like.clone()),
+                };
+                let escape = if op == "LIKE" { " ESCAPE '\\'" } else { "" };
+                out.where_clause.push_str(&format!("{column} {op} ?{escape}"));
+                out.params.push(crate::ColumnValue::Text(text));
+            } else {
+                out.where_clause.push_str(&format!("{column} = ?"));
+                out.params.push(value(pattern.literal.clone())?);
+            }
+        }
+        "<>" => {
+            out.where_clause.push_str(&format!("{column} IS NOT ?"));
+            out.params.push(value(pattern.literal.clone())?);
+        }
+        "<" | ">" | "<=" | ">=" => {
+            out.where_clause.push_str(&format!("{column} {relation} ?"));
+            out.params.push(value(pattern.literal.clone())?);
+        }
+        _ => {
+            return Err(QueryError::UnsupportedRelation {
+                field: clause.index.clone(),
+                relation: clause.relation.base.clone(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// A CQL term split into what it means literally and as SQL patterns.
+struct Pattern {
+    /// The term with escapes resolved, masking characters taken literally.
+    literal: String,
+    has_wildcard: bool,
+    /// The term as a LIKE pattern, escape character `\`.
+    like: String,
+    /// The term as a GLOB pattern.
+    glob: String,
+}
+
+impl Pattern {
+    /// Reads CQL masking: an unescaped `*` matches any run of characters and `?` one
+    /// character; a backslash takes the next character literally.
+    fn parse(term: &str) -> Pattern {
+        let mut p = Pattern { literal: String::new(), has_wildcard: false, like: String::new(), glob: String::new() };
+        let mut chars = term.chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' => {
+                    if let Some(next) = chars.next() {
+                        p.push_literal(next);
+                    }
+                }
+                '*' => {
+                    p.has_wildcard = true;
+                    p.like.push('%');
+                    p.glob.push('*');
+                }
+                '?' => {
+                    p.has_wildcard = true;
+                    p.like.push('_');
+                    p.glob.push('?');
+                }
+                _ => p.push_literal(c),
+            }
+        }
+        p
+    }
+
+    fn push_literal(&mut self, c: char) {
+        self.literal.push(c);
+        if matches!(c, '%' | '_' | '\\') {
+            self.like.push('\\');
+        }
+        self.like.push(c);
+        match c {
+            '*' | '?' | '[' => {
+                self.glob.push('[');
+                self.glob.push(c);
+                self.glob.push(']');
+            }
+            _ => self.glob.push(c),
+        }
+    }
+
+    fn is_match_all(&self) -> bool {
+        self.like.chars().all(|c| c == '%')
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FIELDS: &[QueryField] = &[
+        QueryField { index: "id", column: "id", kind: FieldKind::Text },
+        QueryField { index: "barcode", column: "barcode", kind: FieldKind::Text },
+        QueryField { index: "status.name", column: "status_name", kind: FieldKind::Exact },
+        QueryField { index: "n", column: "n", kind: FieldKind::Int },
+    ];
+
+    fn check(cql: &str, expect: expect_test::Expect) {
+        let actual = match translate(cql, FIELDS) {
+            Ok(q) => format!("WHERE {} ORDER BY {} {:?}", q.where_clause, q.order_by, q.params),
+            Err(e) => format!("error: {e}"),
+        };
+        expect.assert_eq(&actual);
+    }
+
+    #[test]
+    fn translates_the_storage_subset() {
+        use expect_test::expect;
+        check(r#"barcode=="X1""#, expect![[r#"WHERE barcode = ? ORDER BY id [Text("X1")]"#]]);
+        check("cql.allRecords=1", expect![[r#"WHERE 1 ORDER BY id []"#]]);
+        check(
+            r#"(barcode=="X" OR id=="X") and status.name<>"Checked out""#,
+            expect![[r#"WHERE ((barcode = ? OR id = ?) AND status_name IS NOT ?) ORDER BY id [Text("X"), Text("X"), Text("Checked out")]"#]],
+        );
+        check("barcode=ab*", expect![[r#"WHERE barcode LIKE ? ESCAPE '\' ORDER BY id [Text("ab%")]"#]]);
+        check(r#"status.name==Avail*"#, expect![[r#"WHERE status_name GLOB ? ORDER BY id [Text("Avail*")]"#]]);
+        check(r#"barcode=="50\%""#, expect![[r#"WHERE barcode = ? ORDER BY id [Text("50%")]"#]]);
+        check("barcode=*", expect![[r#"WHERE barcode IS NOT NULL ORDER BY id []"#]]);
+        check("n >= 3 sortBy barcode/sort.descending n", expect![[r#"WHERE n >= ? ORDER BY barcode DESC, n ASC, id [Int(3)]"#]]);
+        check("n > x", expect![[r#"error: invalid value 'x' for index 'n': not an integer"#]]);
+        check("title=x", expect![[r#"error: unsupported index 'title': it is not a searchable field of this endpoint"#]]);
+        check("barcode all x", expect![[r#"error: unsupported relation 'all' on index 'barcode'"#]]);
+        check("barcode=x prox id=y", expect![[r#"error: unsupported boolean operator 'prox'"#]]);
+        check("a not b sortBy title", expect![[r#"error: unsupported index 'cql.serverChoice': it is not a searchable field of this endpoint"#]]);
+    }
+}

@@ -1,0 +1,324 @@
+//! Generic JSON record tables and the read and write handles of a transaction.
+//!
+//! A record table has the columns `id TEXT PRIMARY KEY, version INTEGER NOT NULL,
+//! body TEXT NOT NULL`, followed by the extracted columns its [`RecordTable`] names, which
+//! the owning domain crate fills from its typed model. The body is the record's FOLIO JSON,
+//! stored as sent back to clients, so a GET does no JSON work at all.
+
+use std::ops::Deref;
+
+use rusqlite::{OptionalExtension, Transaction, types::ToSqlOutput};
+
+use crate::{
+    Change, Error, Operation, QueryField, Result,
+    changes::now,
+    query::{self, SqlQuery},
+};
+
+/// A table of JSON records of one type, and the columns extracted from them.
+#[derive(Debug, Clone, Copy)]
+pub struct RecordTable {
+    pub table: &'static str,
+    /// The record type named in the change log, e.g. `instance`.
+    pub record_type: &'static str,
+    /// Extracted columns, in the order values are passed to the write calls.
+    pub columns: &'static [&'static str],
+}
+
+/// A value for an extracted column.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ColumnValue {
+    Null,
+    Text(String),
+    Int(i64),
+}
+
+impl From<Option<String>> for ColumnValue {
+    fn from(value: Option<String>) -> Self {
+        value.map_or(ColumnValue::Null, ColumnValue::Text)
+    }
+}
+
+impl From<Option<&str>> for ColumnValue {
+    fn from(value: Option<&str>) -> Self {
+        value.map_or(ColumnValue::Null, |s| ColumnValue::Text(s.to_string()))
+    }
+}
+
+impl rusqlite::ToSql for ColumnValue {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        match self {
+            ColumnValue::Null => Ok(ToSqlOutput::from(rusqlite::types::Null)),
+            ColumnValue::Text(s) => Ok(ToSqlOutput::from(s.as_str())),
+            ColumnValue::Int(i) => Ok(ToSqlOutput::from(*i)),
+        }
+    }
+}
+
+/// A record as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredRecord {
+    pub id: String,
+    pub version: i64,
+    /// The record's JSON document.
+    pub body: String,
+}
+
+/// Which slice of a result list to return.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Page {
+    pub offset: u64,
+    pub limit: u64,
+}
+
+/// Reads within one transaction.
+pub struct Reader<'a> {
+    tx: &'a Transaction<'a>,
+}
+
+impl<'a> Reader<'a> {
+    pub(crate) fn new(tx: &'a Transaction<'a>) -> Reader<'a> {
+        Reader { tx }
+    }
+
+    /// The record with this id, if any.
+    pub fn get(&self, table: &RecordTable, id: &str) -> Result<Option<StoredRecord>> {
+        let sql = format!("SELECT id, version, body FROM {} WHERE id = ?1", table.table);
+        let mut stmt = self.tx.prepare_cached(&sql)?;
+        Ok(stmt.query_row([id], stored_record).optional()?)
+    }
+
+    /// Records whose extracted `column` equals `value`, in id order.
+    pub fn find_by(&self, table: &RecordTable, column: &str, value: &str) -> Result<Vec<StoredRecord>> {
+        assert!(table.columns.contains(&column), "{column} is not a column of {}", table.table);
+        let sql = format!("SELECT id, version, body FROM {} WHERE {column} = ?1 ORDER BY id", table.table);
+        let mut stmt = self.tx.prepare_cached(&sql)?;
+        let rows = stmt.query_map([value], stored_record)?;
+        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    }
+
+    /// Whether a record with this id exists.
+    pub fn exists(&self, table: &RecordTable, id: &str) -> Result<bool> {
+        let sql = format!("SELECT EXISTS(SELECT 1 FROM {} WHERE id = ?1)", table.table);
+        let mut stmt = self.tx.prepare_cached(&sql)?;
+        Ok(stmt.query_row([id], |row| row.get(0))?)
+    }
+
+    /// Records matching a CQL query (`None` means all), one page of them, and the exact
+    /// number of matches. `fields` says which CQL indexes map to which columns.
+    pub fn list(
+        &self,
+        table: &RecordTable,
+        fields: &[QueryField],
+        cql: Option<&str>,
+        page: Page,
+    ) -> Result<(Vec<StoredRecord>, u64)> {
+        let SqlQuery { where_clause, params, order_by } = match cql {
+            Some(cql) => query::translate(cql, fields)?,
+            None => SqlQuery::all(),
+        };
+        let params = rusqlite::params_from_iter(params.iter());
+        let count_sql = format!("SELECT count(*) FROM {} WHERE {where_clause}", table.table);
+        let total: i64 = self.tx.prepare_cached(&count_sql)?.query_row(params.clone(), |row| row.get(0))?;
+        if page.limit == 0 || page.offset >= total as u64 {
+            return Ok((Vec::new(), total as u64));
+        }
+        let sql = format!(
+            "SELECT id, version, body FROM {} WHERE {where_clause} ORDER BY {order_by} LIMIT {} OFFSET {}",
+            table.table, page.limit, page.offset
+        );
+        let mut stmt = self.tx.prepare_cached(&sql)?;
+        let rows = stmt.query_map(params, stored_record)?;
+        Ok((rows.collect::<rusqlite::Result<Vec<_>>>()?, total as u64))
+    }
+
+    /// The number of records in a table.
+    pub fn count(&self, table: &RecordTable) -> Result<u64> {
+        let sql = format!("SELECT count(*) FROM {}", table.table);
+        let n: i64 = self.tx.prepare_cached(&sql)?.query_row([], |row| row.get(0))?;
+        Ok(n as u64)
+    }
+
+    /// Up to `limit` change-log rows after sequence number `after`, in order.
+    pub fn changes_since(&self, after: i64, limit: usize) -> Result<Vec<Change>> {
+        let mut stmt = self.tx.prepare_cached(
+            "SELECT seq, record_type, record_id, op, at FROM change_log WHERE seq > ?1 ORDER BY seq LIMIT ?2",
+        )?;
+        let rows = stmt.query_map((after, limit as i64), |row| {
+            Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get::<_, String>(3)?, row.get(4)?))
+        })?;
+        let mut changes = Vec::new();
+        for row in rows {
+            let (seq, record_type, record_id, op, at) = row?;
+            let op = Operation::parse(&op).ok_or_else(|| Error::Corrupt(format!("change {seq} has operation {op:?}")))?;
+            changes.push(Change { seq, record_type, record_id, op, at });
+        }
+        Ok(changes)
+    }
+
+    /// The highest change-log sequence number, 0 for an empty log.
+    pub fn last_seq(&self) -> Result<i64> {
+        let mut stmt = self.tx.prepare_cached("SELECT COALESCE(MAX(seq), 0) FROM change_log")?;
+        Ok(stmt.query_row([], |row| row.get(0))?)
+    }
+}
+
+/// Writes within one transaction; also reads, through `Deref`.
+pub struct Writer<'a> {
+    reader: Reader<'a>,
+    last_seq: Option<i64>,
+}
+
+impl<'a> Deref for Writer<'a> {
+    type Target = Reader<'a>;
+    fn deref(&self) -> &Reader<'a> {
+        &self.reader
+    }
+}
+
+impl<'a> Writer<'a> {
+    pub(crate) fn new(tx: &'a Transaction<'a>) -> Writer<'a> {
+        Writer { reader: Reader::new(tx), last_seq: None }
+    }
+
+    pub(crate) fn last_seq(&self) -> Option<i64> {
+        self.last_seq
+    }
+
+    /// Inserts a new record; fails with [`Error::DuplicateId`] if the id is taken.
+    pub fn insert(
+        &mut self,
+        table: &RecordTable,
+        id: &str,
+        version: i64,
+        body: &str,
+        columns: &[ColumnValue],
+    ) -> Result<()> {
+        check_arity(table, columns);
+        let sql = insert_sql(table, "");
+        let mut stmt = self.reader.tx.prepare_cached(&sql)?;
+        let params = record_params(id, version, body, columns);
+        match stmt.execute(rusqlite::params_from_iter(params)) {
+            Ok(_) => {}
+            Err(e) => {
+                return Err(match Error::from(e) {
+                    Error::Unique { column, .. } if column == "id" => {
+                        Error::DuplicateId { table: table.table.to_string(), id: id.to_string() }
+                    }
+                    other => other,
+                });
+            }
+        }
+        self.log(table, id, Operation::Create)
+    }
+
+    /// Inserts or replaces a record, keeping its place; says which it did.
+    pub fn upsert(
+        &mut self,
+        table: &RecordTable,
+        id: &str,
+        version: i64,
+        body: &str,
+        columns: &[ColumnValue],
+    ) -> Result<Operation> {
+        check_arity(table, columns);
+        let existed = self.reader.exists(table, id)?;
+        let mut set = String::from("version = excluded.version, body = excluded.body");
+        for column in table.columns {
+            set.push_str(&format!(", {column} = excluded.{column}"));
+        }
+        let sql = insert_sql(table, &format!(" ON CONFLICT(id) DO UPDATE SET {set}"));
+        let mut stmt = self.reader.tx.prepare_cached(&sql)?;
+        stmt.execute(rusqlite::params_from_iter(record_params(id, version, body, columns)))?;
+        let op = if existed { Operation::Update } else { Operation::Create };
+        self.log(table, id, op)?;
+        Ok(op)
+    }
+
+    /// Replaces an existing record; returns false (and writes nothing) if there is none.
+    pub fn update(
+        &mut self,
+        table: &RecordTable,
+        id: &str,
+        version: i64,
+        body: &str,
+        columns: &[ColumnValue],
+    ) -> Result<bool> {
+        check_arity(table, columns);
+        let mut set = String::from("version = ?2, body = ?3");
+        for (idx, column) in table.columns.iter().enumerate() {
+            set.push_str(&format!(", {column} = ?{}", idx + 4));
+        }
+        let sql = format!("UPDATE {} SET {set} WHERE id = ?1", table.table);
+        let mut stmt = self.reader.tx.prepare_cached(&sql)?;
+        let n = stmt.execute(rusqlite::params_from_iter(record_params(id, version, body, columns)))?;
+        if n == 0 {
+            return Ok(false);
+        }
+        self.log(table, id, Operation::Update)?;
+        Ok(true)
+    }
+
+    /// Deletes a record; returns false if there was none.
+    pub fn delete(&mut self, table: &RecordTable, id: &str) -> Result<bool> {
+        let sql = format!("DELETE FROM {} WHERE id = ?1", table.table);
+        let n = self.reader.tx.prepare_cached(&sql)?.execute([id])?;
+        if n == 0 {
+            return Ok(false);
+        }
+        self.log(table, id, Operation::Delete)?;
+        Ok(true)
+    }
+
+    /// The next value of a named counter, starting at `start` (used for HRIDs).
+    pub fn next_sequence(&mut self, name: &str, start: i64) -> Result<i64> {
+        let mut stmt = self.reader.tx.prepare_cached(
+            "INSERT INTO sequences (name, value) VALUES (?1, ?2)
+             ON CONFLICT(name) DO UPDATE SET value = value + 1
+             RETURNING value",
+        )?;
+        Ok(stmt.query_row((name, start), |row| row.get(0))?)
+    }
+
+    /// The current value of a named counter, if it was ever used.
+    pub fn sequence_value(&self, name: &str) -> Result<Option<i64>> {
+        let mut stmt = self.reader.tx.prepare_cached("SELECT value FROM sequences WHERE name = ?1")?;
+        Ok(stmt.query_row([name], |row| row.get(0)).optional()?)
+    }
+
+    fn log(&mut self, table: &RecordTable, id: &str, op: Operation) -> Result<()> {
+        let mut stmt = self.reader.tx.prepare_cached(
+            "INSERT INTO change_log (record_type, record_id, op, at) VALUES (?1, ?2, ?3, ?4) RETURNING seq",
+        )?;
+        let seq: i64 = stmt.query_row((table.record_type, id, op.as_str(), now()), |row| row.get(0))?;
+        self.last_seq = Some(seq);
+        Ok(())
+    }
+}
+
+fn stored_record(row: &rusqlite::Row<'_>) -> rusqlite::Result<StoredRecord> {
+    Ok(StoredRecord { id: row.get(0)?, version: row.get(1)?, body: row.get(2)? })
+}
+
+fn check_arity(table: &RecordTable, columns: &[ColumnValue]) {
+    assert_eq!(table.columns.len(), columns.len(), "column values for table {}", table.table);
+}
+
+fn insert_sql(table: &RecordTable, suffix: &str) -> String {
+    let mut names = String::from("id, version, body");
+    let mut placeholders = String::from("?1, ?2, ?3");
+    for (idx, column) in table.columns.iter().enumerate() {
+        names.push_str(&format!(", {column}"));
+        placeholders.push_str(&format!(", ?{}", idx + 4));
+    }
+    format!("INSERT INTO {} ({names}) VALUES ({placeholders}){suffix}", table.table)
+}
+
+fn record_params<'p>(id: &'p str, version: i64, body: &'p str, columns: &'p [ColumnValue]) -> Vec<ColumnValue> {
+    let mut params = Vec::with_capacity(3 + columns.len());
+    params.push(ColumnValue::Text(id.to_string()));
+    params.push(ColumnValue::Int(version));
+    params.push(ColumnValue::Text(body.to_string()));
+    params.extend(columns.iter().cloned());
+    params
+}

@@ -1,0 +1,278 @@
+//! Tenants and their databases: `DATA_DIR/tenants/<name>/quire.sqlite`, one per tenant.
+
+use std::{
+    collections::HashMap,
+    path::{Path, PathBuf},
+    sync::{
+        Arc, Condvar, Mutex, RwLock,
+        atomic::{AtomicI64, Ordering},
+    },
+    time::Duration,
+};
+
+use rusqlite::{Connection, OpenFlags, TransactionBehavior};
+
+use crate::{
+    Error, Result,
+    migrate::{self, Component},
+    record::{Reader, Writer},
+};
+
+/// How hard a commit tries to survive a crash.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Durability {
+    /// A commit survives the process being killed; a power loss may lose the last
+    /// commits but never corrupts the database (SQLite WAL, `synchronous=NORMAL`).
+    #[default]
+    Normal,
+    /// A commit is on disk before it is acknowledged (`synchronous=FULL`).
+    Full,
+}
+
+/// Storage settings.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub durability: Durability,
+    /// Read connections kept open per tenant.
+    pub max_idle_readers: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { durability: Durability::Normal, max_idle_readers: 8 }
+    }
+}
+
+/// All tenants under one data directory.
+pub struct Store {
+    root: PathBuf,
+    options: Options,
+    components: Vec<Component>,
+    tenants: RwLock<HashMap<String, Arc<Tenant>>>,
+}
+
+/// Checks FOLIO's tenant-name rule: `[a-z][a-z0-9_]{0,30}`.
+pub fn validate_tenant_name(name: &str) -> Result<()> {
+    let bytes = name.as_bytes();
+    let ok = !bytes.is_empty()
+        && bytes.len() <= 31
+        && bytes[0].is_ascii_lowercase()
+        && bytes.iter().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'_');
+    if ok { Ok(()) } else { Err(Error::InvalidTenantName(name.to_string())) }
+}
+
+impl Store {
+    /// Opens the data directory (creating it), and every tenant in it, applying pending
+    /// migrations of `components` to each.
+    pub fn open(root: &Path, options: Options, components: &[Component]) -> Result<Store> {
+        let tenants_dir = root.join("tenants");
+        std::fs::create_dir_all(&tenants_dir).map_err(|e| io_error(&tenants_dir, e))?;
+        let store = Store {
+            root: root.to_path_buf(),
+            options,
+            components: components.to_vec(),
+            tenants: RwLock::new(HashMap::new()),
+        };
+        let entries = std::fs::read_dir(&tenants_dir).map_err(|e| io_error(&tenants_dir, e))?;
+        for entry in entries {
+            let entry = entry.map_err(|e| io_error(&tenants_dir, e))?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if validate_tenant_name(&name).is_ok() && entry.path().join(DB_FILE).exists() {
+                store.open_tenant(&name)?;
+            }
+        }
+        Ok(store)
+    }
+
+    /// The data directory.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Creates a tenant, or opens it if it exists. The flag says whether it was new.
+    pub fn create_tenant(&self, name: &str) -> Result<(Arc<Tenant>, bool)> {
+        validate_tenant_name(name)?;
+        if let Some(tenant) = self.tenants.read().unwrap().get(name) {
+            return Ok((tenant.clone(), false));
+        }
+        let existed = self.root.join("tenants").join(name).join(DB_FILE).exists();
+        let tenant = self.open_tenant(name)?;
+        Ok((tenant, !existed))
+    }
+
+    /// An existing tenant. A tenant created by another process on the same data
+    /// directory (`quire tenant create` beside a running server) is found too.
+    pub fn tenant(&self, name: &str) -> Result<Arc<Tenant>> {
+        if let Some(tenant) = self.tenants.read().unwrap().get(name) {
+            return Ok(tenant.clone());
+        }
+        validate_tenant_name(name).map_err(|_| Error::UnknownTenant(name.to_string()))?;
+        if !self.root.join("tenants").join(name).join(DB_FILE).exists() {
+            return Err(Error::UnknownTenant(name.to_string()));
+        }
+        self.open_tenant(name)
+    }
+
+    /// The names of all tenants, sorted.
+    pub fn tenant_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.tenants.read().unwrap().keys().cloned().collect();
+        names.sort();
+        names
+    }
+
+    fn open_tenant(&self, name: &str) -> Result<Arc<Tenant>> {
+        let mut tenants = self.tenants.write().unwrap();
+        if let Some(tenant) = tenants.get(name) {
+            return Ok(tenant.clone());
+        }
+        let dir = self.root.join("tenants").join(name);
+        std::fs::create_dir_all(&dir).map_err(|e| io_error(&dir, e))?;
+        let tenant = Arc::new(Tenant::open(name, &dir, &self.options, &self.components)?);
+        tenants.insert(name.to_string(), tenant.clone());
+        Ok(tenant)
+    }
+}
+
+const DB_FILE: &str = "quire.sqlite";
+
+/// One tenant's database: a single writer connection and a pool of readers.
+pub struct Tenant {
+    name: String,
+    dir: PathBuf,
+    db_path: PathBuf,
+    options: Options,
+    // Invariant: SQLite allows one writer at a time; holding this lock is holding it.
+    writer: Mutex<Connection>,
+    readers: Mutex<Vec<Connection>>,
+    // Invariant: the highest change-log sequence number committed through this process.
+    last_seq: AtomicI64,
+    changed: (Mutex<()>, Condvar),
+}
+
+impl std::fmt::Debug for Tenant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tenant").field("name", &self.name).finish_non_exhaustive()
+    }
+}
+
+impl Tenant {
+    fn open(name: &str, dir: &Path, options: &Options, components: &[Component]) -> Result<Tenant> {
+        let db_path = dir.join(DB_FILE);
+        let mut writer = open_connection(&db_path, options, false)?;
+        migrate::apply(&mut writer, components)?;
+        let last_seq = read_last_seq(&writer)?;
+        Ok(Tenant {
+            name: name.to_string(),
+            dir: dir.to_path_buf(),
+            db_path,
+            options: options.clone(),
+            writer: Mutex::new(writer),
+            readers: Mutex::new(Vec::new()),
+            last_seq: AtomicI64::new(last_seq),
+            changed: (Mutex::new(()), Condvar::new()),
+        })
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The tenant's own directory, where derived state such as search indexes lives.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Runs `f` in a read transaction: it sees one consistent snapshot.
+    pub fn read<T, E: From<Error>>(&self, f: impl FnOnce(&Reader<'_>) -> Result<T, E>) -> Result<T, E> {
+        let mut conn = match self.readers.lock().unwrap().pop() {
+            Some(conn) => conn,
+            None => open_connection(&self.db_path, &self.options, true)?,
+        };
+        let result = (|| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Deferred).map_err(Error::from)?;
+            let value = f(&Reader::new(&tx))?;
+            tx.commit().map_err(Error::from)?;
+            Ok(value)
+        })();
+        let mut readers = self.readers.lock().unwrap();
+        if readers.len() < self.options.max_idle_readers {
+            readers.push(conn);
+        }
+        result
+    }
+
+    /// Runs `f` in a write transaction, committed when `f` returns `Ok` and rolled back
+    /// otherwise. Writers are serialised.
+    pub fn write<T, E: From<Error>>(&self, f: impl FnOnce(&mut Writer<'_>) -> Result<T, E>) -> Result<T, E> {
+        let mut conn = self.writer.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(Error::from)?;
+        let mut writer = Writer::new(&tx);
+        let value = f(&mut writer)?;
+        let last_seq = writer.last_seq();
+        drop(writer);
+        tx.commit().map_err(Error::from)?;
+        if let Some(seq) = last_seq {
+            self.last_seq.fetch_max(seq, Ordering::SeqCst);
+            let _guard = self.changed.0.lock().unwrap();
+            self.changed.1.notify_all();
+        }
+        Ok(value)
+    }
+
+    /// The last change-log sequence number committed, read from the database (so writes
+    /// by other processes on the same data directory count).
+    pub fn last_seq(&self) -> Result<i64> {
+        let seq = self.read(|reader| reader.last_seq())?;
+        self.last_seq.fetch_max(seq, Ordering::SeqCst);
+        Ok(seq)
+    }
+
+    /// Waits until a write through this process commits a change after `seq`, or the
+    /// timeout passes. Returns the last sequence number known to this process; followers
+    /// should still poll [`Tenant::last_seq`] now and then for other processes' writes.
+    pub fn wait_for_change(&self, seq: i64, timeout: Duration) -> i64 {
+        let guard = self.changed.0.lock().unwrap();
+        let current = self.last_seq.load(Ordering::SeqCst);
+        if current > seq {
+            return current;
+        }
+        let _unused = self.changed.1.wait_timeout(guard, timeout).unwrap();
+        self.last_seq.load(Ordering::SeqCst)
+    }
+}
+
+fn open_connection(path: &Path, options: &Options, read_only: bool) -> Result<Connection> {
+    let flags = if read_only {
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX
+    } else {
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX
+    };
+    let conn = Connection::open_with_flags(path, flags)?;
+    // Another process (a CLI command beside the server) may hold the write lock for a
+    // while; wait for it rather than failing at once.
+    conn.busy_timeout(Duration::from_secs(30))?;
+    let synchronous = match options.durability {
+        Durability::Normal => "NORMAL",
+        Durability::Full => "FULL",
+    };
+    if !read_only {
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+    }
+    conn.execute_batch(&format!(
+        "PRAGMA synchronous = {synchronous};
+         PRAGMA foreign_keys = ON;
+         PRAGMA temp_store = MEMORY;
+         PRAGMA cache_size = -65536;
+         PRAGMA mmap_size = 268435456;"
+    ))?;
+    conn.set_prepared_statement_cache_capacity(128);
+    Ok(conn)
+}
+
+fn read_last_seq(conn: &Connection) -> Result<i64> {
+    Ok(conn.query_row("SELECT COALESCE(MAX(seq), 0) FROM change_log", [], |row| row.get(0))?)
+}
+
+fn io_error(path: &Path, source: std::io::Error) -> Error {
+    Error::Io { path: path.display().to_string(), source }
+}
