@@ -1,1 +1,48 @@
-//! TODO
+//! Inventory: FOLIO's instances, holdings records, items and the reference data they
+//! point to, as mod-inventory-storage defines them.
+//!
+//! This crate owns the typed model of every inventory record (`model`), decoding
+//! request bodies into it with FOLIO's 400/422 distinctions (`decode`), the
+//! thirteen kinds of reference record as one surface (`RefKind`, `RefRecord`), and the seed
+//! data a new tenant gets. It does not own HTTP (the `server` crate maps
+//! `DecodeError` to responses) or SQL (the `store` crate).
+//!
+//! ```
+//! use inventory::{Instance, decode};
+//!
+//! let body = br#"{
+//!     "source": "FOLIO",
+//!     "title": "The semantic web primer",
+//!     "instanceTypeId": "6312d172-f0cf-40f6-b27d-9fa8feaf332f",
+//!     "languages": ["eng"]
+//! }"#;
+//! let instance: Instance = decode(body).unwrap();
+//! assert_eq!(instance.title, "The semantic web primer");
+//! assert!(instance.id.is_none()); // the server assigns one
+//!
+//! // Arrays are always written, FOLIO-style; absent options are not.
+//! let json = serde_json::to_value(&instance).unwrap();
+//! assert_eq!(json["identifiers"], serde_json::json!([]));
+//! assert!(json.get("hrid").is_none());
+//! ```
+//!
+//! Invariants:
+//! - Records are parsed once, into the `model` types; no code reads inventory JSON
+//!   by property name.
+//! - A value of a model type fits FOLIO's schema: required fields are present, ids
+//!   are UUIDs, enumerated strings are known. A model never carries a property FOLIO
+//!   would reject.
+//! - Serialising a model yields FOLIO's JSON; decode → serialise → decode is the
+//!   identity.
+//! - Nothing here does I/O.
+
+pub mod model;
+
+mod decode;
+mod reference;
+mod seed;
+
+pub use decode::{DecodeError, decode};
+pub use model::{HoldingsRecord, Instance, Item, ItemStatusName, Metadata, Timestamp};
+pub use reference::{RefKind, RefRecord};
+pub use seed::{Language, language_list, languages, seed, seed_records};
