@@ -6,6 +6,7 @@
 //! checks that need the database (existing references, unique names).
 
 use serde::de::DeserializeOwned;
+use serde_path_to_error::Segment;
 
 /// Why a body could not be decoded.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -48,7 +49,10 @@ pub fn decode<T: DeserializeOwned>(body: &[u8]) -> Result<T, DecodeError> {
             Ok(()) => check_object(body).map(|()| value),
             Err(e) => Err(malformed(&e)),
         },
-        Err(e) => Err(classify(body, format_path(e.path()), e.into_inner())),
+        Err(e) => {
+            let path: Vec<Segment> = e.path().iter().cloned().collect();
+            Err(classify(body, &path, e.into_inner()))
+        }
     }
 }
 
@@ -58,55 +62,54 @@ pub fn decode<T: DeserializeOwned>(body: &[u8]) -> Result<T, DecodeError> {
 fn check_object(body: &[u8]) -> Result<(), DecodeError> {
     match body.iter().find(|b| !b.is_ascii_whitespace()) {
         Some(b'{') => Ok(()),
-        _ => Err(not_an_object(body)),
+        _ => {
+            let value = serde_json::from_slice(body).ok().and_then(|root| value_at(&root, &[]));
+            Err(invalid(Vec::new(), "must be a JSON object", value))
+        }
     }
 }
 
-fn not_an_object(body: &[u8]) -> DecodeError {
-    invalid(String::new(), "must be a JSON object", value_at(&parse(body).ok(), ""))
-}
-
-fn classify(body: &[u8], path: String, inner: serde_json::Error) -> DecodeError {
-    if !inner.is_data() {
-        return malformed(&inner);
+/// Turns a serde failure at `path` into a `DecodeError`, FOLIO's messages where FOLIO
+/// has one.
+fn classify(body: &[u8], path: &[Segment], error: serde_json::Error) -> DecodeError {
+    if !error.is_data() {
+        return malformed(&error);
     }
     // serde stops at the first problem it meets, which can be a data error before a
     // syntax error further on (`{"unknown": 1, "title": ` is malformed, not 422).
     // So a data error is only reported once the whole body is known to be JSON.
-    let root = match parse(body) {
-        Ok(root) => Some(root),
+    let root: serde_json::Value = match serde_json::from_slice(body) {
+        Ok(root) => root,
         Err(e) => return malformed(&e),
     };
     if let Err(e) = check_object(body) {
         return e;
     }
-    let message = strip_position(&inner.to_string());
-    let join =
-        |name: &str| if path.is_empty() { name.to_owned() } else { format!("{path}.{name}") };
+    let message = strip_position(&error.to_string());
+    // serde reports a missing or duplicate field at the path of the object holding it.
+    let child = |name: &str| {
+        let mut path = path.to_vec();
+        path.push(Segment::Map { key: name.to_owned() });
+        path
+    };
 
-    // serde reports a missing or duplicate field at the path of its object.
     if let Some(name) = backticked(&message, "missing field `") {
-        return invalid(join(name), "must not be null", None);
+        return invalid(child(name), "must not be null", None);
     }
     if let Some(name) = backticked(&message, "duplicate field `") {
-        let field = join(name);
+        let field = child(name);
         let value = value_at(&root, &field);
         return invalid(field, &format!("Duplicate field \"{name}\""), value);
     }
     // An unknown field's path already ends with its name.
     if let Some(name) = backticked(&message, "unknown field `") {
-        let value = value_at(&root, &path);
-        return invalid(path, &format!("Unrecognized field \"{name}\""), value);
+        let message = format!("Unrecognized field \"{name}\"");
+        return invalid(path.to_vec(), &message, value_at(&root, path));
     }
     if message.starts_with("invalid type: null") {
-        return invalid(path, "must not be null", None);
+        return invalid(path.to_vec(), "must not be null", None);
     }
-    let value = value_at(&root, &path);
-    invalid(path, &message, value)
-}
-
-fn parse(body: &[u8]) -> Result<serde_json::Value, serde_json::Error> {
-    serde_json::from_slice(body)
+    invalid(path.to_vec(), &message, value_at(&root, path))
 }
 
 fn malformed(error: &serde_json::Error) -> DecodeError {
@@ -117,8 +120,8 @@ fn malformed(error: &serde_json::Error) -> DecodeError {
     }
 }
 
-fn invalid(field: String, message: &str, value: Option<String>) -> DecodeError {
-    DecodeError::Invalid { field, message: message.to_owned(), value }
+fn invalid(path: Vec<Segment>, message: &str, value: Option<String>) -> DecodeError {
+    DecodeError::Invalid { field: format_path(&path), message: message.to_owned(), value }
 }
 
 /// The text between `prefix` and the next backtick, if `message` starts with `prefix`.
@@ -137,37 +140,35 @@ fn strip_position(message: &str) -> String {
 }
 
 /// `identifiers[0].value` style, `""` for the root.
-fn format_path(path: &serde_path_to_error::Path) -> String {
-    use serde_path_to_error::Segment;
+fn format_path(path: &[Segment]) -> String {
     let mut out = String::new();
-    for segment in path.iter() {
-        match segment {
-            Segment::Seq { index } => out.push_str(&format!("[{index}]")),
-            Segment::Map { key } | Segment::Enum { variant: key } => {
-                if !out.is_empty() {
-                    out.push('.');
-                }
-                out.push_str(key);
+    for segment in path {
+        let name = match segment {
+            Segment::Seq { index } => {
+                out.push_str(&format!("[{index}]"));
+                continue;
             }
-            Segment::Unknown => {
-                if !out.is_empty() {
-                    out.push('.');
-                }
-                out.push('?');
-            }
+            Segment::Map { key } | Segment::Enum { variant: key } => key.as_str(),
+            Segment::Unknown => "?",
+        };
+        if !out.is_empty() {
+            out.push('.');
         }
+        out.push_str(name);
     }
     out
 }
 
-/// The JSON value at `path` in `root`, as text. Only used on the error path, where a
-/// second parse of the body costs nothing that matters.
-fn value_at(root: &Option<serde_json::Value>, path: &str) -> Option<String> {
-    let mut current = root.as_ref()?;
-    for step in split_path(path) {
-        current = match step {
-            Step::Key(key) => current.get(key)?,
-            Step::Index(idx) => current.get(idx)?,
+/// The JSON value at `path` in `root`, as text: a string without its quotes,
+/// anything else as compact JSON, `None` for null or nothing there. Only used on the
+/// error path, where the second parse of the body costs nothing that matters.
+fn value_at(root: &serde_json::Value, path: &[Segment]) -> Option<String> {
+    let mut current = root;
+    for segment in path {
+        current = match segment {
+            Segment::Seq { index } => current.get(index)?,
+            Segment::Map { key } | Segment::Enum { variant: key } => current.get(key)?,
+            Segment::Unknown => return None,
         };
     }
     match current {
@@ -175,32 +176,6 @@ fn value_at(root: &Option<serde_json::Value>, path: &str) -> Option<String> {
         serde_json::Value::String(s) => Some(s.clone()),
         other => Some(other.to_string()),
     }
-}
-
-enum Step<'p> {
-    Key(&'p str),
-    Index(usize),
-}
-
-fn split_path(path: &str) -> Vec<Step<'_>> {
-    let mut steps = Vec::new();
-    for part in path.split('.').filter(|p| !p.is_empty()) {
-        let (key, mut indexes) = match part.find('[') {
-            Some(i) => (&part[..i], &part[i..]),
-            None => (part, ""),
-        };
-        if !key.is_empty() {
-            steps.push(Step::Key(key));
-        }
-        while let Some(rest) = indexes.strip_prefix('[') {
-            let Some(end) = rest.find(']') else { break };
-            if let Ok(idx) = rest[..end].parse() {
-                steps.push(Step::Index(idx));
-            }
-            indexes = &rest[end + 1..];
-        }
-    }
-    steps
 }
 
 #[cfg(test)]

@@ -20,12 +20,20 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 ///   records carry;
 /// - no offset at all (`2024-01-02T03:04:05`), taken as UTC as Jackson does;
 /// - a bare date (`2024-01-02`), taken as midnight UTC.
+///
+/// Invariant: whole milliseconds, the precision of FOLIO's format, so that a
+/// decode → encode → decode round trip is exact. Construct with [`Timestamp::now`],
+/// [`Timestamp::parse`] or `From<DateTime<Utc>>`, which all truncate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Timestamp(pub DateTime<Utc>);
+pub struct Timestamp(DateTime<Utc>);
 
 impl Timestamp {
     pub fn now() -> Timestamp {
-        Timestamp(truncate_to_millis(Utc::now()))
+        Timestamp::from(Utc::now())
+    }
+
+    pub fn as_datetime(self) -> DateTime<Utc> {
+        self.0
     }
 
     /// Parses one of the accepted spellings; `None` when it is none of them.
@@ -48,8 +56,7 @@ impl Timestamp {
 }
 
 impl From<DateTime<Utc>> for Timestamp {
-    /// Drops precision below a millisecond, which FOLIO's format cannot carry; this
-    /// keeps a decode → encode → decode round trip exact.
+    /// Drops precision below a millisecond, which FOLIO's format cannot carry.
     fn from(t: DateTime<Utc>) -> Timestamp {
         Timestamp(truncate_to_millis(t))
     }
