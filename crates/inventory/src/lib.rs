@@ -4,8 +4,11 @@
 //! This crate owns the typed model of every inventory record (`model`), decoding
 //! request bodies into it with FOLIO's 400/422 distinctions (`decode`), the
 //! thirteen kinds of reference record as one surface (`RefKind`, `RefRecord`), and the seed
-//! data a new tenant gets. It does not own HTTP (the `server` crate maps
-//! `DecodeError` to responses) or SQL (the `store` crate).
+//! data a new tenant gets, and the storage verbs: create, replace, batch upsert and
+//! delete with FOLIO's rules (HRIDs, `_version` locking, metadata, references, derived
+//! fields), reference-data storage, and the `/inventory` business views. It does not own
+//! HTTP (the `server` crate maps `Error` and `DecodeError` to responses) or SQL (the
+//! `store` crate; this crate declares its tables as migrations).
 //!
 //! ```
 //! use inventory::{Instance, decode};
@@ -34,15 +37,30 @@
 //!   would reject.
 //! - Serialising a model yields FOLIO's JSON; decode → serialise → decode is the
 //!   identity.
-//! - Nothing here does I/O.
+//! - The model and decoding do no I/O; the verbs work inside a `store` transaction
+//!   they are handed, so a caller composes them atomically.
 
 pub mod model;
 
 mod decode;
+mod records;
+mod refdata;
 mod reference;
 mod seed;
+mod storage;
+mod views;
 
 pub use decode::{DecodeError, decode};
 pub use model::{HoldingsRecord, Instance, Item, ItemStatusName, Metadata, Timestamp};
 pub use reference::{RefKind, RefRecord};
+pub use records::{Record, create, decode_batch, delete, get_json, list_json, replace, save_batch};
+pub use refdata::{
+    create_reference, delete_reference, get_reference_json, list_reference_json, load_reference_data,
+    reference_id_by_name, replace_reference,
+};
 pub use seed::{Language, language_list, languages, seed, seed_records};
+pub use storage::{Actor, Error, MIGRATIONS, Result};
+pub use views::{
+    ContributorName, InstanceView, ItemView, NamedRef, instance_view_json, item_view_json,
+    list_instance_views_json, list_item_views_json,
+};

@@ -41,7 +41,6 @@ fn tenant_header(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
 pub(crate) struct Caller {
     pub(crate) tenant: Arc<store::Tenant>,
     pub(crate) user_id: uuid::Uuid,
-    pub(crate) username: String,
     pub(crate) permissions: Arc<auth::PermissionSet>,
 }
 
@@ -87,7 +86,7 @@ impl FromRequestParts<AppState> for Caller {
                 set
             }
         };
-        Ok(Caller { tenant, user_id: claims.user_id, username: claims.sub, permissions })
+        Ok(Caller { tenant, user_id: claims.user_id, permissions })
     }
 }
 

@@ -1,0 +1,212 @@
+//! Tests that drive the real `quire` executable.
+
+use std::{
+    io::{BufRead, BufReader},
+    net::TcpListener,
+    path::Path,
+    process::{Child, Command, Stdio},
+    time::{Duration, Instant},
+};
+
+use serde_json::{Value, json};
+
+const QUIRE: &str = env!("CARGO_BIN_EXE_quire");
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+fn quire(args: &[&str], data_dir: &Path) -> std::process::Output {
+    Command::new(QUIRE).args(args).env("QUIRE_DATA_DIR", data_dir).env("QUIRE_LOG", "warn").output().unwrap()
+}
+
+struct Server {
+    child: Child,
+    url: String,
+}
+
+impl Server {
+    fn start(data_dir: &Path) -> Server {
+        let port = free_port();
+        let child = Command::new(QUIRE)
+            .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
+            .env("QUIRE_DATA_DIR", data_dir)
+            .env("QUIRE_LOG", "warn")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let url = format!("http://127.0.0.1:{port}");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while ureq::get(&format!("{url}/admin/health")).call().is_err() {
+            assert!(Instant::now() < deadline, "server did not start");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Server { child, url }
+    }
+
+    fn login(&self, tenant: &str, password: &str) -> String {
+        let r = ureq::post(&format!("{}/authn/login", self.url))
+            .set("x-okapi-tenant", tenant)
+            .send_json(json!({"username": "admin", "password": password}))
+            .unwrap();
+        r.header("x-okapi-token").unwrap().to_string()
+    }
+
+    fn kill(mut self) {
+        // SIGKILL: no shutdown hook runs.
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn help_documents_every_subcommand() {
+    let out = Command::new(QUIRE).arg("--help").output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    for sub in ["serve", "demo", "tenant", "cql"] {
+        assert!(text.contains(sub), "{sub} missing from --help:\n{text}");
+    }
+}
+
+#[test]
+fn tenant_create_is_idempotent_and_checks_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = quire(&["tenant", "create", "lib1", "--admin-password", "pw"], dir.path());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("created"));
+    let out = quire(&["tenant", "create", "lib1", "--admin-password", "pw"], dir.path());
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("already existed"));
+    let out = quire(&["tenant", "create", "1bad", "--admin-password", "pw"], dir.path());
+    assert!(!out.status.success());
+    let out = quire(&["tenant", "list"], dir.path());
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "lib1");
+}
+
+#[test]
+fn cql_subcommand_frames_output_like_the_yaz_tool() {
+    let mut child = Command::new(QUIRE).arg("cql").stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        writeln!(stdin, "title = cat").unwrap();
+        writeln!(stdin, "cat or").unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let parts: Vec<&str> = text.split("----\n").collect();
+    assert_eq!(parts.len(), 3, "{text}");
+    assert!(parts[0].contains("<index>title</index>"));
+    assert!(parts[1].starts_with("ERROR"), "{text}");
+}
+
+/// Sends batches of 500 instances with known ids while the server is killed with SIGKILL
+/// at a random moment; after a restart every acknowledged batch is there whole, and no
+/// batch is there in part.
+#[test]
+fn sigkill_during_batch_upserts_loses_no_acknowledged_write() {
+    let dir = tempfile::tempdir().unwrap();
+    assert!(quire(&["tenant", "create", "crash", "--admin-password", "pw"], dir.path()).status.success());
+    let server = Server::start(dir.path());
+    let token = server.login("crash", "pw");
+    let types: Value = ureq::get(&format!("{}/instance-types?limit=100", server.url))
+        .set("x-okapi-tenant", "crash")
+        .set("x-okapi-token", &token)
+        .call()
+        .unwrap()
+        .into_json()
+        .unwrap();
+    let text_type = types["instanceTypes"].as_array().unwrap().iter().find(|t| t["name"] == "text").unwrap()["id"].clone();
+
+    const BATCH: u128 = 500;
+    let url = server.url.clone();
+    let sender = std::thread::spawn(move || {
+        let mut acknowledged = Vec::new();
+        for batch in 0u128.. {
+            let instances: Vec<Value> = (0..BATCH)
+                .map(|idx| {
+                    json!({"id": uuid::Uuid::from_u128(batch * BATCH + idx + 1), "source": "FOLIO", "title": format!("Crash {batch}/{idx}"), "instanceTypeId": text_type})
+                })
+                .collect();
+            let result = ureq::post(&format!("{url}/instance-storage/batch/synchronous"))
+                .set("x-okapi-tenant", "crash")
+                .set("x-okapi-token", &token)
+                .timeout(Duration::from_secs(20))
+                .send_json(json!({ "instances": instances }));
+            match result {
+                Ok(r) if r.status() == 201 => acknowledged.push(batch),
+                _ => return (acknowledged, batch),
+            }
+        }
+        unreachable!()
+    });
+    // Let some batches land, then kill mid-stream.
+    std::thread::sleep(Duration::from_millis(1500));
+    server.kill();
+    let (acknowledged, attempted) = sender.join().unwrap();
+    assert!(acknowledged.len() >= 2, "too few batches before the kill: {}", acknowledged.len());
+
+    let server = Server::start(dir.path());
+    let token = server.login("crash", "pw");
+    for batch in 0..=attempted {
+        let first = uuid::Uuid::from_u128(batch * BATCH + 1);
+        let last = uuid::Uuid::from_u128(batch * BATCH + BATCH);
+        let query = format!("id>=\"{first}\" and id<=\"{last}\"");
+        let r: Value = ureq::get(&format!("{}/instance-storage/instances", server.url))
+            .query("query", &query)
+            .query("limit", "0")
+            .set("x-okapi-tenant", "crash")
+            .set("x-okapi-token", &token)
+            .call()
+            .unwrap()
+            .into_json()
+            .unwrap();
+        let n = r["totalRecords"].as_u64().unwrap();
+        if acknowledged.contains(&batch) {
+            assert_eq!(n, BATCH as u64, "acknowledged batch {batch} lost records");
+        } else {
+            assert!(n == 0 || n == BATCH as u64, "batch {batch} is half-written: {n} of {BATCH}");
+        }
+    }
+    server.kill();
+}
+
+#[test]
+fn demo_generates_data_and_prints_how_to_log_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("demo");
+    let out = Command::new(QUIRE)
+        .args(["demo", "--instances", "300", "--no-serve", "--data-dir", data.to_str().unwrap()])
+        .env("QUIRE_LOG", "warn")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("/authn/login") && text.contains("demo"), "{text}");
+    let stderr = BufReader::new(&out.stderr[..]).lines().map(Result::unwrap).collect::<Vec<_>>().join("\n");
+    assert!(stderr.contains("generated 300 instances"), "{stderr}");
+    // The data is real: serve it and count.
+    let server = Server::start(&data);
+    let r = ureq::post(&format!("{}/authn/login", server.url))
+        .set("x-okapi-tenant", "demo")
+        .send_json(json!({"username": "admin", "password": "admin"}))
+        .unwrap();
+    let token = r.header("x-okapi-token").unwrap().to_string();
+    let items: Value = ureq::get(&format!("{}/inventory/items?limit=1", server.url))
+        .set("x-okapi-tenant", "demo")
+        .set("x-okapi-token", &token)
+        .call()
+        .unwrap()
+        .into_json()
+        .unwrap();
+    assert!(items["totalRecords"].as_u64().unwrap() >= 300);
+    assert!(items["items"][0]["title"].is_string());
+}

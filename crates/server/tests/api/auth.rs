@@ -1,0 +1,126 @@
+use axum::http::{Method, StatusCode};
+use serde_json::json;
+
+use crate::support::{Client, PASSWORD, TestApp};
+
+#[tokio::test]
+async fn login_returns_a_token_in_header_and_body() {
+    let app = TestApp::new();
+    let body = json!({"username": "admin", "password": PASSWORD}).to_string().into_bytes();
+    let r = app.send(Method::POST, "/authn/login", Some("diku"), None, Some(body)).await;
+    assert_eq!(r.status, StatusCode::CREATED);
+    let token = r.body["okapiToken"].as_str().unwrap();
+    assert_eq!(r.headers["x-okapi-token"], token);
+    let client = Client { app: &app, tenant: "diku".into(), token: token.into() };
+    assert_eq!(client.get("/instance-storage/instances").await.status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn login_with_expiry_sets_folio_cookies_and_refresh_works() {
+    let app = TestApp::new();
+    let body = json!({"username": "admin", "password": PASSWORD}).to_string().into_bytes();
+    let r = app.send(Method::POST, "/authn/login-with-expiry", Some("diku"), None, Some(body)).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    assert!(r.body["accessTokenExpiration"].is_string() && r.body["refreshTokenExpiration"].is_string());
+    let cookies: Vec<String> =
+        r.headers.get_all("set-cookie").iter().map(|v| v.to_str().unwrap().to_string()).collect();
+    let access = cookies.iter().find(|c| c.starts_with("folioAccessToken=")).expect("access cookie");
+    let refresh = cookies.iter().find(|c| c.starts_with("folioRefreshToken=")).expect("refresh cookie");
+    assert!(access.contains("Max-Age=600") && access.contains("Path=/;"));
+    assert!(refresh.contains("Path=/authn"));
+
+    let access_token = access.split(';').next().unwrap().trim_start_matches("folioAccessToken=");
+    let client = Client { app: &app, tenant: "diku".into(), token: access_token.into() };
+    assert_eq!(client.get("/locations").await.status, StatusCode::OK);
+
+    // A refresh token cannot authorize an API call, but buys new cookies.
+    let refresh_token = refresh.split(';').next().unwrap().trim_start_matches("folioRefreshToken=");
+    let misuse = Client { app: &app, tenant: "diku".into(), token: refresh_token.into() };
+    assert_eq!(misuse.get("/locations").await.status, StatusCode::UNAUTHORIZED);
+    let request = axum::http::Request::builder()
+        .method("POST")
+        .uri("/authn/refresh")
+        .header("x-okapi-tenant", "diku")
+        .header("cookie", format!("folioRefreshToken={refresh_token}"))
+        .body(axum::body::Body::empty())
+        .unwrap();
+    let response = tower::ServiceExt::oneshot(app.router.clone(), request).await.unwrap();
+    assert_eq!(response.status(), StatusCode::CREATED);
+    assert_eq!(response.headers().get_all("set-cookie").iter().count(), 2);
+}
+
+#[tokio::test]
+async fn wrong_password_and_unknown_user_are_refused() {
+    let app = TestApp::new();
+    for (user, password) in [("admin", "nope"), ("nobody", PASSWORD)] {
+        let body = json!({"username": user, "password": password}).to_string().into_bytes();
+        let r = app.send(Method::POST, "/authn/login", Some("diku"), None, Some(body)).await;
+        assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
+        assert!(r.headers.get("x-okapi-token").is_none());
+    }
+    let r = app.send(Method::POST, "/authn/login", Some("diku"), None, Some(b"{\"username\":".to_vec())).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+}
+
+#[tokio::test]
+async fn missing_bad_and_foreign_tokens() {
+    let app = TestApp::new();
+    let r = app.send(Method::GET, "/instance-storage/instances", Some("diku"), None, None).await;
+    assert_eq!(r.status, StatusCode::UNAUTHORIZED);
+    assert!(r.error().0.contains("Missing token"), "{}", r.text);
+
+    let r = app.send(Method::GET, "/instance-storage/instances", Some("diku"), Some("not.a.token"), None).await;
+    assert_eq!(r.status, StatusCode::UNAUTHORIZED);
+
+    // A token signed with another key.
+    let forged = auth::TokenKey::from_bytes([1; 32]).sign(&auth::Claims::new(
+        "admin",
+        uuid::Uuid::new_v4(),
+        "diku",
+        auth::TokenType::Legacy,
+        60,
+    ));
+    let r = app.send(Method::GET, "/instance-storage/instances", Some("diku"), Some(&forged), None).await;
+    assert_eq!(r.status, StatusCode::UNAUTHORIZED);
+
+    // A good token of tenant `other` used on `diku`.
+    let other = app.login("other").await;
+    let r = app.send(Method::GET, "/instance-storage/instances", Some("diku"), Some(&other), None).await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN, "{}", r.text);
+}
+
+#[tokio::test]
+async fn permissions_are_checked_per_route() {
+    let app = TestApp::new();
+    let admin = Client::admin(&app, "diku").await;
+    let r = admin.post("/users", &json!({"username": "reader", "active": true, "personal": {"lastName": "Reader"}})).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    let user_id = r.body["id"].as_str().unwrap().to_string();
+    let r = admin.post("/authn/credentials", &json!({"userId": user_id, "username": "reader", "password": "pw"})).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    let r = admin
+        .post("/perms/users", &json!({"userId": user_id, "permissions": ["inventory-storage.instances.collection.get"]}))
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+
+    let reader = Client { app: &app, tenant: "diku".into(), token: app.login_as("diku", "reader", "pw").await };
+    assert_eq!(reader.get("/instance-storage/instances").await.status, StatusCode::OK);
+    let instance = admin.instance_json("Forbidden").await;
+    let r = reader.post("/instance-storage/instances", &instance).await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN);
+    assert_eq!(r.error().0, "Access requires permission: inventory-storage.instances.item.post");
+    assert_eq!(admin.count("/instance-storage/instances").await, 0, "a refused write changes nothing");
+
+    // Granting takes effect at once.
+    let r = admin
+        .post(&format!("/perms/users/{user_id}/permissions?indexField=userId"), &json!({"permissionName": "inventory-storage.instances.item.post"}))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(reader.post("/instance-storage/instances", &instance).await.status, StatusCode::CREATED);
+    let r = reader.get(&format!("/perms/users/{user_id}/permissions")).await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN, "reading permissions needs its own permission");
+
+    // Only an administrator may grant everything.
+    let r = reader.post("/perms/users", &json!({"userId": user_id, "permissions": ["*"]})).await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN);
+}

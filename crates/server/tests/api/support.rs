@@ -1,0 +1,197 @@
+//! The one test harness: a fresh data directory with tenants, and a request helper.
+
+use std::sync::Arc;
+
+use axum::{
+    body::Body,
+    http::{Method, Request, StatusCode},
+};
+use http_body_util::BodyExt;
+use serde_json::Value;
+use tower::ServiceExt;
+
+pub(crate) struct TestApp {
+    pub(crate) router: axum::Router,
+    pub(crate) store: Arc<store::Store>,
+    _dir: tempfile::TempDir,
+}
+
+pub(crate) struct Response {
+    pub(crate) status: StatusCode,
+    pub(crate) headers: axum::http::HeaderMap,
+    pub(crate) body: Value,
+    pub(crate) text: String,
+}
+
+impl Response {
+    /// The first error's message and parameters, from FOLIO's error body.
+    pub(crate) fn error(&self) -> (String, Vec<(String, String)>) {
+        let e = &self.body["errors"][0];
+        let params = e["parameters"]
+            .as_array()
+            .map(|ps| {
+                ps.iter()
+                    .map(|p| (p["key"].as_str().unwrap_or("").to_string(), p["value"].as_str().unwrap_or("").to_string()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        (e["message"].as_str().unwrap_or("").to_string(), params)
+    }
+}
+
+pub(crate) const PASSWORD: &str = "test-password";
+
+impl TestApp {
+    /// A server with tenants `diku` and `other`, each with administrator `admin`.
+    pub(crate) fn new() -> TestApp {
+        TestApp::with_config(server::Config::default())
+    }
+
+    pub(crate) fn with_config(config: server::Config) -> TestApp {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Arc::new(store::Store::open(dir.path(), store::Options::default(), &server::components()).unwrap());
+        let admin = server::AdminUser { username: "admin".into(), password: PASSWORD.into() };
+        for tenant in ["diku", "other"] {
+            server::provision_tenant(&store, tenant, Some(&admin)).unwrap();
+        }
+        let state = server::AppState::new(store.clone(), auth::TokenKey::from_bytes([9; 32]), config);
+        TestApp { router: server::router(state), store, _dir: dir }
+    }
+
+    pub(crate) async fn send(
+        &self,
+        method: Method,
+        path: &str,
+        tenant: Option<&str>,
+        token: Option<&str>,
+        body: Option<Vec<u8>>,
+    ) -> Response {
+        let mut request = Request::builder().method(method).uri(path);
+        if let Some(tenant) = tenant {
+            request = request.header("x-okapi-tenant", tenant);
+        }
+        if let Some(token) = token {
+            request = request.header("x-okapi-token", token);
+        }
+        let request = match body {
+            Some(bytes) => request.header("content-type", "application/json").body(Body::from(bytes)).unwrap(),
+            None => request.body(Body::empty()).unwrap(),
+        };
+        let response = self.router.clone().oneshot(request).await.unwrap();
+        let status = response.status();
+        let headers = response.headers().clone();
+        let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+        Response { status, headers, body, text }
+    }
+
+    pub(crate) async fn login(&self, tenant: &str) -> String {
+        self.login_as(tenant, "admin", PASSWORD).await
+    }
+
+    pub(crate) async fn login_as(&self, tenant: &str, username: &str, password: &str) -> String {
+        let body = serde_json::json!({ "username": username, "password": password });
+        let r = self.send(Method::POST, "/authn/login", Some(tenant), None, Some(body.to_string().into_bytes())).await;
+        assert_eq!(r.status, StatusCode::CREATED, "login: {}", r.text);
+        r.body["okapiToken"].as_str().unwrap().to_string()
+    }
+}
+
+/// A logged-in client of one tenant.
+pub(crate) struct Client<'a> {
+    pub(crate) app: &'a TestApp,
+    pub(crate) tenant: String,
+    pub(crate) token: String,
+}
+
+impl<'a> Client<'a> {
+    pub(crate) async fn admin(app: &'a TestApp, tenant: &str) -> Client<'a> {
+        Client { app, tenant: tenant.to_string(), token: app.login(tenant).await }
+    }
+
+    pub(crate) async fn get(&self, path: &str) -> Response {
+        self.app.send(Method::GET, path, Some(&self.tenant), Some(&self.token), None).await
+    }
+
+    pub(crate) async fn delete(&self, path: &str) -> Response {
+        self.app.send(Method::DELETE, path, Some(&self.tenant), Some(&self.token), None).await
+    }
+
+    pub(crate) async fn post(&self, path: &str, body: &Value) -> Response {
+        self.post_raw(path, body.to_string().into_bytes()).await
+    }
+
+    pub(crate) async fn post_raw(&self, path: &str, body: Vec<u8>) -> Response {
+        self.app.send(Method::POST, path, Some(&self.tenant), Some(&self.token), Some(body)).await
+    }
+
+    pub(crate) async fn put(&self, path: &str, body: &Value) -> Response {
+        self.put_raw(path, body.to_string().into_bytes()).await
+    }
+
+    pub(crate) async fn put_raw(&self, path: &str, body: Vec<u8>) -> Response {
+        self.app.send(Method::PUT, path, Some(&self.tenant), Some(&self.token), Some(body)).await
+    }
+
+    /// The id of the reference record of `path` named `name`.
+    pub(crate) async fn ref_id(&self, path: &str, key: &str, name: &str) -> String {
+        let r = self.get(&format!("{path}?limit=1000")).await;
+        assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+        let records = r.body[key].as_array().unwrap_or_else(|| panic!("{key} in {}", r.text));
+        records
+            .iter()
+            .find(|rec| rec["name"] == name)
+            .unwrap_or_else(|| panic!("no {name} in {path}"))["id"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+
+    /// The number of records a storage list endpoint reports.
+    pub(crate) async fn count(&self, path: &str) -> u64 {
+        let r = self.get(&format!("{path}?limit=0")).await;
+        assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+        r.body["totalRecords"].as_u64().unwrap()
+    }
+
+    /// A new instance's JSON, minimal and valid.
+    pub(crate) async fn instance_json(&self, title: &str) -> Value {
+        let text = self.ref_id("/instance-types", "instanceTypes", "text").await;
+        serde_json::json!({ "source": "FOLIO", "title": title, "instanceTypeId": text })
+    }
+
+    pub(crate) async fn create_instance(&self, title: &str) -> Value {
+        let body = self.instance_json(title).await;
+        let r = self.post("/instance-storage/instances", &body).await;
+        assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+        r.body
+    }
+
+    /// An instance with one holdings record at the first location; returns the holdings.
+    pub(crate) async fn create_holdings(&self) -> Value {
+        let instance = self.create_instance("Holdings test").await;
+        let location = self.first_id("/locations", "locations").await;
+        let source = self.ref_id("/holdings-sources", "holdingsRecordsSources", "FOLIO").await;
+        let body = serde_json::json!({
+            "instanceId": instance["id"], "permanentLocationId": location, "sourceId": source, "callNumber": "QA76 .B3"
+        });
+        let r = self.post("/holdings-storage/holdings", &body).await;
+        assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+        r.body
+    }
+
+    pub(crate) async fn item_json(&self, holdings_id: &Value, barcode: &str) -> Value {
+        let book = self.ref_id("/material-types", "mtypes", "book").await;
+        let loan = self.ref_id("/loan-types", "loantypes", "Can circulate").await;
+        serde_json::json!({
+            "holdingsRecordId": holdings_id, "barcode": barcode, "status": {"name": "Available"},
+            "materialTypeId": book, "permanentLoanTypeId": loan
+        })
+    }
+
+    pub(crate) async fn first_id(&self, path: &str, key: &str) -> String {
+        let r = self.get(&format!("{path}?limit=1")).await;
+        r.body[key][0]["id"].as_str().unwrap_or_else(|| panic!("{path}: {}", r.text)).to_string()
+    }
+}
