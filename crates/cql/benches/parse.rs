@@ -17,16 +17,17 @@ fn bench_parse(c: &mut Criterion) {
     let queries = folio::load_test_queries(20, 1);
     assert!(queries.iter().all(|q| cql::parse(q).is_ok()), "the FOLIO mix parses");
 
+    let mix = format!("folio-mix-{}-queries", queries.len());
     let mut group = c.benchmark_group("cql");
     group.throughput(Throughput::Elements(queries.len() as u64));
-    group.bench_with_input(BenchmarkId::new("parse", "folio-mix"), &queries, |b, queries| {
+    group.bench_with_input(BenchmarkId::new("parse", &mix), &queries, |b, queries| {
         b.iter(|| {
             for query in queries {
                 std::hint::black_box(cql::parse(std::hint::black_box(query)).unwrap());
             }
         });
     });
-    group.bench_with_input(BenchmarkId::new("parse+xcql", "folio-mix"), &queries, |b, queries| {
+    group.bench_with_input(BenchmarkId::new("parse+xcql", &mix), &queries, |b, queries| {
         b.iter(|| {
             for query in queries {
                 std::hint::black_box(cql::parse(query).unwrap().to_xcql());

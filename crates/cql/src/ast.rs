@@ -193,3 +193,53 @@ impl SearchClause {
         self.index.eq_ignore_ascii_case(SERVER_CHOICE)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use expect_test::{Expect, expect};
+
+    use super::Relation;
+
+    fn check(bases: &[&str], expect: Expect) {
+        let kinds: Vec<String> =
+            bases.iter().map(|base| format!("{base} {:?}", Relation::new(*base).kind())).collect();
+        expect.assert_eq(&kinds.join("\n"));
+    }
+
+    #[test]
+    fn relation_kinds() {
+        check(
+            &[
+                "=",
+                "==",
+                "<>",
+                "<",
+                ">",
+                "<=",
+                ">=",
+                "adj",
+                "ALL",
+                "Any",
+                "within",
+                "ENCLOSES",
+                "cql.exact",
+                "exact",
+            ],
+            expect![[r#"
+                = Eq
+                == Exact
+                <> NotEq
+                < Lt
+                > Gt
+                <= Le
+                >= Ge
+                adj Adj
+                ALL All
+                Any Any
+                within Within
+                ENCLOSES Encloses
+                cql.exact Other
+                exact Other"#]],
+        );
+    }
+}

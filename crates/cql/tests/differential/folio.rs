@@ -53,14 +53,23 @@ pub(crate) fn load_test_queries(per_template: usize, seed: u64) -> Vec<String> {
     templates.push("${cqlKeywordQuery}".to_owned());
     let mut queries = Vec::new();
     for (i, template) in templates.iter().enumerate() {
-        let (variable, file) = VARIABLES
+        // The first variable's values are walked; any other variable (one
+        // template has two) takes the value on the same row of its file.
+        let variables: Vec<(String, Vec<String>)> = VARIABLES
             .iter()
-            .find(|(variable, _)| template.contains(&format!("${{{variable}}}")))
-            .unwrap_or_else(|| panic!("no known variable in {template}"));
-        let values = lines(&dir.join(file));
-        let start = (seed as usize).wrapping_add(i * 7919) % values.len();
-        for value in values.iter().cycle().skip(start).take(per_template.min(values.len())) {
-            queries.push(template.replace(&format!("${{{variable}}}"), value));
+            .filter(|(variable, _)| template.contains(&format!("${{{variable}}}")))
+            .map(|(variable, file)| (format!("${{{variable}}}"), lines(&dir.join(file))))
+            .collect();
+        assert!(!variables.is_empty(), "no known variable in {template}");
+        let n_values = variables[0].1.len();
+        let start = (seed as usize).wrapping_add(i * 7919);
+        for row in (start..).take(per_template.min(n_values)) {
+            let mut query = template.clone();
+            for (placeholder, values) in &variables {
+                query = query.replace(placeholder, &values[row % values.len()]);
+            }
+            assert!(!query.contains("${"), "unfilled variable in {query}");
+            queries.push(query);
         }
     }
     queries
