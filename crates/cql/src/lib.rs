@@ -16,8 +16,9 @@
 //! - Consecutive words form one term: `keyword == random 2words` searches
 //!   `keyword` for the term `random 2words`.
 //!
-//! The XCQL writer reproduces cql-java's output byte for byte on its
-//! regression corpus. Where cql-java and Index Data's other parser (YAZ)
+//! The XCQL writer ([`Query::to_xcql`]) reproduces cql-java's output byte
+//! for byte on its regression corpus; [`parse_xcql`] reads XCQL back, and
+//! [`xcql_filter`] is the line filter behind `quire cql`. Where cql-java and Index Data's other parser (YAZ)
 //! differ, this crate follows cql-java; the differences are listed in the
 //! crate's `README.md`.
 //!
@@ -46,7 +47,8 @@
 //! - Terms, indexes and values are kept as written (quotes removed, backslash
 //!   escapes kept); only modifier names are lower-cased, as cql-java does.
 //! - For any query `q` that parses, `q.to_xcql()` is well-formed XML and
-//!   parsing is deterministic: the same input always yields the same tree.
+//!   [`parse_xcql`] reads it back to an equal tree (the fuzz target checks
+//!   both).
 
 mod ast;
 mod error;
