@@ -29,5 +29,7 @@ pub use crate::{
     password::{hash_password, verify_password},
     permissions::{PermissionSet, grant_permissions, permissions_of},
     token::{Claims, TokenKey, TokenType},
-    users::{LoginOutcome, User, create_user, get_user, list_users, login, set_password, MIGRATIONS},
+    users::{
+        LoginOutcome, MIGRATIONS, User, create_user, get_user, list_users, login, set_password,
+    },
 };

@@ -35,8 +35,13 @@ struct PermissionUser {
 }
 
 /// Adds permissions to a user's set (creating the set on first use).
-pub fn grant_permissions(writer: &mut Writer<'_>, user_id: Uuid, permissions: &[String]) -> Result<()> {
-    let existing = writer.find_by(&PERMISSIONS_USERS, "user_id", &user_id.to_string())?.into_iter().next();
+pub fn grant_permissions(
+    writer: &mut Writer<'_>,
+    user_id: Uuid,
+    permissions: &[String],
+) -> Result<()> {
+    let existing =
+        writer.find_by(&PERMISSIONS_USERS, "user_id", &user_id.to_string())?.into_iter().next();
     let (mut record, version) = match existing {
         Some(stored) => (parse(&stored.body)?, stored.version + 1),
         None => (PermissionUser { id: Uuid::new_v4(), user_id, permissions: Vec::new() }, 1),
@@ -59,7 +64,9 @@ pub fn grant_permissions(writer: &mut Writer<'_>, user_id: Uuid, permissions: &[
 
 /// The permissions a user holds; empty if none were ever granted.
 pub fn permissions_of(reader: &Reader<'_>, user_id: Uuid) -> Result<PermissionSet> {
-    let Some(stored) = reader.find_by(&PERMISSIONS_USERS, "user_id", &user_id.to_string())?.into_iter().next() else {
+    let Some(stored) =
+        reader.find_by(&PERMISSIONS_USERS, "user_id", &user_id.to_string())?.into_iter().next()
+    else {
         return Ok(PermissionSet::default());
     };
     Ok(PermissionSet { names: parse(&stored.body)?.permissions.into_iter().collect() })
@@ -77,9 +84,13 @@ mod tests {
     #[test]
     fn users_log_in_and_hold_permissions() {
         let dir = tempfile::tempdir().unwrap();
-        let store = store::Store::open(dir.path(), store::Options::default(), &[crate::MIGRATIONS]).unwrap();
+        let store = store::Store::open(dir.path(), store::Options::default(), &[crate::MIGRATIONS])
+            .unwrap();
         let (tenant, _) = store.create_tenant("t1").unwrap();
-        let user: User = serde_json::from_str(r#"{"username":"jane","active":true,"personal":{"lastName":"Doe"}}"#).unwrap();
+        let user: User = serde_json::from_str(
+            r#"{"username":"jane","active":true,"personal":{"lastName":"Doe"}}"#,
+        )
+        .unwrap();
         let id = tenant
             .write(|w| {
                 let user = create_user(w, user, None)?;
@@ -103,6 +114,9 @@ mod tests {
             })
             .unwrap();
         let again: User = serde_json::from_str(r#"{"username":"Jane"}"#).unwrap();
-        assert!(matches!(tenant.write(|w| create_user(w, again, None)), Err(Error::UsernameTaken(_))));
+        assert!(matches!(
+            tenant.write(|w| create_user(w, again, None)),
+            Err(Error::UsernameTaken(_))
+        ));
     }
 }

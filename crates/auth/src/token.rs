@@ -46,7 +46,13 @@ pub struct Claims {
 
 impl Claims {
     /// Claims issued now, valid for `ttl_seconds`.
-    pub fn new(username: &str, user_id: uuid::Uuid, tenant: &str, token_type: TokenType, ttl_seconds: i64) -> Claims {
+    pub fn new(
+        username: &str,
+        user_id: uuid::Uuid,
+        tenant: &str,
+        token_type: TokenType,
+        ttl_seconds: i64,
+    ) -> Claims {
         let now = chrono::Utc::now().timestamp();
         Claims {
             sub: username.to_string(),
@@ -101,24 +107,32 @@ impl TokenKey {
     pub fn sign(&self, claims: &Claims) -> String {
         let payload = URL_SAFE_NO_PAD.encode(serde_json::to_vec(claims).expect("claims serialize"));
         let signing_input = format!("{HEADER}.{payload}");
-        let signature = URL_SAFE_NO_PAD.encode(self.mac(signing_input.as_bytes()).finalize().into_bytes());
+        let signature =
+            URL_SAFE_NO_PAD.encode(self.mac(signing_input.as_bytes()).finalize().into_bytes());
         format!("{signing_input}.{signature}")
     }
 
     /// Verifies a token's signature and expiry and returns its claims.
     pub fn verify(&self, token: &str) -> Result<Claims> {
-        let (signing_input, signature) = token.rsplit_once('.').ok_or(Error::InvalidToken("not a JWT"))?;
-        let (header, payload) = signing_input.split_once('.').ok_or(Error::InvalidToken("not a JWT"))?;
+        let (signing_input, signature) =
+            token.rsplit_once('.').ok_or(Error::InvalidToken("not a JWT"))?;
+        let (header, payload) =
+            signing_input.split_once('.').ok_or(Error::InvalidToken("not a JWT"))?;
         if header != HEADER {
             return Err(Error::InvalidToken("unsupported header"));
         }
-        let signature = URL_SAFE_NO_PAD.decode(signature).map_err(|_| Error::InvalidToken("bad signature encoding"))?;
+        let signature = URL_SAFE_NO_PAD
+            .decode(signature)
+            .map_err(|_| Error::InvalidToken("bad signature encoding"))?;
         // verify_slice compares in constant time.
         self.mac(signing_input.as_bytes())
             .verify_slice(&signature)
             .map_err(|_| Error::InvalidToken("signature does not match"))?;
-        let payload = URL_SAFE_NO_PAD.decode(payload).map_err(|_| Error::InvalidToken("bad payload encoding"))?;
-        let claims: Claims = serde_json::from_slice(&payload).map_err(|_| Error::InvalidToken("bad claims"))?;
+        let payload = URL_SAFE_NO_PAD
+            .decode(payload)
+            .map_err(|_| Error::InvalidToken("bad payload encoding"))?;
+        let claims: Claims =
+            serde_json::from_slice(&payload).map_err(|_| Error::InvalidToken("bad claims"))?;
         if claims.exp <= chrono::Utc::now().timestamp() {
             return Err(Error::ExpiredToken);
         }

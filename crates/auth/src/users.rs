@@ -18,8 +18,11 @@ pub(crate) const USERS: RecordTable = RecordTable {
 pub(crate) const CREDENTIALS: RecordTable =
     RecordTable { table: "auth_credentials", record_type: "credentials", columns: &["username"] };
 
-pub(crate) const PERMISSIONS_USERS: RecordTable =
-    RecordTable { table: "permissions_users", record_type: "permissions_user", columns: &["user_id"] };
+pub(crate) const PERMISSIONS_USERS: RecordTable = RecordTable {
+    table: "permissions_users",
+    record_type: "permissions_user",
+    columns: &["user_id"],
+};
 
 /// The auth component's schema.
 pub const MIGRATIONS: store::Component = store::Component {
@@ -132,7 +135,11 @@ pub fn get_user(reader: &Reader<'_>, id: Uuid) -> Result<Option<User>> {
 }
 
 /// Users matching a CQL query, one page of their JSON bodies, and the total.
-pub fn list_users(reader: &Reader<'_>, cql: Option<&str>, page: Page) -> Result<(Vec<String>, u64)> {
+pub fn list_users(
+    reader: &Reader<'_>,
+    cql: Option<&str>,
+    page: Page,
+) -> Result<(Vec<String>, u64)> {
     use store::{FieldKind::Text, QueryField};
     const FIELDS: &[QueryField] = &[
         QueryField { index: "id", column: "id", kind: Text },
@@ -147,35 +154,54 @@ pub fn list_users(reader: &Reader<'_>, cql: Option<&str>, page: Page) -> Result<
 }
 
 fn parse_user(record: &StoredRecord) -> Result<User> {
-    serde_json::from_str(&record.body).map_err(|e| Error::Corrupt(format!("user {}: {e}", record.id)))
+    serde_json::from_str(&record.body)
+        .map_err(|e| Error::Corrupt(format!("user {}: {e}", record.id)))
 }
 
 /// Sets (or replaces) the password of a user.
-pub fn set_password(writer: &mut Writer<'_>, user_id: Uuid, username: &str, password: &str) -> Result<()> {
+pub fn set_password(
+    writer: &mut Writer<'_>,
+    user_id: Uuid,
+    username: &str,
+    password: &str,
+) -> Result<()> {
     if password.is_empty() {
-        return Err(Error::InvalidUser { field: "password".to_string(), message: "must not be empty".to_string() });
+        return Err(Error::InvalidUser {
+            field: "password".to_string(),
+            message: "must not be empty".to_string(),
+        });
     }
-    let credentials =
-        Credentials { id: user_id, username: username.to_string(), hash: password::hash_password(password)? };
+    let credentials = Credentials {
+        id: user_id,
+        username: username.to_string(),
+        hash: password::hash_password(password)?,
+    };
     let body = serde_json::to_string(&credentials).map_err(|e| Error::Corrupt(e.to_string()))?;
-    writer.upsert(&CREDENTIALS, &user_id.to_string(), 1, &body, &[ColumnValue::Text(username.to_string())])?;
+    writer.upsert(
+        &CREDENTIALS,
+        &user_id.to_string(),
+        1,
+        &body,
+        &[ColumnValue::Text(username.to_string())],
+    )?;
     Ok(())
 }
 
 /// Checks a username and password. An inactive user cannot log in.
 pub fn login(reader: &Reader<'_>, username: &str, password: &str) -> Result<LoginOutcome> {
-    let Some(record) = reader.find_by(&CREDENTIALS, "username", username)?.into_iter().next() else {
+    let Some(record) = reader.find_by(&CREDENTIALS, "username", username)?.into_iter().next()
+    else {
         return Err(Error::UnknownUsername(username.to_string()));
     };
-    let credentials: Credentials =
-        serde_json::from_str(&record.body).map_err(|e| Error::Corrupt(format!("credentials: {e}")))?;
+    let credentials: Credentials = serde_json::from_str(&record.body)
+        .map_err(|e| Error::Corrupt(format!("credentials: {e}")))?;
     if !password::verify_password(&credentials.hash, password)? {
         return Err(Error::BadCredentials);
     }
-    if let Some(user) = get_user(reader, credentials.id)? {
-        if user.active == Some(false) {
-            return Err(Error::InactiveUser);
-        }
+    if let Some(user) = get_user(reader, credentials.id)?
+        && user.active == Some(false)
+    {
+        return Err(Error::InactiveUser);
     }
     Ok(LoginOutcome { user_id: credentials.id, username: credentials.username })
 }

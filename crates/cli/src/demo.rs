@@ -26,11 +26,18 @@ pub(crate) fn run(args: DemoArgs) -> anyhow::Result<()> {
         }
     };
     if data_dir.join("tenants").join(TENANT).exists() {
-        anyhow::bail!("{} already holds a demo tenant; pass a fresh --data-dir", data_dir.display());
+        anyhow::bail!(
+            "{} already holds a demo tenant; pass a fresh --data-dir",
+            data_dir.display()
+        );
     }
-    std::fs::create_dir_all(&data_dir).with_context(|| format!("creating {}", data_dir.display()))?;
+    std::fs::create_dir_all(&data_dir)
+        .with_context(|| format!("creating {}", data_dir.display()))?;
     let store = crate::open_store(&data_dir, &args.server)?;
-    let admin = server::AdminUser { username: ADMIN_USER.to_string(), password: ADMIN_PASSWORD.to_string() };
+    let admin = server::AdminUser {
+        username: ADMIN_USER.to_string(),
+        password: ADMIN_PASSWORD.to_string(),
+    };
     server::provision_tenant(&store, TENANT, Some(&admin))
         .map_err(|e| anyhow::anyhow!("cannot create the demo tenant: {}", e.status()))?;
     let tenant = store.tenant(TENANT)?;
@@ -82,31 +89,204 @@ fn print_guide(args: &DemoArgs, data_dir: &std::path::Path) {
 /// A few hundred common words; titles draw from them with a skew towards the first, so
 /// some words are frequent and most are rare, as in a real catalogue.
 const WORDS: &[&str] = &[
-    "history", "introduction", "world", "american", "new", "life", "theory", "art", "studies", "science", "guide",
-    "war", "music", "english", "practice", "social", "language", "modern", "development", "century", "poems",
-    "book", "handbook", "early", "national", "french", "public", "analysis", "education", "essays", "america",
-    "state", "collected", "politics", "literature", "law", "design", "health", "culture", "medicine", "letters",
-    "works", "church", "children", "great", "selected", "economic", "policy", "women", "research", "systems",
-    "management", "china", "british", "england", "german", "journal", "methods", "principles", "report",
-    "philosophy", "religion", "south", "north", "east", "west", "city", "river", "mountain", "garden", "ocean",
-    "island", "stories", "tales", "novel", "memoir", "biography", "atlas", "dictionary", "encyclopedia",
-    "chemistry", "physics", "biology", "mathematics", "geology", "astronomy", "engineering", "computing",
-    "economics", "psychology", "sociology", "anthropology", "archaeology", "linguistics", "rhetoric", "logic",
-    "ethics", "aesthetics", "democracy", "empire", "revolution", "reform", "trade", "industry", "labor", "market",
-    "money", "banking", "finance", "agriculture", "forestry", "fisheries", "climate", "weather", "energy",
-    "water", "soil", "plants", "animals", "birds", "insects", "fishes", "mammals", "evolution", "genetics",
-    "cells", "brain", "mind", "memory", "dreams", "childhood", "youth", "family", "marriage", "friendship",
-    "love", "death", "grief", "hope", "faith", "freedom", "justice", "power", "peace", "conflict", "migration",
-    "exile", "home", "travel", "voyage", "journey", "maps", "borders", "frontier", "colonial", "medieval",
-    "ancient", "renaissance", "baroque", "victorian", "twentieth", "nineteenth", "contemporary", "future",
-    "technology", "machines", "networks", "information", "libraries", "archives", "museums", "books", "print",
-    "reading", "writing", "translation", "poetry", "drama", "theatre", "film", "photography", "painting",
-    "sculpture", "architecture", "cities", "villages", "landscape", "nature", "wilderness", "seasons", "night",
+    "history",
+    "introduction",
+    "world",
+    "american",
+    "new",
+    "life",
+    "theory",
+    "art",
+    "studies",
+    "science",
+    "guide",
+    "war",
+    "music",
+    "english",
+    "practice",
+    "social",
+    "language",
+    "modern",
+    "development",
+    "century",
+    "poems",
+    "book",
+    "handbook",
+    "early",
+    "national",
+    "french",
+    "public",
+    "analysis",
+    "education",
+    "essays",
+    "america",
+    "state",
+    "collected",
+    "politics",
+    "literature",
+    "law",
+    "design",
+    "health",
+    "culture",
+    "medicine",
+    "letters",
+    "works",
+    "church",
+    "children",
+    "great",
+    "selected",
+    "economic",
+    "policy",
+    "women",
+    "research",
+    "systems",
+    "management",
+    "china",
+    "british",
+    "england",
+    "german",
+    "journal",
+    "methods",
+    "principles",
+    "report",
+    "philosophy",
+    "religion",
+    "south",
+    "north",
+    "east",
+    "west",
+    "city",
+    "river",
+    "mountain",
+    "garden",
+    "ocean",
+    "island",
+    "stories",
+    "tales",
+    "novel",
+    "memoir",
+    "biography",
+    "atlas",
+    "dictionary",
+    "encyclopedia",
+    "chemistry",
+    "physics",
+    "biology",
+    "mathematics",
+    "geology",
+    "astronomy",
+    "engineering",
+    "computing",
+    "economics",
+    "psychology",
+    "sociology",
+    "anthropology",
+    "archaeology",
+    "linguistics",
+    "rhetoric",
+    "logic",
+    "ethics",
+    "aesthetics",
+    "democracy",
+    "empire",
+    "revolution",
+    "reform",
+    "trade",
+    "industry",
+    "labor",
+    "market",
+    "money",
+    "banking",
+    "finance",
+    "agriculture",
+    "forestry",
+    "fisheries",
+    "climate",
+    "weather",
+    "energy",
+    "water",
+    "soil",
+    "plants",
+    "animals",
+    "birds",
+    "insects",
+    "fishes",
+    "mammals",
+    "evolution",
+    "genetics",
+    "cells",
+    "brain",
+    "mind",
+    "memory",
+    "dreams",
+    "childhood",
+    "youth",
+    "family",
+    "marriage",
+    "friendship",
+    "love",
+    "death",
+    "grief",
+    "hope",
+    "faith",
+    "freedom",
+    "justice",
+    "power",
+    "peace",
+    "conflict",
+    "migration",
+    "exile",
+    "home",
+    "travel",
+    "voyage",
+    "journey",
+    "maps",
+    "borders",
+    "frontier",
+    "colonial",
+    "medieval",
+    "ancient",
+    "renaissance",
+    "baroque",
+    "victorian",
+    "twentieth",
+    "nineteenth",
+    "contemporary",
+    "future",
+    "technology",
+    "machines",
+    "networks",
+    "information",
+    "libraries",
+    "archives",
+    "museums",
+    "books",
+    "print",
+    "reading",
+    "writing",
+    "translation",
+    "poetry",
+    "drama",
+    "theatre",
+    "film",
+    "photography",
+    "painting",
+    "sculpture",
+    "architecture",
+    "cities",
+    "villages",
+    "landscape",
+    "nature",
+    "wilderness",
+    "seasons",
+    "night",
 ];
 
-const LANGUAGES: &[&str] = &["eng", "eng", "eng", "eng", "ger", "fre", "spa", "ita", "rus", "chi", "jpn", "por"];
+const LANGUAGES: &[&str] =
+    &["eng", "eng", "eng", "eng", "ger", "fre", "spa", "ita", "rus", "chi", "jpn", "por"];
 
-const STATUSES: &[&str] = &["Available", "Available", "Available", "Available", "Checked out", "In transit", "Missing"];
+const STATUSES: &[&str] =
+    &["Available", "Available", "Available", "Available", "Checked out", "In transit", "Missing"];
 
 fn word(rng: &mut StdRng) -> &'static str {
     // Squaring a uniform draw skews towards the start of the list.
@@ -128,15 +308,24 @@ fn title(rng: &mut StdRng) -> String {
 }
 
 fn name(rng: &mut StdRng) -> String {
-    const FIRST: &[&str] = &["Anna", "Ben", "Clara", "David", "Eva", "Farid", "Grace", "Hugo", "Ines", "Jon", "Kai", "Lena"];
-    const LAST: &[&str] =
-        &["Smith", "Müller", "García", "Rossi", "Novak", "Kim", "Okafor", "Larsen", "Dubois", "Silva", "Tanaka", "Cohen"];
+    const FIRST: &[&str] = &[
+        "Anna", "Ben", "Clara", "David", "Eva", "Farid", "Grace", "Hugo", "Ines", "Jon", "Kai",
+        "Lena",
+    ];
+    const LAST: &[&str] = &[
+        "Smith", "Müller", "García", "Rossi", "Novak", "Kim", "Okafor", "Larsen", "Dubois",
+        "Silva", "Tanaka", "Cohen",
+    ];
     format!("{}, {}", LAST[rng.gen_range(0..LAST.len())], FIRST[rng.gen_range(0..FIRST.len())])
 }
 
 /// Generates `n` instances with about 1.07 holdings and 1.22 items each (FOLIO PTF's
 /// proportions). Returns (instances, holdings, items).
-pub(crate) fn generate(tenant: &store::Tenant, n: usize, seed: u64) -> anyhow::Result<(usize, usize, usize)> {
+pub(crate) fn generate(
+    tenant: &store::Tenant,
+    n: usize,
+    seed: u64,
+) -> anyhow::Result<(usize, usize, usize)> {
     let refs = tenant.read(|r| {
         let id = |kind, name: &str| -> anyhow::Result<uuid::Uuid> {
             inventory::reference_id_by_name(r, kind, name)?
@@ -214,7 +403,12 @@ pub(crate) fn generate(tenant: &store::Tenant, n: usize, seed: u64) -> anyhow::R
 }
 
 fn location_ids(reader: &store::Reader<'_>) -> anyhow::Result<Vec<uuid::Uuid>> {
-    let (bodies, _) = inventory::list_reference_json(reader, RefKind::Location, None, store::Page { offset: 0, limit: 100 })?;
+    let (bodies, _) = inventory::list_reference_json(
+        reader,
+        RefKind::Location,
+        None,
+        store::Page { offset: 0, limit: 100 },
+    )?;
     let mut ids = Vec::new();
     for body in bodies {
         let record = RefKind::Location.decode(body.as_bytes())?;

@@ -133,8 +133,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Demo(args) => demo::run(args),
         Command::Tenant(TenantCommand::Create { name, admin_user, admin_password, data }) => {
-            let store = store::Store::open(&data.data_dir, store::Options::default(), &server::components())
-                .with_context(|| format!("opening data directory {}", data.data_dir.display()))?;
+            let store = store::Store::open(
+                &data.data_dir,
+                store::Options::default(),
+                &server::components(),
+            )
+            .with_context(|| format!("opening data directory {}", data.data_dir.display()))?;
             let admin = server::AdminUser { username: admin_user, password: admin_password };
             let outcome = server::provision_tenant(&store, &name, Some(&admin))
                 .map_err(|e| anyhow::anyhow!("cannot create tenant {name}: {}", e.status()))?;
@@ -142,12 +146,20 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 "tenant {name}: {}; {} reference records added; administrator {}",
                 if outcome.created_tenant { "created" } else { "already existed" },
                 outcome.n_reference_records,
-                if outcome.created_admin { format!("'{}' created", admin.username) } else { "already present".to_string() }
+                if outcome.created_admin {
+                    format!("'{}' created", admin.username)
+                } else {
+                    "already present".to_string()
+                }
             );
             Ok(())
         }
         Command::Tenant(TenantCommand::List { data }) => {
-            let store = store::Store::open(&data.data_dir, store::Options::default(), &server::components())?;
+            let store = store::Store::open(
+                &data.data_dir,
+                store::Options::default(),
+                &server::components(),
+            )?;
             for name in store.tenant_names() {
                 println!("{name}");
             }
@@ -156,13 +168,17 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Cql => {
             let stdin = std::io::stdin();
             let stdout = std::io::stdout();
-            cql::xcql_filter(stdin.lock(), std::io::BufWriter::new(stdout.lock())).context("reading queries")?;
+            cql::xcql_filter(stdin.lock(), std::io::BufWriter::new(stdout.lock()))
+                .context("reading queries")?;
             Ok(())
         }
     }
 }
 
-fn open_store(data_dir: &std::path::Path, options: &ServerOptions) -> anyhow::Result<Arc<store::Store>> {
+fn open_store(
+    data_dir: &std::path::Path,
+    options: &ServerOptions,
+) -> anyhow::Result<Arc<store::Store>> {
     let durability = match options.durability.as_str() {
         "full" => store::Durability::Full,
         _ => store::Durability::Normal,
@@ -199,7 +215,8 @@ fn app_state(
 fn load_or_create_key(data_dir: &std::path::Path) -> anyhow::Result<auth::TokenKey> {
     let path = data_dir.join("token.key");
     if let Ok(text) = std::fs::read_to_string(&path) {
-        return auth::TokenKey::from_hex(&text).with_context(|| format!("{} is not a valid key", path.display()));
+        return auth::TokenKey::from_hex(&text)
+            .with_context(|| format!("{} is not a valid key", path.display()));
     }
     let key = auth::TokenKey::generate();
     let tmp = data_dir.join("token.key.tmp");
@@ -216,8 +233,9 @@ fn load_or_create_key(data_dir: &std::path::Path) -> anyhow::Result<auth::TokenK
 fn serve(state: server::AppState, listen: SocketAddr) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async move {
-        let listener =
-            tokio::net::TcpListener::bind(listen).await.with_context(|| format!("cannot listen on {listen}"))?;
+        let listener = tokio::net::TcpListener::bind(listen)
+            .await
+            .with_context(|| format!("cannot listen on {listen}"))?;
         tracing::info!(%listen, tenants = ?state.store().tenant_names(), "quire listening");
         server::serve(state, listener).await?;
         Ok(())

@@ -17,7 +17,12 @@ fn free_port() -> u16 {
 }
 
 fn quire(args: &[&str], data_dir: &Path) -> std::process::Output {
-    Command::new(QUIRE).args(args).env("QUIRE_DATA_DIR", data_dir).env("QUIRE_LOG", "warn").output().unwrap()
+    Command::new(QUIRE)
+        .args(args)
+        .env("QUIRE_DATA_DIR", data_dir)
+        .env("QUIRE_LOG", "warn")
+        .output()
+        .unwrap()
 }
 
 struct Server {
@@ -93,7 +98,12 @@ fn tenant_create_is_idempotent_and_checks_names() {
 
 #[test]
 fn cql_subcommand_frames_output_like_the_yaz_tool() {
-    let mut child = Command::new(QUIRE).arg("cql").stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    let mut child = Command::new(QUIRE)
+        .arg("cql")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
     {
         use std::io::Write;
         let mut stdin = child.stdin.take().unwrap();
@@ -114,7 +124,11 @@ fn cql_subcommand_frames_output_like_the_yaz_tool() {
 #[test]
 fn sigkill_during_batch_upserts_loses_no_acknowledged_write() {
     let dir = tempfile::tempdir().unwrap();
-    assert!(quire(&["tenant", "create", "crash", "--admin-password", "pw"], dir.path()).status.success());
+    assert!(
+        quire(&["tenant", "create", "crash", "--admin-password", "pw"], dir.path())
+            .status
+            .success()
+    );
     let server = Server::start(dir.path());
     let token = server.login("crash", "pw");
     let types: Value = ureq::get(&format!("{}/instance-types?limit=100", server.url))
@@ -124,7 +138,13 @@ fn sigkill_during_batch_upserts_loses_no_acknowledged_write() {
         .unwrap()
         .into_json()
         .unwrap();
-    let text_type = types["instanceTypes"].as_array().unwrap().iter().find(|t| t["name"] == "text").unwrap()["id"].clone();
+    let text_type = types["instanceTypes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "text")
+        .unwrap()["id"]
+        .clone();
 
     const BATCH: u128 = 500;
     let url = server.url.clone();
@@ -191,7 +211,8 @@ fn demo_generates_data_and_prints_how_to_log_in() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("/authn/login") && text.contains("demo"), "{text}");
-    let stderr = BufReader::new(&out.stderr[..]).lines().map(Result::unwrap).collect::<Vec<_>>().join("\n");
+    let stderr =
+        BufReader::new(&out.stderr[..]).lines().map(Result::unwrap).collect::<Vec<_>>().join("\n");
     assert!(stderr.contains("generated 300 instances"), "{stderr}");
     // The data is real: serve it and count.
     let server = Server::start(&data);

@@ -52,12 +52,14 @@ mod views;
 
 pub use decode::{DecodeError, decode};
 pub use model::{HoldingsRecord, Instance, Item, ItemStatusName, Metadata, Timestamp};
-pub use reference::{RefKind, RefRecord};
-pub use records::{Record, create, decode_batch, delete, get_json, list_json, replace, save_batch};
-pub use refdata::{
-    create_reference, delete_reference, get_reference_json, list_reference_json, load_reference_data,
-    reference_id_by_name, replace_reference,
+pub use records::{
+    Checked, Record, create, decode_batch, delete, get_json, list_json, replace, save_batch,
 };
+pub use refdata::{
+    create_reference, delete_reference, get_reference_json, list_reference_json,
+    load_reference_data, reference_id_by_name, replace_reference,
+};
+pub use reference::{RefKind, RefRecord};
 pub use seed::{Language, language_list, languages, seed, seed_records};
 pub use storage::{Actor, Error, MIGRATIONS, Result};
 pub use views::{

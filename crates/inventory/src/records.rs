@@ -34,7 +34,14 @@ pub trait Record: Serialize + DeserializeOwned + Clone + sealed::Sealed {
     fn set_metadata(&mut self, metadata: Metadata);
     fn columns(&self) -> Vec<ColumnValue>;
     /// Checks references to other records and derives read-only fields.
-    fn prepare(&mut self, reader: &Reader<'_>) -> Result<()>;
+    fn prepare(&mut self, reader: &Reader<'_>, checked: &mut Checked) -> Result<()>;
+}
+
+/// References already found to exist in this transaction. A batch of a thousand items
+/// names the same material type a thousand times; it is looked up once.
+#[derive(Debug, Default)]
+pub struct Checked {
+    found: std::collections::HashSet<(&'static str, Uuid)>,
 }
 
 /// How a write treats an existing record with the same id.
@@ -49,7 +56,13 @@ pub(crate) enum Mode {
 }
 
 /// Stores one record; returns it as stored.
-pub(crate) fn save<R: Record>(writer: &mut Writer<'_>, mut record: R, mode: Mode, actor: Actor) -> Result<R> {
+pub(crate) fn save<R: Record>(
+    writer: &mut Writer<'_>,
+    mut record: R,
+    mode: Mode,
+    actor: Actor,
+    checked: &mut Checked,
+) -> Result<R> {
     let id = match record.id() {
         Some(id) => id,
         None => {
@@ -70,10 +83,10 @@ pub(crate) fn save<R: Record>(writer: &mut Writer<'_>, mut record: R, mode: Mode
     let actor_id = actor.user_id;
     let version = match &existing {
         Some(stored) => {
-            if let Some(sent) = record.version() {
-                if sent != stored.version {
-                    return Err(Error::VersionConflict { id: id_text, stored: stored.version, sent });
-                }
+            if let Some(sent) = record.version()
+                && sent != stored.version
+            {
+                return Err(Error::VersionConflict { id: id_text, stored: stored.version, sent });
             }
             let previous: R = parse(&stored.body)?;
             let created = previous.metadata().map(|m| (m.created_date, m.created_by_user_id));
@@ -111,7 +124,7 @@ pub(crate) fn save<R: Record>(writer: &mut Writer<'_>, mut record: R, mode: Mode
         let n = writer.next_sequence(&format!("hrid_{}", R::TABLE.record_type), 1)?;
         record.set_hrid(format!("{}{n:011}", R::HRID_PREFIX));
     }
-    record.prepare(writer)?;
+    record.prepare(writer, checked)?;
     let body = serde_json::to_string(&record).map_err(|e| Error::Corrupt(e.to_string()))?;
     let columns = record.columns();
     let result = if existing.is_some() {
@@ -129,7 +142,11 @@ fn unique_error<R: Record>(e: store::Error, record: &R) -> Error {
         store::Error::Unique { column, .. } if column == "hrid" => Error::invalid(
             "hrid",
             record.hrid().unwrap_or_default(),
-            format!("HRID value already exists in table {}: {}", R::TABLE.table, record.hrid().unwrap_or_default()),
+            format!(
+                "HRID value already exists in table {}: {}",
+                R::TABLE.table,
+                record.hrid().unwrap_or_default()
+            ),
         ),
         store::Error::Unique { column, .. } if column == "barcode" => {
             let barcode = record.columns().get(1).and_then(|c| match c {
@@ -137,11 +154,17 @@ fn unique_error<R: Record>(e: store::Error, record: &R) -> Error {
                 _ => None,
             });
             let barcode = barcode.unwrap_or_default();
-            Error::invalid("barcode", &barcode, format!("Barcode must be unique, {barcode} is already assigned to another item"))
+            Error::invalid(
+                "barcode",
+                &barcode,
+                format!("Barcode must be unique, {barcode} is already assigned to another item"),
+            )
         }
-        store::Error::DuplicateId { id, .. } => {
-            Error::invalid("id", &id, format!("id value already exists in table {}: {id}", R::TABLE.table))
-        }
+        store::Error::DuplicateId { id, .. } => Error::invalid(
+            "id",
+            &id,
+            format!("id value already exists in table {}: {id}", R::TABLE.table),
+        ),
         other => other.into(),
     }
 }
@@ -160,7 +183,11 @@ pub(crate) fn get<R: Record>(reader: &Reader<'_>, id: Uuid) -> Result<Option<R>>
 }
 
 /// One page of records matching a CQL query, as stored JSON, and the total.
-pub(crate) fn list_raw<R: Record>(reader: &Reader<'_>, cql: Option<&str>, page: Page) -> Result<(Vec<String>, u64)> {
+pub(crate) fn list_raw<R: Record>(
+    reader: &Reader<'_>,
+    cql: Option<&str>,
+    page: Page,
+) -> Result<(Vec<String>, u64)> {
     let (records, total) = reader.list(&R::TABLE, R::QUERY_FIELDS, cql, page)?;
     Ok((records.into_iter().map(|r| r.body).collect(), total))
 }
@@ -174,15 +201,32 @@ fn uuid_column(id: Option<Uuid>) -> ColumnValue {
 }
 
 fn date_column(metadata: Option<&Metadata>) -> ColumnValue {
-    metadata.and_then(|m| m.updated_date).map_or(ColumnValue::Null, |d| ColumnValue::Text(d.to_string()))
+    metadata
+        .and_then(|m| m.updated_date)
+        .map_or(ColumnValue::Null, |d| ColumnValue::Text(d.to_string()))
 }
 
 /// Fails unless a record with `id` exists in `table`.
-pub(crate) fn require_reference(reader: &Reader<'_>, table: &RecordTable, field: &str, id: Uuid, what: &str) -> Result<()> {
+pub(crate) fn require_reference(
+    reader: &Reader<'_>,
+    checked: &mut Checked,
+    table: &RecordTable,
+    field: &str,
+    id: Uuid,
+    what: &str,
+) -> Result<()> {
+    if checked.found.contains(&(table.table, id)) {
+        return Ok(());
+    }
     if reader.exists(table, &id.to_string())? {
+        checked.found.insert((table.table, id));
         Ok(())
     } else {
-        Err(Error::invalid(field, id, format!("Cannot set {field} = {id} because it does not exist in {what}")))
+        Err(Error::invalid(
+            field,
+            id,
+            format!("Cannot set {field} = {id} because it does not exist in {what}"),
+        ))
     }
 }
 
@@ -224,11 +268,22 @@ impl Record for Instance {
         self.metadata = Some(metadata);
     }
     fn columns(&self) -> Vec<ColumnValue> {
-        vec![self.hrid.clone().into(), ColumnValue::Text(self.source.clone()), date_column(self.metadata.as_ref())]
+        vec![
+            self.hrid.clone().into(),
+            ColumnValue::Text(self.source.clone()),
+            date_column(self.metadata.as_ref()),
+        ]
     }
-    fn prepare(&mut self, reader: &Reader<'_>) -> Result<()> {
+    fn prepare(&mut self, reader: &Reader<'_>, checked: &mut Checked) -> Result<()> {
         let types = crate::refdata::table(crate::RefKind::InstanceType);
-        require_reference(reader, &types, "instanceTypeId", self.instance_type_id, "instance types")
+        require_reference(
+            reader,
+            checked,
+            &types,
+            "instanceTypeId",
+            self.instance_type_id,
+            "instance types",
+        )
     }
 }
 
@@ -278,15 +333,43 @@ impl Record for HoldingsRecord {
             date_column(self.metadata.as_ref()),
         ]
     }
-    fn prepare(&mut self, reader: &Reader<'_>) -> Result<()> {
-        require_reference(reader, &INSTANCES, "instanceId", self.instance_id, "instances")?;
+    fn prepare(&mut self, reader: &Reader<'_>, checked: &mut Checked) -> Result<()> {
+        require_reference(
+            reader,
+            checked,
+            &INSTANCES,
+            "instanceId",
+            self.instance_id,
+            "instances",
+        )?;
         let locations = crate::refdata::table(crate::RefKind::Location);
-        require_reference(reader, &locations, "permanentLocationId", self.permanent_location_id, "locations")?;
+        require_reference(
+            reader,
+            checked,
+            &locations,
+            "permanentLocationId",
+            self.permanent_location_id,
+            "locations",
+        )?;
         if let Some(temporary) = self.temporary_location_id {
-            require_reference(reader, &locations, "temporaryLocationId", temporary, "locations")?;
+            require_reference(
+                reader,
+                checked,
+                &locations,
+                "temporaryLocationId",
+                temporary,
+                "locations",
+            )?;
         }
         let sources = crate::refdata::table(crate::RefKind::HoldingsSource);
-        require_reference(reader, &sources, "sourceId", self.source_id, "holdings sources")?;
+        require_reference(
+            reader,
+            checked,
+            &sources,
+            "sourceId",
+            self.source_id,
+            "holdings sources",
+        )?;
         self.derive_effective_fields();
         Ok(())
     }
@@ -344,27 +427,52 @@ impl Record for Item {
             date_column(self.metadata.as_ref()),
         ]
     }
-    fn prepare(&mut self, reader: &Reader<'_>) -> Result<()> {
+    fn prepare(&mut self, reader: &Reader<'_>, checked: &mut Checked) -> Result<()> {
         let Some(holdings) = get::<HoldingsRecord>(reader, self.holdings_record_id)? else {
             return Err(Error::invalid(
                 "holdingsRecordId",
                 self.holdings_record_id,
-                format!("Cannot set holdingsRecordId = {} because it does not exist in holdings records", self.holdings_record_id),
+                format!(
+                    "Cannot set holdingsRecordId = {} because it does not exist in holdings records",
+                    self.holdings_record_id
+                ),
             ));
         };
         let material_types = crate::refdata::table(crate::RefKind::MaterialType);
-        require_reference(reader, &material_types, "materialTypeId", self.material_type_id, "material types")?;
+        require_reference(
+            reader,
+            checked,
+            &material_types,
+            "materialTypeId",
+            self.material_type_id,
+            "material types",
+        )?;
         let loan_types = crate::refdata::table(crate::RefKind::LoanType);
-        require_reference(reader, &loan_types, "permanentLoanTypeId", self.permanent_loan_type_id, "loan types")?;
+        require_reference(
+            reader,
+            checked,
+            &loan_types,
+            "permanentLoanTypeId",
+            self.permanent_loan_type_id,
+            "loan types",
+        )?;
         if let Some(temporary) = self.temporary_loan_type_id {
-            require_reference(reader, &loan_types, "temporaryLoanTypeId", temporary, "loan types")?;
+            require_reference(
+                reader,
+                checked,
+                &loan_types,
+                "temporaryLoanTypeId",
+                temporary,
+                "loan types",
+            )?;
         }
         let locations = crate::refdata::table(crate::RefKind::Location);
-        for (field, location) in
-            [("permanentLocationId", self.permanent_location_id), ("temporaryLocationId", self.temporary_location_id)]
-        {
+        for (field, location) in [
+            ("permanentLocationId", self.permanent_location_id),
+            ("temporaryLocationId", self.temporary_location_id),
+        ] {
             if let Some(location) = location {
-                require_reference(reader, &locations, field, location, "locations")?;
+                require_reference(reader, checked, &locations, field, location, "locations")?;
             }
         }
         if self.status.date.is_none() {
@@ -385,21 +493,30 @@ mod sealed {
 /// Creates a record from a request body (FOLIO's POST).
 pub fn create<R: Record>(writer: &mut Writer<'_>, body: &[u8], actor: Actor) -> Result<R> {
     let record: R = crate::decode(body)?;
-    save(writer, record, Mode::Create, actor)
+    save(writer, record, Mode::Create, actor, &mut Checked::default())
 }
 
 /// Replaces a record (FOLIO's PUT). The body's id, if any, must be the path's.
-pub fn replace<R: Record>(writer: &mut Writer<'_>, id: Uuid, body: &[u8], actor: Actor) -> Result<R> {
+pub fn replace<R: Record>(
+    writer: &mut Writer<'_>,
+    id: Uuid,
+    body: &[u8],
+    actor: Actor,
+) -> Result<R> {
     let mut record: R = crate::decode(body)?;
     match record.id() {
         Some(body_id) if body_id != id => {
-            return Err(Error::invalid("id", body_id, format!("The id in the body ({body_id}) does not match the id in the path ({id})")));
+            return Err(Error::invalid(
+                "id",
+                body_id,
+                format!("The id in the body ({body_id}) does not match the id in the path ({id})"),
+            ));
         }
         Some(_) => {}
         None => record.set_id(id),
     }
     let previous: Option<R> = get(writer, id)?;
-    let record = save(writer, record, Mode::Update, actor)?;
+    let record = save(writer, record, Mode::Update, actor, &mut Checked::default())?;
     cascade::<R>(writer, previous.as_ref(), &record, actor)?;
     Ok(record)
 }
@@ -414,12 +531,15 @@ pub fn save_batch<R: Record>(
 ) -> Result<usize> {
     let n = records.len();
     let mode = if upsert { Mode::Upsert } else { Mode::Create };
+    let mut checked = Checked::default();
     for (idx, record) in records.into_iter().enumerate() {
-        let previous: Option<R> = match (upsert, record.id()) {
+        // Only holdings cascade to dependants, so only they need the previous version.
+        let previous: Option<R> = match (upsert && R::TABLE.table == HOLDINGS.table, record.id()) {
             (true, Some(id)) => get(writer, id)?,
             _ => None,
         };
-        let saved = save(writer, record, mode, actor).map_err(|e| in_batch(e, idx))?;
+        let saved =
+            save(writer, record, mode, actor, &mut checked).map_err(|e| in_batch(e, idx))?;
         cascade::<R>(writer, previous.as_ref(), &saved, actor)?;
     }
     Ok(n)
@@ -428,9 +548,11 @@ pub fn save_batch<R: Record>(
 /// Says which record of a batch failed.
 fn in_batch(e: Error, idx: usize) -> Error {
     match e {
-        Error::Invalid { field, value, message } => {
-            Error::Invalid { field: format!("[{idx}].{field}"), value, message: format!("record {idx}: {message}") }
-        }
+        Error::Invalid { field, value, message } => Error::Invalid {
+            field: format!("[{idx}].{field}"),
+            value,
+            message: format!("record {idx}: {message}"),
+        },
         Error::VersionConflict { id, stored, sent } => Error::VersionConflict { id, stored, sent },
         other => other,
     }
@@ -438,7 +560,12 @@ fn in_batch(e: Error, idx: usize) -> Error {
 
 /// Keeps derived fields of dependent records true after a change: a holdings record's
 /// location and call number flow into its items' effective values.
-fn cascade<R: Record>(writer: &mut Writer<'_>, previous: Option<&R>, _saved: &R, actor: Actor) -> Result<()> {
+fn cascade<R: Record>(
+    writer: &mut Writer<'_>,
+    previous: Option<&R>,
+    _saved: &R,
+    actor: Actor,
+) -> Result<()> {
     if R::TABLE.table != HOLDINGS.table || previous.is_none() {
         return Ok(());
     }
@@ -451,7 +578,7 @@ fn cascade<R: Record>(writer: &mut Writer<'_>, previous: Option<&R>, _saved: &R,
         if derived.effective_location_id != item.effective_location_id
             || derived.effective_call_number_components != item.effective_call_number_components
         {
-            save(writer, derived, Mode::Update, actor)?;
+            save(writer, derived, Mode::Update, actor, &mut Checked::default())?;
         }
     }
     Ok(())
@@ -465,10 +592,14 @@ pub fn delete<R: Record>(writer: &mut Writer<'_>, id: Uuid) -> Result<()> {
         "holdings" => Some((ITEMS, "holdings_record_id", "items refer to it")),
         _ => None,
     };
-    if let Some((table, column, message)) = dependants {
-        if !writer.find_by(&table, column, &id_text)?.is_empty() {
-            return Err(Error::InUse { record_type: R::NAME, id: id_text, message: message.to_string() });
-        }
+    if let Some((table, column, message)) = dependants
+        && !writer.find_by(&table, column, &id_text)?.is_empty()
+    {
+        return Err(Error::InUse {
+            record_type: R::NAME,
+            id: id_text,
+            message: message.to_string(),
+        });
     }
     if writer.delete(&R::TABLE, &id_text)? {
         Ok(())
@@ -483,16 +614,25 @@ pub fn get_json<R: Record>(reader: &Reader<'_>, id: Uuid) -> Result<String> {
 }
 
 /// One page of records matching a CQL query, as stored JSON, and the exact total.
-pub fn list_json<R: Record>(reader: &Reader<'_>, cql: Option<&str>, page: Page) -> Result<(Vec<String>, u64)> {
+pub fn list_json<R: Record>(
+    reader: &Reader<'_>,
+    cql: Option<&str>,
+    page: Page,
+) -> Result<(Vec<String>, u64)> {
     list_raw::<R>(reader, cql, page)
 }
 
 /// Decodes a batch body such as `{"instances":[...]}`; `key` names the array.
 pub fn decode_batch<R: Record>(body: &[u8], key: &str) -> Result<Vec<R>> {
     let mut map: std::collections::BTreeMap<String, Vec<R>> = crate::decode(body)?;
-    let unexpected = map.keys().find(|k| k.as_str() != key && k.as_str() != "totalRecords").cloned();
+    let unexpected =
+        map.keys().find(|k| k.as_str() != key && k.as_str() != "totalRecords").cloned();
     if let Some(other) = unexpected {
-        return Err(Error::invalid(&other, "", format!("Unrecognized field \"{other}\": the batch goes in \"{key}\"")));
+        return Err(Error::invalid(
+            &other,
+            "",
+            format!("Unrecognized field \"{other}\": the batch goes in \"{key}\""),
+        ));
     }
     map.remove(key).ok_or_else(|| Error::invalid(key, "null", "must not be null"))
 }

@@ -53,9 +53,14 @@ const QUERY_FIELDS: &[QueryField] = &[
 ];
 
 fn columns(record: &RefRecord) -> Vec<ColumnValue> {
-    let code = record.unique_fields().into_iter().find(|(f, _)| *f == "code").map(|(_, v)| v.to_string());
+    let code =
+        record.unique_fields().into_iter().find(|(f, _)| *f == "code").map(|(_, v)| v.to_string());
     let link = |field: &str| {
-        record.references().into_iter().find(|(f, _, _)| *f == field).map(|(_, _, id)| id.to_string())
+        record
+            .references()
+            .into_iter()
+            .find(|(f, _, _)| *f == field)
+            .map(|(_, _, id)| id.to_string())
     };
     vec![
         ColumnValue::Text(record.name().to_string()),
@@ -77,8 +82,12 @@ pub fn load_reference_data(writer: &mut Writer<'_>) -> Result<usize> {
             .map_err(|e| Error::Corrupt(format!("seed data for {}: {e}", kind.record_type())))?;
         let table = table(kind);
         for mut record in records {
-            let id = record.id().ok_or_else(|| Error::Corrupt(format!("seed {} has no id", kind.record_type())))?;
-            if writer.exists(&table, &id.to_string())? || unique_clash(writer, &record, Some(id))?.is_some() {
+            let id = record
+                .id()
+                .ok_or_else(|| Error::Corrupt(format!("seed {} has no id", kind.record_type())))?;
+            if writer.exists(&table, &id.to_string())?
+                || unique_clash(writer, &record, Some(id))?.is_some()
+            {
                 continue;
             }
             record.set_metadata(Some(metadata(None, Actor::default())));
@@ -90,7 +99,12 @@ pub fn load_reference_data(writer: &mut Writer<'_>) -> Result<usize> {
 }
 
 /// Creates a reference record from a request body.
-pub fn create_reference(writer: &mut Writer<'_>, kind: RefKind, body: &[u8], actor: Actor) -> Result<RefRecord> {
+pub fn create_reference(
+    writer: &mut Writer<'_>,
+    kind: RefKind,
+    body: &[u8],
+    actor: Actor,
+) -> Result<RefRecord> {
     let mut record = kind.decode(body)?;
     let id = match record.id() {
         Some(id) => id,
@@ -101,7 +115,11 @@ pub fn create_reference(writer: &mut Writer<'_>, kind: RefKind, body: &[u8], act
         }
     };
     if writer.exists(&table(kind), &id.to_string())? {
-        return Err(Error::invalid("id", id, format!("id value already exists in table {}: {id}", table(kind).table)));
+        return Err(Error::invalid(
+            "id",
+            id,
+            format!("id value already exists in table {}: {id}", table(kind).table),
+        ));
     }
     check(writer, &record, id)?;
     record.set_metadata(Some(metadata(None, actor)));
@@ -110,11 +128,21 @@ pub fn create_reference(writer: &mut Writer<'_>, kind: RefKind, body: &[u8], act
 }
 
 /// Replaces a reference record.
-pub fn replace_reference(writer: &mut Writer<'_>, kind: RefKind, id: Uuid, body: &[u8], actor: Actor) -> Result<()> {
+pub fn replace_reference(
+    writer: &mut Writer<'_>,
+    kind: RefKind,
+    id: Uuid,
+    body: &[u8],
+    actor: Actor,
+) -> Result<()> {
     let mut record = kind.decode(body)?;
     match record.id() {
         Some(body_id) if body_id != id => {
-            return Err(Error::invalid("id", body_id, format!("The id in the body ({body_id}) does not match the id in the path ({id})")));
+            return Err(Error::invalid(
+                "id",
+                body_id,
+                format!("The id in the body ({body_id}) does not match the id in the path ({id})"),
+            ));
         }
         _ => record.set_id(id),
     }
@@ -134,16 +162,25 @@ pub fn delete_reference(writer: &mut Writer<'_>, kind: RefKind, id: Uuid) -> Res
     let users: &[(RecordTable, &str, &str)] = match kind {
         RefKind::MaterialType => &[(ITEMS, "material_type_id", "items")],
         RefKind::LoanType => &[(ITEMS, "permanent_loan_type_id", "items")],
-        RefKind::Location => &[(HOLDINGS, "permanent_location_id", "holdings records"), (ITEMS, "effective_location_id", "items")],
+        RefKind::Location => &[
+            (HOLDINGS, "permanent_location_id", "holdings records"),
+            (ITEMS, "effective_location_id", "items"),
+        ],
         _ => &[],
     };
     for (user_table, column, what) in users {
         if !writer.find_by(user_table, column, &id_text)?.is_empty() {
-            return Err(Error::InUse { record_type: kind.record_type(), id: id_text, message: format!("{what} refer to it") });
+            return Err(Error::InUse {
+                record_type: kind.record_type(),
+                id: id_text,
+                message: format!("{what} refer to it"),
+            });
         }
     }
     let children: &[(RefKind, &str)] = match kind {
-        RefKind::Institution => &[(RefKind::Campus, "institution_id"), (RefKind::Location, "institution_id")],
+        RefKind::Institution => {
+            &[(RefKind::Campus, "institution_id"), (RefKind::Location, "institution_id")]
+        }
         RefKind::Campus => &[(RefKind::Library, "campus_id"), (RefKind::Location, "campus_id")],
         RefKind::Library => &[(RefKind::Location, "library_id")],
         _ => &[],
@@ -171,7 +208,12 @@ pub fn get_reference_json(reader: &Reader<'_>, kind: RefKind, id: Uuid) -> Resul
 
 /// One page of reference records matching a CQL query, and the total. Unsorted lists
 /// come back in name order, as FOLIO's settings pages expect.
-pub fn list_reference_json(reader: &Reader<'_>, kind: RefKind, cql: Option<&str>, page: Page) -> Result<(Vec<String>, u64)> {
+pub fn list_reference_json(
+    reader: &Reader<'_>,
+    kind: RefKind,
+    cql: Option<&str>,
+    page: Page,
+) -> Result<(Vec<String>, u64)> {
     let default_sort;
     let cql = match cql {
         Some(q) => Some(q),
@@ -186,7 +228,8 @@ pub fn list_reference_json(reader: &Reader<'_>, kind: RefKind, cql: Option<&str>
 
 /// Every record of a kind by id, with its name (for views that show names).
 pub(crate) fn names(reader: &Reader<'_>, kind: RefKind) -> Result<HashMap<Uuid, String>> {
-    let (records, _) = reader.list(&table(kind), QUERY_FIELDS, None, Page { offset: 0, limit: u64::MAX >> 1 })?;
+    let (records, _) =
+        reader.list(&table(kind), QUERY_FIELDS, None, Page { offset: 0, limit: u64::MAX >> 1 })?;
     let mut names = HashMap::with_capacity(records.len());
     for stored in records {
         let record = kind.decode(stored.body.as_bytes())?;
@@ -198,7 +241,11 @@ pub(crate) fn names(reader: &Reader<'_>, kind: RefKind) -> Result<HashMap<Uuid, 
 }
 
 /// The id of the record of a kind with this name, if any (names are unique per kind).
-pub fn reference_id_by_name(reader: &Reader<'_>, kind: RefKind, name: &str) -> Result<Option<Uuid>> {
+pub fn reference_id_by_name(
+    reader: &Reader<'_>,
+    kind: RefKind,
+    name: &str,
+) -> Result<Option<Uuid>> {
     let found = reader.find_by(&table(kind), "name", name)?;
     Ok(found.first().and_then(|r| Uuid::parse_str(&r.id).ok()))
 }
@@ -208,7 +255,10 @@ fn check(writer: &Writer<'_>, record: &RefRecord, id: Uuid) -> Result<()> {
         return Err(Error::invalid(
             field,
             &value,
-            format!("{field} value already exists in table {}: {value}", table(record.kind()).table),
+            format!(
+                "{field} value already exists in table {}: {value}",
+                table(record.kind()).table
+            ),
         ));
     }
     for (field, kind, target) in record.references() {
@@ -216,7 +266,10 @@ fn check(writer: &Writer<'_>, record: &RefRecord, id: Uuid) -> Result<()> {
             return Err(Error::invalid(
                 field,
                 target,
-                format!("Cannot set {field} = {target} because it does not exist in {}", table(kind).table),
+                format!(
+                    "Cannot set {field} = {target} because it does not exist in {}",
+                    table(kind).table
+                ),
             ));
         }
     }
@@ -224,11 +277,18 @@ fn check(writer: &Writer<'_>, record: &RefRecord, id: Uuid) -> Result<()> {
 }
 
 /// The first unique field whose value another record of the kind already has.
-fn unique_clash(reader: &Reader<'_>, record: &RefRecord, own_id: Option<Uuid>) -> Result<Option<(&'static str, String)>> {
+fn unique_clash(
+    reader: &Reader<'_>,
+    record: &RefRecord,
+    own_id: Option<Uuid>,
+) -> Result<Option<(&'static str, String)>> {
     let table = table(record.kind());
     for (field, value) in record.unique_fields() {
         let others = reader.find_by(&table, field, value)?;
-        if others.iter().any(|other| Some(other.id.as_str()) != own_id.map(|i| i.to_string()).as_deref()) {
+        if others
+            .iter()
+            .any(|other| Some(other.id.as_str()) != own_id.map(|i| i.to_string()).as_deref())
+        {
             return Ok(Some((field, value.to_string())));
         }
     }

@@ -2,13 +2,22 @@
 
 use store::{Migration, RecordTable};
 
-pub(crate) const INSTANCES: RecordTable =
-    RecordTable { table: "instances", record_type: "instance", columns: &["hrid", "source", "updated_date"] };
+pub(crate) const INSTANCES: RecordTable = RecordTable {
+    table: "instances",
+    record_type: "instance",
+    columns: &["hrid", "source", "updated_date"],
+};
 
 pub(crate) const HOLDINGS: RecordTable = RecordTable {
     table: "holdings",
     record_type: "holdings",
-    columns: &["hrid", "instance_id", "permanent_location_id", "effective_location_id", "updated_date"],
+    columns: &[
+        "hrid",
+        "instance_id",
+        "permanent_location_id",
+        "effective_location_id",
+        "updated_date",
+    ],
 };
 
 pub(crate) const ITEMS: RecordTable = RecordTable {
@@ -64,7 +73,11 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
     pub(crate) fn invalid(field: &str, value: impl ToString, message: impl Into<String>) -> Error {
-        Error::Invalid { field: field.to_string(), value: value.to_string(), message: message.into() }
+        Error::Invalid {
+            field: field.to_string(),
+            value: value.to_string(),
+            message: message.into(),
+        }
     }
 }
 

@@ -94,12 +94,15 @@ fn item_view(reader: &Reader<'_>, item: Item, names: &Names) -> Result<ItemView>
         Some(h) => records::get(reader, h.instance_id)?,
         None => None,
     };
-    let call_number = item.effective_call_number_components.as_ref().and_then(|c| c.call_number.clone());
+    let call_number =
+        item.effective_call_number_components.as_ref().and_then(|c| c.call_number.clone());
     Ok(ItemView {
         title: instance.as_ref().map(|i| i.title.clone()),
         contributor_names: instance
             .as_ref()
-            .map(|i| i.contributors.iter().map(|c| ContributorName { name: c.name.clone() }).collect())
+            .map(|i| {
+                i.contributors.iter().map(|c| ContributorName { name: c.name.clone() }).collect()
+            })
             .unwrap_or_default(),
         call_number,
         effective_location: Names::named(&names.locations, item.effective_location_id),
@@ -115,13 +118,18 @@ fn item_view(reader: &Reader<'_>, item: Item, names: &Names) -> Result<ItemView>
 
 /// One item as `/inventory/items/{id}` shows it.
 pub fn item_view_json(reader: &Reader<'_>, id: Uuid) -> Result<String> {
-    let item: Item = records::get(reader, id)?.ok_or_else(|| Error::NotFound { record_type: Item::NAME, id: id.to_string() })?;
+    let item: Item = records::get(reader, id)?
+        .ok_or_else(|| Error::NotFound { record_type: Item::NAME, id: id.to_string() })?;
     let view = item_view(reader, item, &Names::load(reader)?)?;
     serde_json::to_string(&view).map_err(|e| Error::Corrupt(e.to_string()))
 }
 
 /// A page of items as `/inventory/items` shows them, and the total.
-pub fn list_item_views_json(reader: &Reader<'_>, cql: Option<&str>, page: Page) -> Result<(Vec<String>, u64)> {
+pub fn list_item_views_json(
+    reader: &Reader<'_>,
+    cql: Option<&str>,
+    page: Page,
+) -> Result<(Vec<String>, u64)> {
     let (bodies, total) = records::list_json::<Item>(reader, cql, page)?;
     let names = Names::load(reader)?;
     let mut out = Vec::with_capacity(bodies.len());
@@ -145,13 +153,17 @@ fn instance_view(instance: Instance) -> InstanceView {
 
 /// One instance as `/inventory/instances/{id}` shows it.
 pub fn instance_view_json(reader: &Reader<'_>, id: Uuid) -> Result<String> {
-    let instance: Instance =
-        records::get(reader, id)?.ok_or_else(|| Error::NotFound { record_type: Instance::NAME, id: id.to_string() })?;
+    let instance: Instance = records::get(reader, id)?
+        .ok_or_else(|| Error::NotFound { record_type: Instance::NAME, id: id.to_string() })?;
     serde_json::to_string(&instance_view(instance)).map_err(|e| Error::Corrupt(e.to_string()))
 }
 
 /// A page of instances as `/inventory/instances` shows them, and the total.
-pub fn list_instance_views_json(reader: &Reader<'_>, cql: Option<&str>, page: Page) -> Result<(Vec<String>, u64)> {
+pub fn list_instance_views_json(
+    reader: &Reader<'_>,
+    cql: Option<&str>,
+    page: Page,
+) -> Result<(Vec<String>, u64)> {
     let (bodies, total) = records::list_json::<Instance>(reader, cql, page)?;
     let mut out = Vec::with_capacity(bodies.len());
     for body in bodies {

@@ -33,8 +33,21 @@ struct Parameter {
 }
 
 impl ApiError {
-    fn new(status: StatusCode, kind: &'static str, code: &'static str, message: impl Into<String>) -> ApiError {
-        ApiError { status, errors: vec![ErrorEntry { message: message.into(), kind, code, parameters: Vec::new() }] }
+    fn new(
+        status: StatusCode,
+        kind: &'static str,
+        code: &'static str,
+        message: impl Into<String>,
+    ) -> ApiError {
+        ApiError {
+            status,
+            errors: vec![ErrorEntry {
+                message: message.into(),
+                kind,
+                code,
+                parameters: Vec::new(),
+            }],
+        }
     }
 
     fn with_parameter(mut self, key: impl Into<String>, value: impl Into<String>) -> ApiError {
@@ -66,9 +79,18 @@ impl ApiError {
         ApiError::new(StatusCode::FORBIDDEN, "Forbidden", "forbidden", message)
     }
 
-    pub(crate) fn validation(field: &str, value: Option<&str>, message: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "1", "javax.validation.constraints.NotNull.message", message)
-            .with_parameter(field, value.unwrap_or("null"))
+    pub(crate) fn validation(
+        field: &str,
+        value: Option<&str>,
+        message: impl Into<String>,
+    ) -> ApiError {
+        ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "1",
+            "javax.validation.constraints.NotNull.message",
+            message,
+        )
+        .with_parameter(field, value.unwrap_or("null"))
     }
 
     pub(crate) fn payload_too_large(limit: usize) -> ApiError {
@@ -82,7 +104,12 @@ impl ApiError {
 
     pub(crate) fn internal(detail: impl std::fmt::Display) -> ApiError {
         tracing::error!(error = %detail, "internal error");
-        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "InternalServerError", "internal_error", "Internal server error")
+        ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "InternalServerError",
+            "internal_error",
+            "Internal server error",
+        )
     }
 }
 
@@ -93,10 +120,13 @@ impl IntoResponse for ApiError {
             errors: &'a [ErrorEntry],
             total_records: usize,
         }
-        let body = serde_json::to_vec(&Body { errors: &self.errors, total_records: self.errors.len() })
-            .unwrap_or_else(|_| b"{\"errors\":[]}".to_vec());
+        let body =
+            serde_json::to_vec(&Body { errors: &self.errors, total_records: self.errors.len() })
+                .unwrap_or_else(|_| b"{\"errors\":[]}".to_vec());
         let mut response = (self.status, body).into_response();
-        response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        response
+            .headers_mut()
+            .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
         response
     }
 }
@@ -104,9 +134,11 @@ impl IntoResponse for ApiError {
 impl From<store::Error> for ApiError {
     fn from(e: store::Error) -> ApiError {
         match e {
-            store::Error::InvalidTenantName(name) => {
-                ApiError::bad_parameter("X-Okapi-Tenant", &name, format!("Invalid tenant name: {name}"))
-            }
+            store::Error::InvalidTenantName(name) => ApiError::bad_parameter(
+                "X-Okapi-Tenant",
+                &name,
+                format!("Invalid tenant name: {name}"),
+            ),
             store::Error::UnknownTenant(name) => {
                 ApiError::bad_parameter("X-Okapi-Tenant", &name, format!("No such tenant: {name}"))
             }
@@ -125,7 +157,10 @@ impl From<store::Error> for ApiError {
             )
             .with_parameter("id", id),
             store::Error::Query(q) => ApiError::from(q),
-            e @ (store::Error::Database(_) | store::Error::Io { .. } | store::Error::Corrupt(_)) => ApiError::internal(e),
+            e
+            @ (store::Error::Database(_) | store::Error::Io { .. } | store::Error::Corrupt(_)) => {
+                ApiError::internal(e)
+            }
         }
     }
 }
@@ -134,19 +169,28 @@ impl From<store::QueryError> for ApiError {
     fn from(e: store::QueryError) -> ApiError {
         let message = e.to_string();
         match e {
-            store::QueryError::Syntax(_) => {
-                ApiError::new(StatusCode::BAD_REQUEST, "CQLParseException", "cql_error", format!("Invalid CQL: {message}"))
-            }
+            store::QueryError::Syntax(_) => ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "CQLParseException",
+                "cql_error",
+                format!("Invalid CQL: {message}"),
+            ),
             store::QueryError::UnsupportedField(field)
             | store::QueryError::UnsupportedRelation { field, .. }
-            | store::QueryError::InvalidValue { field, .. } => {
-                ApiError::new(StatusCode::BAD_REQUEST, "QueryValidationException", "validation_error", message)
-                    .with_parameter("field", field)
-            }
-            store::QueryError::UnsupportedBoolean(op) => {
-                ApiError::new(StatusCode::BAD_REQUEST, "QueryValidationException", "validation_error", message)
-                    .with_parameter("operator", op)
-            }
+            | store::QueryError::InvalidValue { field, .. } => ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "QueryValidationException",
+                "validation_error",
+                message,
+            )
+            .with_parameter("field", field),
+            store::QueryError::UnsupportedBoolean(op) => ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "QueryValidationException",
+                "validation_error",
+                message,
+            )
+            .with_parameter("operator", op),
         }
     }
 }
@@ -155,21 +199,28 @@ impl From<auth::Error> for ApiError {
     fn from(e: auth::Error) -> ApiError {
         let message = e.to_string();
         match e {
-            auth::Error::BadCredentials | auth::Error::UnknownUsername(_) | auth::Error::InactiveUser => {
-                ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "LoginException", "password.incorrect", message)
-            }
-            auth::Error::InvalidToken(_) | auth::Error::ExpiredToken => ApiError::unauthorized(message),
-            auth::Error::UsernameTaken(name) => ApiError::new(
+            auth::Error::BadCredentials
+            | auth::Error::UnknownUsername(_)
+            | auth::Error::InactiveUser => ApiError::new(
                 StatusCode::UNPROCESSABLE_ENTITY,
-                "1",
-                "username.duplicate",
+                "LoginException",
+                "password.incorrect",
                 message,
-            )
-            .with_parameter("username", name),
-            auth::Error::DuplicateUserId(id) => {
-                ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "1", "id.duplicate", message).with_parameter("id", id)
+            ),
+            auth::Error::InvalidToken(_) | auth::Error::ExpiredToken => {
+                ApiError::unauthorized(message)
             }
-            auth::Error::InvalidUser { field, message } => ApiError::validation(&field, None, message),
+            auth::Error::UsernameTaken(name) => {
+                ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "1", "username.duplicate", message)
+                    .with_parameter("username", name)
+            }
+            auth::Error::DuplicateUserId(id) => {
+                ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "1", "id.duplicate", message)
+                    .with_parameter("id", id)
+            }
+            auth::Error::InvalidUser { field, message } => {
+                ApiError::validation(&field, None, message)
+            }
             auth::Error::Store(e) => ApiError::from(e),
             e @ (auth::Error::Hashing(_) | auth::Error::Corrupt(_)) => ApiError::internal(e),
         }
@@ -197,16 +248,22 @@ impl From<inventory::Error> for ApiError {
         let message = e.to_string();
         match e {
             inventory::Error::NotFound { .. } => ApiError::not_found(message),
-            inventory::Error::VersionConflict { .. } => {
-                ApiError::new(StatusCode::CONFLICT, "OptimisticLockingException", "optimistic_locking", message)
-            }
+            inventory::Error::VersionConflict { .. } => ApiError::new(
+                StatusCode::CONFLICT,
+                "OptimisticLockingException",
+                "optimistic_locking",
+                message,
+            ),
             inventory::Error::Invalid { field, value, .. } => {
                 ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "1", "validation_error", message)
                     .with_parameter(field, value)
             }
-            inventory::Error::InUse { .. } => {
-                ApiError::new(StatusCode::BAD_REQUEST, "ReferentialIntegrity", "record_in_use", message)
-            }
+            inventory::Error::InUse { .. } => ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "ReferentialIntegrity",
+                "record_in_use",
+                message,
+            ),
             inventory::Error::Decode(d) => ApiError::from(d),
             inventory::Error::Store(s) => ApiError::from(s),
             e @ inventory::Error::Corrupt(_) => ApiError::internal(e),

@@ -21,8 +21,11 @@ impl FromRequestParts<AppState> for TenantCtx {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        let name = tenant_header(&parts.headers)?
-            .ok_or_else(|| ApiError::bad_request("Missing X-Okapi-Tenant header: every request must name its tenant"))?;
+        let name = tenant_header(&parts.headers)?.ok_or_else(|| {
+            ApiError::bad_request(
+                "Missing X-Okapi-Tenant header: every request must name its tenant",
+            )
+        })?;
         Ok(TenantCtx(state.store.tenant(&name)?))
     }
 }
@@ -31,7 +34,9 @@ fn tenant_header(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
     match headers.get(TENANT_HEADER) {
         None => Ok(None),
         Some(value) => {
-            let value = value.to_str().map_err(|_| ApiError::bad_request("X-Okapi-Tenant is not valid text"))?;
+            let value = value
+                .to_str()
+                .map_err(|_| ApiError::bad_request("X-Okapi-Tenant is not valid text"))?;
             Ok(Some(value.trim().to_string()))
         }
     }
@@ -64,7 +69,9 @@ impl FromRequestParts<AppState> for Caller {
         })?;
         let claims = state.key.verify(&token)?;
         if claims.token_type == auth::TokenType::Refresh {
-            return Err(ApiError::unauthorized("Invalid token: a refresh token cannot authorize requests"));
+            return Err(ApiError::unauthorized(
+                "Invalid token: a refresh token cannot authorize requests",
+            ));
         }
         // Like Okapi, a request without X-Okapi-Tenant takes its tenant from the token.
         let tenant_name = tenant_header(&parts.headers)?.unwrap_or_else(|| claims.tenant.clone());
@@ -80,7 +87,8 @@ impl FromRequestParts<AppState> for Caller {
             None => {
                 let tenant = tenant.clone();
                 let user_id = claims.user_id;
-                let set = blocking(move || Ok(tenant.read(|r| auth::permissions_of(r, user_id))?)).await?;
+                let set = blocking(move || Ok(tenant.read(|r| auth::permissions_of(r, user_id))?))
+                    .await?;
                 let set = Arc::new(set);
                 state.permissions.put(&tenant_name, claims.user_id, set.clone());
                 set
@@ -95,21 +103,24 @@ fn bearer_token(headers: &HeaderMap) -> Option<String> {
     if let Some(token) = headers.get(TOKEN_HEADER).and_then(|v| v.to_str().ok()) {
         return Some(token.trim().to_string());
     }
-    if let Some(value) = headers.get(axum::http::header::AUTHORIZATION).and_then(|v| v.to_str().ok()) {
-        if let Some(token) = value.strip_prefix("Bearer ").or_else(|| value.strip_prefix("bearer ")) {
-            return Some(token.trim().to_string());
-        }
+    if let Some(value) =
+        headers.get(axum::http::header::AUTHORIZATION).and_then(|v| v.to_str().ok())
+        && let Some(token) = value.strip_prefix("Bearer ").or_else(|| value.strip_prefix("bearer "))
+    {
+        return Some(token.trim().to_string());
     }
     cookie(headers, "folioAccessToken")
 }
 
 pub(crate) fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
-    headers.get_all(axum::http::header::COOKIE).iter().filter_map(|v| v.to_str().ok()).find_map(|cookies| {
-        cookies.split(';').find_map(|pair| {
-            let (k, v) = pair.trim().split_once('=')?;
-            (k == name).then(|| v.to_string())
-        })
-    })
+    headers.get_all(axum::http::header::COOKIE).iter().filter_map(|v| v.to_str().ok()).find_map(
+        |cookies| {
+            cookies.split(';').find_map(|pair| {
+                let (k, v) = pair.trim().split_once('=')?;
+                (k == name).then(|| v.to_string())
+            })
+        },
+    )
 }
 
 /// A request body, up to the configured size limit (413 beyond).
@@ -125,7 +136,9 @@ impl FromRequest<AppState> for Body {
             Err(rejection) if rejection.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE => {
                 Err(ApiError::payload_too_large(limit))
             }
-            Err(rejection) => Err(ApiError::bad_request(format!("Cannot read request body: {rejection}"))),
+            Err(rejection) => {
+                Err(ApiError::bad_request(format!("Cannot read request body: {rejection}")))
+            }
         }
     }
 }
@@ -153,7 +166,11 @@ impl<S: Send + Sync> FromRequestParts<S> for ListParams {
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, ApiError> {
         let raw = parts.uri.query().unwrap_or("");
         let pairs: Vec<(String, String)> = form_pairs(raw);
-        let mut params = ListParams { query: None, page: store::Page { offset: 0, limit: DEFAULT_LIMIT }, rest: Vec::new() };
+        let mut params = ListParams {
+            query: None,
+            page: store::Page { offset: 0, limit: DEFAULT_LIMIT },
+            rest: Vec::new(),
+        };
         for (key, value) in pairs {
             match key.as_str() {
                 "query" => params.query = Some(value).filter(|q| !q.trim().is_empty()),
@@ -168,7 +185,11 @@ impl<S: Send + Sync> FromRequestParts<S> for ListParams {
 
 fn parse_count(name: &str, value: &str) -> Result<u64, ApiError> {
     value.trim().parse::<u64>().map_err(|_| {
-        ApiError::bad_parameter(name, value, format!("Parameter '{name}' must be a non-negative whole number, got '{value}'"))
+        ApiError::bad_parameter(
+            name,
+            value,
+            format!("Parameter '{name}' must be a non-negative whole number, got '{value}'"),
+        )
     })
 }
 
@@ -191,7 +212,10 @@ fn percent_decode(s: &str) -> String {
         match bytes[idx] {
             b'+' => out.push(b' '),
             b'%' if idx + 2 < bytes.len() => {
-                match std::str::from_utf8(&bytes[idx + 1..idx + 3]).ok().and_then(|h| u8::from_str_radix(h, 16).ok()) {
+                match std::str::from_utf8(&bytes[idx + 1..idx + 3])
+                    .ok()
+                    .and_then(|h| u8::from_str_radix(h, 16).ok())
+                {
                     Some(b) => {
                         out.push(b);
                         idx += 2;

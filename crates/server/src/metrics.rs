@@ -3,7 +3,8 @@
 use std::{collections::BTreeMap, fmt::Write, sync::Mutex, time::Duration};
 
 /// Upper bounds of the latency buckets, in seconds: 100 µs to 10 s.
-const BUCKETS: [f64; 14] = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 10.0];
+const BUCKETS: [f64; 14] =
+    [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 10.0];
 
 #[derive(Default)]
 pub(crate) struct Metrics {
@@ -55,11 +56,26 @@ impl Metrics {
             let mut cumulative = 0;
             for (le, n) in BUCKETS.iter().zip(stats.bucket_counts) {
                 cumulative += n;
-                let _ = writeln!(out, "quire_http_request_duration_seconds_bucket{{{labels},le=\"{le}\"}} {cumulative}");
+                let _ = writeln!(
+                    out,
+                    "quire_http_request_duration_seconds_bucket{{{labels},le=\"{le}\"}} {cumulative}"
+                );
             }
-            let _ = writeln!(out, "quire_http_request_duration_seconds_bucket{{{labels},le=\"+Inf\"}} {}", stats.count);
-            let _ = writeln!(out, "quire_http_request_duration_seconds_sum{{{labels}}} {}", stats.sum_seconds);
-            let _ = writeln!(out, "quire_http_request_duration_seconds_count{{{labels}}} {}", stats.count);
+            let _ = writeln!(
+                out,
+                "quire_http_request_duration_seconds_bucket{{{labels},le=\"+Inf\"}} {}",
+                stats.count
+            );
+            let _ = writeln!(
+                out,
+                "quire_http_request_duration_seconds_sum{{{labels}}} {}",
+                stats.sum_seconds
+            );
+            let _ = writeln!(
+                out,
+                "quire_http_request_duration_seconds_count{{{labels}}} {}",
+                stats.count
+            );
         }
         out
     }
@@ -79,10 +95,16 @@ mod tests {
         m.record("GET", "/a/{id}", 200, Duration::from_micros(50));
         m.record("GET", "/a/{id}", 404, Duration::from_millis(3));
         let text = m.render();
-        assert!(text.contains("quire_http_requests_total{method=\"GET\",route=\"/a/{id}\",status=\"200\"} 1"));
-        assert!(text.contains("quire_http_requests_total{method=\"GET\",route=\"/a/{id}\",status=\"404\"} 1"));
+        assert!(text.contains(
+            "quire_http_requests_total{method=\"GET\",route=\"/a/{id}\",status=\"200\"} 1"
+        ));
+        assert!(text.contains(
+            "quire_http_requests_total{method=\"GET\",route=\"/a/{id}\",status=\"404\"} 1"
+        ));
         assert!(text.contains("le=\"0.0001\"} 1"));
         assert!(text.contains("le=\"0.005\"} 2"));
-        assert!(text.contains("quire_http_request_duration_seconds_count{method=\"GET\",route=\"/a/{id}\"} 2"));
+        assert!(text.contains(
+            "quire_http_request_duration_seconds_count{method=\"GET\",route=\"/a/{id}\"} 2"
+        ));
     }
 }

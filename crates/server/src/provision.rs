@@ -20,16 +20,21 @@ pub struct Provisioned {
 
 /// Creates (or completes) a tenant. Idempotent: running it again adds only what is missing
 /// and never changes an existing administrator's password.
-pub fn provision_tenant(store: &store::Store, name: &str, admin: Option<&AdminUser>) -> Result<Provisioned, ApiError> {
+pub fn provision_tenant(
+    store: &store::Store,
+    name: &str,
+    admin: Option<&AdminUser>,
+) -> Result<Provisioned, ApiError> {
     let (tenant, created_tenant) = store.create_tenant(name)?;
     let n_reference_records = tenant.write(inventory::load_reference_data)?;
     let created_admin = match admin {
         None => false,
         Some(admin) => tenant.write(|w| {
-            let exists = auth::list_users(w, Some(&format!("username==\"{}\"", cql_quote(&admin.username))), store::Page {
-                offset: 0,
-                limit: 1,
-            })?
+            let exists = auth::list_users(
+                w,
+                Some(&format!("username==\"{}\"", cql_quote(&admin.username))),
+                store::Page { offset: 0, limit: 1 },
+            )?
             .1 > 0;
             if exists {
                 return Ok::<_, ApiError>(false);

@@ -68,13 +68,20 @@ impl AppState {
 /// hash lookup, as FOLIO's auth filter caches them (60 s there).
 #[derive(Default)]
 pub(crate) struct PermissionCache {
-    entries: RwLock<HashMap<(String, uuid::Uuid), (Instant, Arc<auth::PermissionSet>)>>,
+    entries: RwLock<HashMap<CacheKey, (Instant, Arc<auth::PermissionSet>)>>,
 }
+
+/// (tenant, user id)
+type CacheKey = (String, uuid::Uuid);
 
 const PERMISSION_TTL: Duration = Duration::from_secs(60);
 
 impl PermissionCache {
-    pub(crate) fn get(&self, tenant: &str, user_id: uuid::Uuid) -> Option<Arc<auth::PermissionSet>> {
+    pub(crate) fn get(
+        &self,
+        tenant: &str,
+        user_id: uuid::Uuid,
+    ) -> Option<Arc<auth::PermissionSet>> {
         let entries = self.entries.read().unwrap();
         let (at, set) = entries.get(&(tenant.to_string(), user_id))?;
         (at.elapsed() < PERMISSION_TTL).then(|| set.clone())

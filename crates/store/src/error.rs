@@ -45,15 +45,14 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl From<rusqlite::Error> for Error {
     fn from(e: rusqlite::Error) -> Self {
-        if let rusqlite::Error::SqliteFailure(code, Some(msg)) = &e {
-            if code.code == rusqlite::ErrorCode::ConstraintViolation {
-                // SQLite says "UNIQUE constraint failed: items.barcode".
-                if let Some(rest) = msg.strip_prefix("UNIQUE constraint failed: ") {
-                    let first = rest.split(',').next().unwrap_or(rest).trim();
-                    let (table, column) = first.split_once('.').unwrap_or(("", first));
-                    return Error::Unique { table: table.to_string(), column: column.to_string() };
-                }
-            }
+        // SQLite says "UNIQUE constraint failed: items.barcode".
+        if let rusqlite::Error::SqliteFailure(code, Some(msg)) = &e
+            && code.code == rusqlite::ErrorCode::ConstraintViolation
+            && let Some(rest) = msg.strip_prefix("UNIQUE constraint failed: ")
+        {
+            let first = rest.split(',').next().unwrap_or(rest).trim();
+            let (table, column) = first.split_once('.').unwrap_or(("", first));
+            return Error::Unique { table: table.to_string(), column: column.to_string() };
         }
         Error::Database(e.to_string())
     }

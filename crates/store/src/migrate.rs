@@ -78,7 +78,11 @@ pub(crate) fn apply(conn: &mut Connection, components: &[Component]) -> Result<u
                 (component.name, migration.version, migration.description, crate::changes::now()),
             )?;
             tx.commit()?;
-            tracing::info!(component = component.name, version = migration.version, "applied migration");
+            tracing::info!(
+                component = component.name,
+                version = migration.version,
+                "applied migration"
+            );
             n_applied += 1;
         }
     }

@@ -49,16 +49,18 @@ impl SqlQuery {
 
 pub(crate) fn translate(cql_text: &str, fields: &[QueryField]) -> Result<SqlQuery, QueryError> {
     let query = cql::parse(cql_text).map_err(|e| QueryError::Syntax(format!("{e}")))?;
-    let mut out = SqlQuery { where_clause: String::new(), params: Vec::new(), order_by: String::new() };
+    let mut out =
+        SqlQuery { where_clause: String::new(), params: Vec::new(), order_by: String::new() };
     node(&query.root, fields, &mut out)?;
     let mut order = Vec::new();
     for key in &query.sort_keys {
         let field = find_field(fields, &key.index)?;
-        let direction = if key.modifiers.iter().any(|m| m.name.eq_ignore_ascii_case("sort.descending")) {
-            "DESC"
-        } else {
-            "ASC"
-        };
+        let direction =
+            if key.modifiers.iter().any(|m| m.name.eq_ignore_ascii_case("sort.descending")) {
+                "DESC"
+            } else {
+                "ASC"
+            };
         order.push(format!("{} {direction}", field.column));
     }
     // Ties and unsorted lists come back in id order, so paging is stable.
@@ -82,7 +84,9 @@ fn node(node: &cql::Node, fields: &[QueryField], out: &mut SqlQuery) -> Result<(
                 cql::BooleanOp::And => " AND ",
                 cql::BooleanOp::Or => " OR ",
                 cql::BooleanOp::Not => " AND NOT ",
-                cql::BooleanOp::Prox => return Err(QueryError::UnsupportedBoolean("prox".to_string())),
+                cql::BooleanOp::Prox => {
+                    return Err(QueryError::UnsupportedBoolean("prox".to_string()));
+                }
             };
             out.where_clause.push('(');
             self::node(left, fields, out)?;
@@ -96,7 +100,11 @@ fn node(node: &cql::Node, fields: &[QueryField], out: &mut SqlQuery) -> Result<(
     }
 }
 
-fn search_clause(clause: &cql::SearchClause, fields: &[QueryField], out: &mut SqlQuery) -> Result<(), QueryError> {
+fn search_clause(
+    clause: &cql::SearchClause,
+    fields: &[QueryField],
+    out: &mut SqlQuery,
+) -> Result<(), QueryError> {
     let relation = clause.relation.base.to_ascii_lowercase();
     if clause.index.eq_ignore_ascii_case("cql.allRecords") {
         out.where_clause.push('1');
@@ -108,10 +116,12 @@ fn search_clause(clause: &cql::SearchClause, fields: &[QueryField], out: &mut Sq
     let value = |text: String| -> Result<crate::ColumnValue, QueryError> {
         match field.kind {
             FieldKind::Text | FieldKind::Exact => Ok(crate::ColumnValue::Text(text)),
-            FieldKind::Int => text.trim().parse().map(crate::ColumnValue::Int).map_err(|_| QueryError::InvalidValue {
-                field: clause.index.clone(),
-                value: text.clone(),
-                reason: "not an integer".to_string(),
+            FieldKind::Int => text.trim().parse().map(crate::ColumnValue::Int).map_err(|_| {
+                QueryError::InvalidValue {
+                    field: clause.index.clone(),
+                    value: text.clone(),
+                    reason: "not an integer".to_string(),
+                }
             }),
         }
     };
@@ -168,7 +178,12 @@ impl Pattern {
     /// Reads CQL masking: an unescaped `*` matches any run of characters and `?` one
     /// character; a backslash takes the next character literally.
     fn parse(term: &str) -> Pattern {
-        let mut p = Pattern { literal: String::new(), has_wildcard: false, like: String::new(), glob: String::new() };
+        let mut p = Pattern {
+            literal: String::new(),
+            has_wildcard: false,
+            like: String::new(),
+            glob: String::new(),
+        };
         let mut chars = term.chars();
         while let Some(c) = chars.next() {
             match c {
@@ -240,17 +255,41 @@ mod tests {
         check("cql.allRecords=1", expect![[r#"WHERE 1 ORDER BY id []"#]]);
         check(
             r#"(barcode=="X" OR id=="X") and status.name<>"Checked out""#,
-            expect![[r#"WHERE ((barcode = ? OR id = ?) AND status_name IS NOT ?) ORDER BY id [Text("X"), Text("X"), Text("Checked out")]"#]],
+            expect![[
+                r#"WHERE ((barcode = ? OR id = ?) AND status_name IS NOT ?) ORDER BY id [Text("X"), Text("X"), Text("Checked out")]"#
+            ]],
         );
-        check("barcode=ab*", expect![[r#"WHERE barcode LIKE ? ESCAPE '\' ORDER BY id [Text("ab%")]"#]]);
-        check(r#"status.name==Avail*"#, expect![[r#"WHERE status_name GLOB ? ORDER BY id [Text("Avail*")]"#]]);
+        check(
+            "barcode=ab*",
+            expect![[r#"WHERE barcode LIKE ? ESCAPE '\' ORDER BY id [Text("ab%")]"#]],
+        );
+        check(
+            r#"status.name==Avail*"#,
+            expect![[r#"WHERE status_name GLOB ? ORDER BY id [Text("Avail*")]"#]],
+        );
         check(r#"barcode=="50\%""#, expect![[r#"WHERE barcode = ? ORDER BY id [Text("50%")]"#]]);
         check("barcode=*", expect![[r#"WHERE barcode IS NOT NULL ORDER BY id []"#]]);
-        check("n >= 3 sortBy barcode/sort.descending n", expect![[r#"WHERE n >= ? ORDER BY barcode DESC, n ASC, id [Int(3)]"#]]);
+        check(
+            "n >= 3 sortBy barcode/sort.descending n",
+            expect![[r#"WHERE n >= ? ORDER BY barcode DESC, n ASC, id [Int(3)]"#]],
+        );
         check("n > x", expect![[r#"error: invalid value 'x' for index 'n': not an integer"#]]);
-        check("title=x", expect![[r#"error: unsupported index 'title': it is not a searchable field of this endpoint"#]]);
-        check("barcode all x", expect![[r#"error: unsupported relation 'all' on index 'barcode'"#]]);
+        check(
+            "title=x",
+            expect![[
+                r#"error: unsupported index 'title': it is not a searchable field of this endpoint"#
+            ]],
+        );
+        check(
+            "barcode all x",
+            expect![[r#"error: unsupported relation 'all' on index 'barcode'"#]],
+        );
         check("barcode=x prox id=y", expect![[r#"error: unsupported boolean operator 'prox'"#]]);
-        check("a not b sortBy title", expect![[r#"error: unsupported index 'cql.serverChoice': it is not a searchable field of this endpoint"#]]);
+        check(
+            "a not b sortBy title",
+            expect![[
+                r#"error: unsupported index 'cql.serverChoice': it is not a searchable field of this endpoint"#
+            ]],
+        );
     }
 }

@@ -89,9 +89,17 @@ impl<'a> Reader<'a> {
     }
 
     /// Records whose extracted `column` equals `value`, in id order.
-    pub fn find_by(&self, table: &RecordTable, column: &str, value: &str) -> Result<Vec<StoredRecord>> {
+    pub fn find_by(
+        &self,
+        table: &RecordTable,
+        column: &str,
+        value: &str,
+    ) -> Result<Vec<StoredRecord>> {
         assert!(table.columns.contains(&column), "{column} is not a column of {}", table.table);
-        let sql = format!("SELECT id, version, body FROM {} WHERE {column} = ?1 ORDER BY id", table.table);
+        let sql = format!(
+            "SELECT id, version, body FROM {} WHERE {column} = ?1 ORDER BY id",
+            table.table
+        );
         let mut stmt = self.tx.prepare_cached(&sql)?;
         let rows = stmt.query_map([value], stored_record)?;
         Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
@@ -119,7 +127,8 @@ impl<'a> Reader<'a> {
         };
         let params = rusqlite::params_from_iter(params.iter());
         let count_sql = format!("SELECT count(*) FROM {} WHERE {where_clause}", table.table);
-        let total: i64 = self.tx.prepare_cached(&count_sql)?.query_row(params.clone(), |row| row.get(0))?;
+        let total: i64 =
+            self.tx.prepare_cached(&count_sql)?.query_row(params.clone(), |row| row.get(0))?;
         if page.limit == 0 || page.offset >= total as u64 {
             return Ok((Vec::new(), total as u64));
         }
@@ -150,7 +159,8 @@ impl<'a> Reader<'a> {
         let mut changes = Vec::new();
         for row in rows {
             let (seq, record_type, record_id, op, at) = row?;
-            let op = Operation::parse(&op).ok_or_else(|| Error::Corrupt(format!("change {seq} has operation {op:?}")))?;
+            let op = Operation::parse(&op)
+                .ok_or_else(|| Error::Corrupt(format!("change {seq} has operation {op:?}")))?;
             changes.push(Change { seq, record_type, record_id, op, at });
         }
         Ok(changes)
@@ -197,8 +207,8 @@ impl<'a> Writer<'a> {
         check_arity(table, columns);
         let sql = insert_sql(table, "");
         let mut stmt = self.reader.tx.prepare_cached(&sql)?;
-        let params = record_params(id, version, body, columns);
-        match stmt.execute(rusqlite::params_from_iter(params)) {
+        let params = record_params(&id, &version, &body, columns);
+        match stmt.execute(params.as_slice()) {
             Ok(_) => {}
             Err(e) => {
                 return Err(match Error::from(e) {
@@ -229,7 +239,7 @@ impl<'a> Writer<'a> {
         }
         let sql = insert_sql(table, &format!(" ON CONFLICT(id) DO UPDATE SET {set}"));
         let mut stmt = self.reader.tx.prepare_cached(&sql)?;
-        stmt.execute(rusqlite::params_from_iter(record_params(id, version, body, columns)))?;
+        stmt.execute(record_params(&id, &version, &body, columns).as_slice())?;
         let op = if existed { Operation::Update } else { Operation::Create };
         self.log(table, id, op)?;
         Ok(op)
@@ -251,7 +261,7 @@ impl<'a> Writer<'a> {
         }
         let sql = format!("UPDATE {} SET {set} WHERE id = ?1", table.table);
         let mut stmt = self.reader.tx.prepare_cached(&sql)?;
-        let n = stmt.execute(rusqlite::params_from_iter(record_params(id, version, body, columns)))?;
+        let n = stmt.execute(record_params(&id, &version, &body, columns).as_slice())?;
         if n == 0 {
             return Ok(false);
         }
@@ -282,7 +292,8 @@ impl<'a> Writer<'a> {
 
     /// The current value of a named counter, if it was ever used.
     pub fn sequence_value(&self, name: &str) -> Result<Option<i64>> {
-        let mut stmt = self.reader.tx.prepare_cached("SELECT value FROM sequences WHERE name = ?1")?;
+        let mut stmt =
+            self.reader.tx.prepare_cached("SELECT value FROM sequences WHERE name = ?1")?;
         Ok(stmt.query_row([name], |row| row.get(0)).optional()?)
     }
 
@@ -290,7 +301,8 @@ impl<'a> Writer<'a> {
         let mut stmt = self.reader.tx.prepare_cached(
             "INSERT INTO change_log (record_type, record_id, op, at) VALUES (?1, ?2, ?3, ?4) RETURNING seq",
         )?;
-        let seq: i64 = stmt.query_row((table.record_type, id, op.as_str(), now()), |row| row.get(0))?;
+        let seq: i64 =
+            stmt.query_row((table.record_type, id, op.as_str(), now()), |row| row.get(0))?;
         self.last_seq = Some(seq);
         Ok(())
     }
@@ -314,11 +326,17 @@ fn insert_sql(table: &RecordTable, suffix: &str) -> String {
     format!("INSERT INTO {} ({names}) VALUES ({placeholders}){suffix}", table.table)
 }
 
-fn record_params<'p>(id: &'p str, version: i64, body: &'p str, columns: &'p [ColumnValue]) -> Vec<ColumnValue> {
-    let mut params = Vec::with_capacity(3 + columns.len());
-    params.push(ColumnValue::Text(id.to_string()));
-    params.push(ColumnValue::Int(version));
-    params.push(ColumnValue::Text(body.to_string()));
-    params.extend(columns.iter().cloned());
+/// The parameters of a record write, borrowed: a body is never copied to be bound.
+fn record_params<'p>(
+    id: &'p &'p str,
+    version: &'p i64,
+    body: &'p &'p str,
+    columns: &'p [ColumnValue],
+) -> Vec<&'p dyn rusqlite::ToSql> {
+    let mut params: Vec<&dyn rusqlite::ToSql> = Vec::with_capacity(3 + columns.len());
+    params.push(id);
+    params.push(version);
+    params.push(body);
+    params.extend(columns.iter().map(|c| c as &dyn rusqlite::ToSql));
     params
 }

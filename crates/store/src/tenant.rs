@@ -183,13 +183,18 @@ impl Tenant {
     }
 
     /// Runs `f` in a read transaction: it sees one consistent snapshot.
-    pub fn read<T, E: From<Error>>(&self, f: impl FnOnce(&Reader<'_>) -> Result<T, E>) -> Result<T, E> {
+    pub fn read<T, E: From<Error>>(
+        &self,
+        f: impl FnOnce(&Reader<'_>) -> Result<T, E>,
+    ) -> Result<T, E> {
         let mut conn = match self.readers.lock().unwrap().pop() {
             Some(conn) => conn,
             None => open_connection(&self.db_path, &self.options, true)?,
         };
         let result = (|| {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Deferred).map_err(Error::from)?;
+            let tx = conn
+                .transaction_with_behavior(TransactionBehavior::Deferred)
+                .map_err(Error::from)?;
             let value = f(&Reader::new(&tx))?;
             tx.commit().map_err(Error::from)?;
             Ok(value)
@@ -203,13 +208,16 @@ impl Tenant {
 
     /// Runs `f` in a write transaction, committed when `f` returns `Ok` and rolled back
     /// otherwise. Writers are serialised.
-    pub fn write<T, E: From<Error>>(&self, f: impl FnOnce(&mut Writer<'_>) -> Result<T, E>) -> Result<T, E> {
+    pub fn write<T, E: From<Error>>(
+        &self,
+        f: impl FnOnce(&mut Writer<'_>) -> Result<T, E>,
+    ) -> Result<T, E> {
         let mut conn = self.writer.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(Error::from)?;
+        let tx =
+            conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(Error::from)?;
         let mut writer = Writer::new(&tx);
         let value = f(&mut writer)?;
         let last_seq = writer.last_seq();
-        drop(writer);
         tx.commit().map_err(Error::from)?;
         if let Some(seq) = last_seq {
             self.last_seq.fetch_max(seq, Ordering::SeqCst);
@@ -245,7 +253,9 @@ fn open_connection(path: &Path, options: &Options, read_only: bool) -> Result<Co
     let flags = if read_only {
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX
     } else {
-        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX
+        OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
     };
     let conn = Connection::open_with_flags(path, flags)?;
     // Another process (a CLI command beside the server) may hold the write lock for a

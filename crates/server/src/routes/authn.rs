@@ -50,30 +50,51 @@ fn parse_json<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, ApiError
     })
 }
 
-async fn check_login(tenant: TenantCtx, body: &[u8]) -> Result<(std::sync::Arc<store::Tenant>, auth::LoginOutcome), ApiError> {
+async fn check_login(
+    tenant: TenantCtx,
+    body: &[u8],
+) -> Result<(std::sync::Arc<store::Tenant>, auth::LoginOutcome), ApiError> {
     let request: LoginRequest = parse_json(body)?;
     let tenant = tenant.0;
     let t = tenant.clone();
-    let outcome = blocking(move || Ok(t.read(|r| auth::login(r, &request.username, &request.password))?)).await?;
+    let outcome =
+        blocking(move || Ok(t.read(|r| auth::login(r, &request.username, &request.password))?))
+            .await?;
     Ok((tenant, outcome))
 }
 
-async fn login(State(state): State<AppState>, tenant: TenantCtx, Body(body): Body) -> Result<Response, ApiError> {
+async fn login(
+    State(state): State<AppState>,
+    tenant: TenantCtx,
+    Body(body): Body,
+) -> Result<Response, ApiError> {
     let (tenant, who) = check_login(tenant, &body).await?;
     let ttl = state.config.legacy_token_ttl.as_secs() as i64;
-    let claims = auth::Claims::new(&who.username, who.user_id, tenant.name(), auth::TokenType::Legacy, ttl);
+    let claims =
+        auth::Claims::new(&who.username, who.user_id, tenant.name(), auth::TokenType::Legacy, ttl);
     let token = state.key.sign(&claims);
-    let mut response = super::json::value(StatusCode::CREATED, &serde_json::json!({ "okapiToken": token }));
-    response.headers_mut().insert("x-okapi-token", HeaderValue::from_str(&token).map_err(ApiError::internal)?);
+    let mut response =
+        super::json::value(StatusCode::CREATED, &serde_json::json!({ "okapiToken": token }));
+    response
+        .headers_mut()
+        .insert("x-okapi-token", HeaderValue::from_str(&token).map_err(ApiError::internal)?);
     Ok(response)
 }
 
-async fn login_with_expiry(State(state): State<AppState>, tenant: TenantCtx, Body(body): Body) -> Result<Response, ApiError> {
+async fn login_with_expiry(
+    State(state): State<AppState>,
+    tenant: TenantCtx,
+    Body(body): Body,
+) -> Result<Response, ApiError> {
     let (tenant, who) = check_login(tenant, &body).await?;
     token_pair(&state, tenant.name(), who.user_id, &who.username)
 }
 
-async fn refresh(State(state): State<AppState>, tenant: TenantCtx, headers: HeaderMap) -> Result<Response, ApiError> {
+async fn refresh(
+    State(state): State<AppState>,
+    tenant: TenantCtx,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
     let token = cookie(&headers, "folioRefreshToken")
         .ok_or_else(|| ApiError::unauthorized("Missing folioRefreshToken cookie"))?;
     let claims = state.key.verify(&token)?;
@@ -87,13 +108,21 @@ async fn refresh(State(state): State<AppState>, tenant: TenantCtx, headers: Head
 }
 
 /// FOLIO's cookie shape: an access token for every path, a refresh token for `/authn`.
-fn token_pair(state: &AppState, tenant: &str, user_id: Uuid, username: &str) -> Result<Response, ApiError> {
+fn token_pair(
+    state: &AppState,
+    tenant: &str,
+    user_id: Uuid,
+    username: &str,
+) -> Result<Response, ApiError> {
     let access_ttl = state.config.access_token_ttl.as_secs() as i64;
     let refresh_ttl = state.config.refresh_token_ttl.as_secs() as i64;
     let access = auth::Claims::new(username, user_id, tenant, auth::TokenType::Access, access_ttl);
-    let refresh = auth::Claims::new(username, user_id, tenant, auth::TokenType::Refresh, refresh_ttl);
+    let refresh =
+        auth::Claims::new(username, user_id, tenant, auth::TokenType::Refresh, refresh_ttl);
     let iso = |secs: i64| {
-        chrono::DateTime::from_timestamp(secs, 0).unwrap_or_default().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+        chrono::DateTime::from_timestamp(secs, 0)
+            .unwrap_or_default()
+            .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
     };
     let mut response = super::json::value(
         StatusCode::CREATED,
@@ -106,8 +135,12 @@ fn token_pair(state: &AppState, tenant: &str, user_id: Uuid, username: &str) -> 
         ("folioAccessToken", state.key.sign(&access), access_ttl, "/"),
         ("folioRefreshToken", state.key.sign(&refresh), refresh_ttl, "/authn"),
     ] {
-        let cookie = format!("{name}={token}; Max-Age={ttl}; Path={path}; HttpOnly; Secure; SameSite=Lax");
-        response.headers_mut().append(header::SET_COOKIE, HeaderValue::from_str(&cookie).map_err(ApiError::internal)?);
+        let cookie =
+            format!("{name}={token}; Max-Age={ttl}; Path={path}; HttpOnly; Secure; SameSite=Lax");
+        response.headers_mut().append(
+            header::SET_COOKIE,
+            HeaderValue::from_str(&cookie).map_err(ApiError::internal)?,
+        );
     }
     Ok(response)
 }
@@ -127,14 +160,21 @@ async fn create_credentials(caller: Caller, Body(body): Body) -> Result<Response
     blocking(move || {
         tenant.write(|w| {
             if auth::get_user(w, request.user_id)?.is_none() {
-                return Err(ApiError::validation("userId", Some(&request.user_id.to_string()), "No such user"));
+                return Err(ApiError::validation(
+                    "userId",
+                    Some(&request.user_id.to_string()),
+                    "No such user",
+                ));
             }
             auth::set_password(w, request.user_id, &request.username, &request.password)?;
             Ok(())
         })
     })
     .await?;
-    Ok(super::json::value(StatusCode::CREATED, &serde_json::json!({ "userId": request_user_id(&body) })))
+    Ok(super::json::value(
+        StatusCode::CREATED,
+        &serde_json::json!({ "userId": request_user_id(&body) }),
+    ))
 }
 
 fn request_user_id(body: &[u8]) -> Option<String> {
@@ -151,7 +191,11 @@ struct PermissionUserRequest {
     _id: Option<Uuid>,
 }
 
-async fn create_permission_user(State(state): State<AppState>, caller: Caller, Body(body): Body) -> Result<Response, ApiError> {
+async fn create_permission_user(
+    State(state): State<AppState>,
+    caller: Caller,
+    Body(body): Body,
+) -> Result<Response, ApiError> {
     caller.require("perms.users.item.post")?;
     let request: PermissionUserRequest = parse_json(&body)?;
     grant(&state, &caller, request.user_id, request.permissions.clone()).await?;
@@ -161,7 +205,12 @@ async fn create_permission_user(State(state): State<AppState>, caller: Caller, B
     ))
 }
 
-async fn grant(state: &AppState, caller: &Caller, user_id: Uuid, permissions: Vec<String>) -> Result<(), ApiError> {
+async fn grant(
+    state: &AppState,
+    caller: &Caller,
+    user_id: Uuid,
+    permissions: Vec<String>,
+) -> Result<(), ApiError> {
     // Only a holder of every permission may hand out the all-permissions grant.
     if permissions.iter().any(|p| p == "*") && !caller.permissions.contains("*") {
         return Err(ApiError::forbidden("Only an administrator may grant '*'"));
@@ -170,7 +219,11 @@ async fn grant(state: &AppState, caller: &Caller, user_id: Uuid, permissions: Ve
     blocking(move || {
         tenant.write(|w| {
             if auth::get_user(w, user_id)?.is_none() {
-                return Err(ApiError::validation("userId", Some(&user_id.to_string()), "No such user"));
+                return Err(ApiError::validation(
+                    "userId",
+                    Some(&user_id.to_string()),
+                    "No such user",
+                ));
             }
             auth::grant_permissions(w, user_id, &permissions)?;
             Ok(())
@@ -187,7 +240,10 @@ async fn list_permissions(caller: Caller, Path(id): Path<String>) -> Result<Resp
     let tenant = caller.tenant.clone();
     let set = blocking(move || Ok(tenant.read(|r| auth::permissions_of(r, user_id))?)).await?;
     let names: Vec<&str> = set.names().collect();
-    Ok(super::json::value(StatusCode::OK, &serde_json::json!({ "permissionNames": names, "totalRecords": names.len() })))
+    Ok(super::json::value(
+        StatusCode::OK,
+        &serde_json::json!({ "permissionNames": names, "totalRecords": names.len() }),
+    ))
 }
 
 #[derive(Deserialize)]
@@ -206,9 +262,13 @@ async fn add_permission(
     let user_id = parse_uuid(&id)?;
     let request: PermissionNameRequest = parse_json(&body)?;
     grant(&state, &caller, user_id, vec![request.permission_name.clone()]).await?;
-    Ok(super::json::value(StatusCode::OK, &serde_json::json!({ "permissionName": request.permission_name })))
+    Ok(super::json::value(
+        StatusCode::OK,
+        &serde_json::json!({ "permissionName": request.permission_name }),
+    ))
 }
 
 pub(super) fn parse_uuid(id: &str) -> Result<Uuid, ApiError> {
-    Uuid::parse_str(id).map_err(|_| ApiError::bad_parameter("id", id, format!("Invalid UUID format of id: {id}")))
+    Uuid::parse_str(id)
+        .map_err(|_| ApiError::bad_parameter("id", id, format!("Invalid UUID format of id: {id}")))
 }

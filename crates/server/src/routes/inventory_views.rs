@@ -6,13 +6,7 @@
 //! Writes go to the same storage verbs as `/instance-storage` and `/item-storage`; reads
 //! add the derived fields.
 
-use axum::{
-    Router,
-    extract::Path,
-    http::StatusCode,
-    response::Response,
-    routing::get,
-};
+use axum::{Router, extract::Path, http::StatusCode, response::Response, routing::get};
 
 use crate::{
     ApiError, AppState,
@@ -24,10 +18,15 @@ pub(super) fn router() -> Router<AppState> {
         .route("/inventory/instances", get(list_instances).post(create::<inventory::Instance>))
         .route(
             "/inventory/instances/{id}",
-            get(get_instance).put(replace::<inventory::Instance>).delete(delete::<inventory::Instance>),
+            get(get_instance)
+                .put(replace::<inventory::Instance>)
+                .delete(delete::<inventory::Instance>),
         )
         .route("/inventory/items", get(list_items).post(create::<inventory::Item>))
-        .route("/inventory/items/{id}", get(get_item).put(replace::<inventory::Item>).delete(delete::<inventory::Item>))
+        .route(
+            "/inventory/items/{id}",
+            get(get_item).put(replace::<inventory::Item>).delete(delete::<inventory::Item>),
+        )
 }
 
 fn noun<R: inventory::Record>() -> (&'static str, &'static str) {
@@ -41,7 +40,9 @@ async fn list_instances(caller: Caller, params: ListParams) -> Result<Response, 
     caller.require("inventory.instances.collection.get")?;
     let tenant = caller.tenant.clone();
     let (bodies, total) = blocking(move || {
-        Ok(tenant.read(|r| inventory::list_instance_views_json(r, params.query.as_deref(), params.page))?)
+        Ok(tenant.read(|r| {
+            inventory::list_instance_views_json(r, params.query.as_deref(), params.page)
+        })?)
     })
     .await?;
     Ok(super::json::collection("instances", &bodies, total))
@@ -58,9 +59,11 @@ async fn get_instance(caller: Caller, Path(id): Path<String>) -> Result<Response
 async fn list_items(caller: Caller, params: ListParams) -> Result<Response, ApiError> {
     caller.require("inventory.items.collection.get")?;
     let tenant = caller.tenant.clone();
-    let (bodies, total) =
-        blocking(move || Ok(tenant.read(|r| inventory::list_item_views_json(r, params.query.as_deref(), params.page))?))
-            .await?;
+    let (bodies, total) = blocking(move || {
+        Ok(tenant
+            .read(|r| inventory::list_item_views_json(r, params.query.as_deref(), params.page))?)
+    })
+    .await?;
     Ok(super::json::collection("items", &bodies, total))
 }
 
@@ -72,12 +75,16 @@ async fn get_item(caller: Caller, Path(id): Path<String>) -> Result<Response, Ap
     Ok(super::json::raw(StatusCode::OK, body))
 }
 
-async fn create<R: inventory::Record + Send + 'static>(caller: Caller, Body(body): Body) -> Result<Response, ApiError> {
+async fn create<R: inventory::Record + Send + 'static>(
+    caller: Caller,
+    Body(body): Body,
+) -> Result<Response, ApiError> {
     let (perm, path) = noun::<R>();
     caller.require(&format!("{perm}.item.post"))?;
     let tenant = caller.tenant.clone();
     let actor = inventory::Actor { user_id: Some(caller.user_id) };
-    let record = blocking(move || Ok(tenant.write(|w| inventory::create::<R>(w, &body, actor))?)).await?;
+    let record =
+        blocking(move || Ok(tenant.write(|w| inventory::create::<R>(w, &body, actor))?)).await?;
     let id = record.id().map(|id| id.to_string()).unwrap_or_default();
     let json = serde_json::to_string(&record).map_err(ApiError::internal)?;
     Ok(super::json::created(format!("{path}/{id}"), json))
@@ -97,7 +104,10 @@ async fn replace<R: inventory::Record + Send + 'static>(
     Ok(super::no_content())
 }
 
-async fn delete<R: inventory::Record + Send + 'static>(caller: Caller, Path(id): Path<String>) -> Result<Response, ApiError> {
+async fn delete<R: inventory::Record + Send + 'static>(
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
     let (perm, _) = noun::<R>();
     caller.require(&format!("{perm}.item.delete"))?;
     let id = super::authn::parse_uuid(&id)?;

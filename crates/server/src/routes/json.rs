@@ -8,7 +8,9 @@ use axum::{
 /// A response whose body is already JSON text.
 pub(crate) fn raw(status: StatusCode, body: String) -> Response {
     let mut response = (status, body).into_response();
-    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+        .headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
     response
 }
 
@@ -22,7 +24,8 @@ pub(crate) fn value<T: serde::Serialize>(status: StatusCode, value: &T) -> Respo
 
 /// FOLIO's collection shape: `{"<key>":[...],"totalRecords":N}`.
 pub(crate) fn collection(key: &str, bodies: &[String], total: u64) -> Response {
-    let mut out = String::with_capacity(bodies.iter().map(|b| b.len() + 1).sum::<usize>() + key.len() + 40);
+    let mut out =
+        String::with_capacity(bodies.iter().map(|b| b.len() + 1).sum::<usize>() + key.len() + 40);
     out.push_str("{\"");
     out.push_str(key);
     out.push_str("\":[");

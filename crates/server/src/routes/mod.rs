@@ -77,9 +77,17 @@ async fn observe(State(state): State<AppState>, request: Request, next: Next) ->
     state.metrics.record(&method, &route, status.as_u16(), elapsed);
     span.in_scope(|| {
         if status.is_server_error() {
-            tracing::warn!(status = status.as_u16(), micros = elapsed.as_micros() as u64, "request failed");
+            tracing::warn!(
+                status = status.as_u16(),
+                micros = elapsed.as_micros() as u64,
+                "request failed"
+            );
         } else {
-            tracing::debug!(status = status.as_u16(), micros = elapsed.as_micros() as u64, "request done");
+            tracing::debug!(
+                status = status.as_u16(),
+                micros = elapsed.as_micros() as u64,
+                "request done"
+            );
         }
     });
     if let Ok(value) = HeaderValue::from_str(&request_id) {

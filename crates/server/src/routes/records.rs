@@ -37,25 +37,44 @@ where
         .route(
             spec.item_path,
             get(move |caller: Caller, Path(id): Path<String>| get_one::<R>(spec, caller, id))
-                .put(move |caller: Caller, Path(id): Path<String>, body: Body| replace::<R>(spec, caller, id, body))
-                .delete(move |caller: Caller, Path(id): Path<String>| delete::<R>(spec, caller, id)),
+                .put(move |caller: Caller, Path(id): Path<String>, body: Body| {
+                    replace::<R>(spec, caller, id, body)
+                })
+                .delete(move |caller: Caller, Path(id): Path<String>| {
+                    delete::<R>(spec, caller, id)
+                }),
         )
-        .route(spec.batch_path, post(move |caller: Caller, params: ListParams, body: Body| batch::<R>(spec, caller, params, body)))
+        .route(
+            spec.batch_path,
+            post(move |caller: Caller, params: ListParams, body: Body| {
+                batch::<R>(spec, caller, params, body)
+            }),
+        )
 }
 
 fn perm(spec: &Spec, suffix: &str) -> String {
     format!("{}.{suffix}", spec.permissions)
 }
 
-async fn list<R: inventory::Record + Send + 'static>(spec: &'static Spec, caller: Caller, params: ListParams) -> Result<Response, ApiError> {
+async fn list<R: inventory::Record + Send + 'static>(
+    spec: &'static Spec,
+    caller: Caller,
+    params: ListParams,
+) -> Result<Response, ApiError> {
     caller.require(&perm(spec, "collection.get"))?;
     let tenant = caller.tenant.clone();
-    let (bodies, total) =
-        blocking(move || Ok(tenant.read(|r| inventory::list_json::<R>(r, params.query.as_deref(), params.page))?)).await?;
+    let (bodies, total) = blocking(move || {
+        Ok(tenant.read(|r| inventory::list_json::<R>(r, params.query.as_deref(), params.page))?)
+    })
+    .await?;
     Ok(super::json::collection(spec.collection_key, &bodies, total))
 }
 
-async fn get_one<R: inventory::Record + Send + 'static>(spec: &'static Spec, caller: Caller, id: String) -> Result<Response, ApiError> {
+async fn get_one<R: inventory::Record + Send + 'static>(
+    spec: &'static Spec,
+    caller: Caller,
+    id: String,
+) -> Result<Response, ApiError> {
     caller.require(&perm(spec, "item.get"))?;
     let id = super::authn::parse_uuid(&id)?;
     let tenant = caller.tenant.clone();
@@ -63,11 +82,16 @@ async fn get_one<R: inventory::Record + Send + 'static>(spec: &'static Spec, cal
     Ok(super::json::raw(StatusCode::OK, body))
 }
 
-async fn create<R: inventory::Record + Send + 'static>(spec: &'static Spec, caller: Caller, Body(body): Body) -> Result<Response, ApiError> {
+async fn create<R: inventory::Record + Send + 'static>(
+    spec: &'static Spec,
+    caller: Caller,
+    Body(body): Body,
+) -> Result<Response, ApiError> {
     caller.require(&perm(spec, "item.post"))?;
     let tenant = caller.tenant.clone();
     let actor = inventory::Actor { user_id: Some(caller.user_id) };
-    let record = blocking(move || Ok(tenant.write(|w| inventory::create::<R>(w, &body, actor))?)).await?;
+    let record =
+        blocking(move || Ok(tenant.write(|w| inventory::create::<R>(w, &body, actor))?)).await?;
     let id = record.id().map(|id| id.to_string()).unwrap_or_default();
     let json = serde_json::to_string(&record).map_err(ApiError::internal)?;
     Ok(super::json::created(format!("{}/{id}", spec.path), json))
@@ -87,7 +111,11 @@ async fn replace<R: inventory::Record + Send + 'static>(
     Ok(super::no_content())
 }
 
-async fn delete<R: inventory::Record + Send + 'static>(spec: &'static Spec, caller: Caller, id: String) -> Result<Response, ApiError> {
+async fn delete<R: inventory::Record + Send + 'static>(
+    spec: &'static Spec,
+    caller: Caller,
+    id: String,
+) -> Result<Response, ApiError> {
     caller.require(&perm(spec, "item.delete"))?;
     let id = super::authn::parse_uuid(&id)?;
     let tenant = caller.tenant.clone();

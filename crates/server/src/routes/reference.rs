@@ -6,13 +6,7 @@
 //!   `/location-units/{institutions,campuses,libraries}`, `/locations`, `/service-points`,
 //!   `/holdings-sources`
 
-use axum::{
-    Router,
-    extract::Path,
-    http::StatusCode,
-    response::Response,
-    routing::get,
-};
+use axum::{Router, extract::Path, http::StatusCode, response::Response, routing::get};
 use inventory::RefKind;
 
 use crate::{
@@ -32,7 +26,9 @@ pub(super) fn router() -> Router<AppState> {
             .route(
                 &format!("{}/{{id}}", kind.path()),
                 get(move |caller: Caller, Path(id): Path<String>| get_one(kind, caller, id))
-                    .put(move |caller: Caller, Path(id): Path<String>, body: Body| replace(kind, caller, id, body))
+                    .put(move |caller: Caller, Path(id): Path<String>, body: Body| {
+                        replace(kind, caller, id, body)
+                    })
                     .delete(move |caller: Caller, Path(id): Path<String>| delete(kind, caller, id)),
             );
     }
@@ -48,7 +44,9 @@ async fn list(kind: RefKind, caller: Caller, params: ListParams) -> Result<Respo
     caller.require(&perm(kind, "collection.get"))?;
     let tenant = caller.tenant.clone();
     let (bodies, total) = blocking(move || {
-        Ok(tenant.read(|r| inventory::list_reference_json(r, kind, params.query.as_deref(), params.page))?)
+        Ok(tenant.read(|r| {
+            inventory::list_reference_json(r, kind, params.query.as_deref(), params.page)
+        })?)
     })
     .await?;
     Ok(super::json::collection(kind.collection_key(), &bodies, total))
@@ -58,7 +56,8 @@ async fn get_one(kind: RefKind, caller: Caller, id: String) -> Result<Response, 
     caller.require(&perm(kind, "item.get"))?;
     let id = super::authn::parse_uuid(&id)?;
     let tenant = caller.tenant.clone();
-    let body = blocking(move || Ok(tenant.read(|r| inventory::get_reference_json(r, kind, id))?)).await?;
+    let body =
+        blocking(move || Ok(tenant.read(|r| inventory::get_reference_json(r, kind, id))?)).await?;
     Ok(super::json::raw(StatusCode::OK, body))
 }
 
@@ -66,18 +65,28 @@ async fn create(kind: RefKind, caller: Caller, Body(body): Body) -> Result<Respo
     caller.require(&perm(kind, "item.post"))?;
     let tenant = caller.tenant.clone();
     let actor = inventory::Actor { user_id: Some(caller.user_id) };
-    let record = blocking(move || Ok(tenant.write(|w| inventory::create_reference(w, kind, &body, actor))?)).await?;
+    let record =
+        blocking(move || Ok(tenant.write(|w| inventory::create_reference(w, kind, &body, actor))?))
+            .await?;
     let id = record.id().map(|id| id.to_string()).unwrap_or_default();
     let json = serde_json::to_string(&record).map_err(ApiError::internal)?;
     Ok(super::json::created(format!("{}/{id}", kind.path()), json))
 }
 
-async fn replace(kind: RefKind, caller: Caller, id: String, Body(body): Body) -> Result<Response, ApiError> {
+async fn replace(
+    kind: RefKind,
+    caller: Caller,
+    id: String,
+    Body(body): Body,
+) -> Result<Response, ApiError> {
     caller.require(&perm(kind, "item.put"))?;
     let id = super::authn::parse_uuid(&id)?;
     let tenant = caller.tenant.clone();
     let actor = inventory::Actor { user_id: Some(caller.user_id) };
-    blocking(move || Ok(tenant.write(|w| inventory::replace_reference(w, kind, id, &body, actor))?)).await?;
+    blocking(
+        move || Ok(tenant.write(|w| inventory::replace_reference(w, kind, id, &body, actor))?),
+    )
+    .await?;
     Ok(super::no_content())
 }
 

@@ -2,13 +2,7 @@
 //!
 //! - `POST /_/tenant` (enable a tenant; idempotent)
 
-use axum::{
-    Router,
-    extract::State,
-    http::HeaderMap,
-    response::Response,
-    routing::post,
-};
+use axum::{Router, extract::State, http::HeaderMap, response::Response, routing::post};
 use serde::Deserialize;
 
 use crate::{
@@ -37,20 +31,28 @@ struct Parameter {
     value: String,
 }
 
-async fn enable_tenant(State(state): State<AppState>, headers: HeaderMap, Body(body): Body) -> Result<Response, ApiError> {
+async fn enable_tenant(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Body(body): Body,
+) -> Result<Response, ApiError> {
     authorize_tenant_api(&state, &headers)?;
     let name = headers
         .get(TENANT_HEADER)
         .and_then(|v| v.to_str().ok())
-        .ok_or_else(|| ApiError::bad_request("Missing X-Okapi-Tenant header: it names the tenant to enable"))?
+        .ok_or_else(|| {
+            ApiError::bad_request("Missing X-Okapi-Tenant header: it names the tenant to enable")
+        })?
         .to_string();
     store::validate_tenant_name(&name)?;
     let attributes: TenantAttributes = if body.iter().all(u8::is_ascii_whitespace) {
         TenantAttributes::default()
     } else {
-        serde_json::from_slice(&body).map_err(|e| ApiError::bad_request(format!("Invalid tenant attributes: {e}")))?
+        serde_json::from_slice(&body)
+            .map_err(|e| ApiError::bad_request(format!("Invalid tenant attributes: {e}")))?
     };
-    let parameter = |key: &str| attributes.parameters.iter().find(|p| p.key == key).map(|p| p.value.clone());
+    let parameter =
+        |key: &str| attributes.parameters.iter().find(|p| p.key == key).map(|p| p.value.clone());
     let admin = match (parameter("adminUsername"), parameter("adminPassword")) {
         (Some(username), Some(password)) => Some(AdminUser { username, password }),
         (None, None) => None,
@@ -75,6 +77,8 @@ fn authorize_tenant_api(state: &AppState, headers: &HeaderMap) -> Result<(), Api
             }
         }
         None if state.config.open_tenant_api => Ok(()),
-        None => Err(ApiError::forbidden("The tenant API is disabled: start the server with --admin-key to enable it")),
+        None => Err(ApiError::forbidden(
+            "The tenant API is disabled: start the server with --admin-key to enable it",
+        )),
     }
 }

@@ -2,17 +2,10 @@
 //!
 //! - `GET|POST /users`, `GET /users/{id}`
 
-use axum::{
-    Router,
-    extract::Path,
-    http::StatusCode,
-    response::Response,
-    routing::get,
-};
+use axum::{Router, extract::Path, http::StatusCode, response::Response, routing::get};
 
 use crate::{
-    ApiError,
-    AppState,
+    ApiError, AppState,
     extract::{Body, Caller, ListParams, blocking},
 };
 
@@ -23,8 +16,10 @@ pub(super) fn router() -> Router<AppState> {
 async fn list(caller: Caller, params: ListParams) -> Result<Response, ApiError> {
     caller.require("users.collection.get")?;
     let tenant = caller.tenant.clone();
-    let (bodies, total) =
-        blocking(move || Ok(tenant.read(|r| auth::list_users(r, params.query.as_deref(), params.page))?)).await?;
+    let (bodies, total) = blocking(move || {
+        Ok(tenant.read(|r| auth::list_users(r, params.query.as_deref(), params.page))?)
+    })
+    .await?;
     Ok(super::json::collection("users", &bodies, total))
 }
 
@@ -50,7 +45,8 @@ async fn create(caller: Caller, Body(body): Body) -> Result<Response, ApiError> 
     })?;
     let tenant = caller.tenant.clone();
     let actor = caller.user_id;
-    let user = blocking(move || Ok(tenant.write(|w| auth::create_user(w, user, Some(actor)))?)).await?;
+    let user =
+        blocking(move || Ok(tenant.write(|w| auth::create_user(w, user, Some(actor)))?)).await?;
     let id = user.id.map(|i| i.to_string()).unwrap_or_default();
     let body = serde_json::to_string(&user).map_err(ApiError::internal)?;
     Ok(super::json::created(format!("/users/{id}"), body))

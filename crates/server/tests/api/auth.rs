@@ -19,13 +19,18 @@ async fn login_returns_a_token_in_header_and_body() {
 async fn login_with_expiry_sets_folio_cookies_and_refresh_works() {
     let app = TestApp::new();
     let body = json!({"username": "admin", "password": PASSWORD}).to_string().into_bytes();
-    let r = app.send(Method::POST, "/authn/login-with-expiry", Some("diku"), None, Some(body)).await;
+    let r =
+        app.send(Method::POST, "/authn/login-with-expiry", Some("diku"), None, Some(body)).await;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
-    assert!(r.body["accessTokenExpiration"].is_string() && r.body["refreshTokenExpiration"].is_string());
+    assert!(
+        r.body["accessTokenExpiration"].is_string() && r.body["refreshTokenExpiration"].is_string()
+    );
     let cookies: Vec<String> =
         r.headers.get_all("set-cookie").iter().map(|v| v.to_str().unwrap().to_string()).collect();
-    let access = cookies.iter().find(|c| c.starts_with("folioAccessToken=")).expect("access cookie");
-    let refresh = cookies.iter().find(|c| c.starts_with("folioRefreshToken=")).expect("refresh cookie");
+    let access =
+        cookies.iter().find(|c| c.starts_with("folioAccessToken=")).expect("access cookie");
+    let refresh =
+        cookies.iter().find(|c| c.starts_with("folioRefreshToken=")).expect("refresh cookie");
     assert!(access.contains("Max-Age=600") && access.contains("Path=/;"));
     assert!(refresh.contains("Path=/authn"));
 
@@ -58,7 +63,9 @@ async fn wrong_password_and_unknown_user_are_refused() {
         assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
         assert!(r.headers.get("x-okapi-token").is_none());
     }
-    let r = app.send(Method::POST, "/authn/login", Some("diku"), None, Some(b"{\"username\":".to_vec())).await;
+    let r = app
+        .send(Method::POST, "/authn/login", Some("diku"), None, Some(b"{\"username\":".to_vec()))
+        .await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
 }
 
@@ -69,7 +76,9 @@ async fn missing_bad_and_foreign_tokens() {
     assert_eq!(r.status, StatusCode::UNAUTHORIZED);
     assert!(r.error().0.contains("Missing token"), "{}", r.text);
 
-    let r = app.send(Method::GET, "/instance-storage/instances", Some("diku"), Some("not.a.token"), None).await;
+    let r = app
+        .send(Method::GET, "/instance-storage/instances", Some("diku"), Some("not.a.token"), None)
+        .await;
     assert_eq!(r.status, StatusCode::UNAUTHORIZED);
 
     // A token signed with another key.
@@ -80,12 +89,16 @@ async fn missing_bad_and_foreign_tokens() {
         auth::TokenType::Legacy,
         60,
     ));
-    let r = app.send(Method::GET, "/instance-storage/instances", Some("diku"), Some(&forged), None).await;
+    let r = app
+        .send(Method::GET, "/instance-storage/instances", Some("diku"), Some(&forged), None)
+        .await;
     assert_eq!(r.status, StatusCode::UNAUTHORIZED);
 
     // A good token of tenant `other` used on `diku`.
     let other = app.login("other").await;
-    let r = app.send(Method::GET, "/instance-storage/instances", Some("diku"), Some(&other), None).await;
+    let r = app
+        .send(Method::GET, "/instance-storage/instances", Some("diku"), Some(&other), None)
+        .await;
     assert_eq!(r.status, StatusCode::FORBIDDEN, "{}", r.text);
 }
 
@@ -93,30 +106,54 @@ async fn missing_bad_and_foreign_tokens() {
 async fn permissions_are_checked_per_route() {
     let app = TestApp::new();
     let admin = Client::admin(&app, "diku").await;
-    let r = admin.post("/users", &json!({"username": "reader", "active": true, "personal": {"lastName": "Reader"}})).await;
+    let r = admin
+        .post(
+            "/users",
+            &json!({"username": "reader", "active": true, "personal": {"lastName": "Reader"}}),
+        )
+        .await;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
     let user_id = r.body["id"].as_str().unwrap().to_string();
-    let r = admin.post("/authn/credentials", &json!({"userId": user_id, "username": "reader", "password": "pw"})).await;
+    let r = admin
+        .post(
+            "/authn/credentials",
+            &json!({"userId": user_id, "username": "reader", "password": "pw"}),
+        )
+        .await;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
     let r = admin
         .post("/perms/users", &json!({"userId": user_id, "permissions": ["inventory-storage.instances.collection.get"]}))
         .await;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
 
-    let reader = Client { app: &app, tenant: "diku".into(), token: app.login_as("diku", "reader", "pw").await };
+    let reader = Client {
+        app: &app,
+        tenant: "diku".into(),
+        token: app.login_as("diku", "reader", "pw").await,
+    };
     assert_eq!(reader.get("/instance-storage/instances").await.status, StatusCode::OK);
     let instance = admin.instance_json("Forbidden").await;
     let r = reader.post("/instance-storage/instances", &instance).await;
     assert_eq!(r.status, StatusCode::FORBIDDEN);
     assert_eq!(r.error().0, "Access requires permission: inventory-storage.instances.item.post");
-    assert_eq!(admin.count("/instance-storage/instances").await, 0, "a refused write changes nothing");
+    assert_eq!(
+        admin.count("/instance-storage/instances").await,
+        0,
+        "a refused write changes nothing"
+    );
 
     // Granting takes effect at once.
     let r = admin
-        .post(&format!("/perms/users/{user_id}/permissions?indexField=userId"), &json!({"permissionName": "inventory-storage.instances.item.post"}))
+        .post(
+            &format!("/perms/users/{user_id}/permissions?indexField=userId"),
+            &json!({"permissionName": "inventory-storage.instances.item.post"}),
+        )
         .await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
-    assert_eq!(reader.post("/instance-storage/instances", &instance).await.status, StatusCode::CREATED);
+    assert_eq!(
+        reader.post("/instance-storage/instances", &instance).await.status,
+        StatusCode::CREATED
+    );
     let r = reader.get(&format!("/perms/users/{user_id}/permissions")).await;
     assert_eq!(r.status, StatusCode::FORBIDDEN, "reading permissions needs its own permission");
 

@@ -29,14 +29,18 @@ async fn batch_upsert_is_all_or_nothing() {
         i["title"] = json!("Updated");
     }
     instances[150]["instanceTypeId"] = json!("33333333-3333-4333-8333-333333333333");
-    let r = c.post("/instance-storage/batch/synchronous?upsert=true", &json!({ "instances": instances })).await;
+    let r = c
+        .post("/instance-storage/batch/synchronous?upsert=true", &json!({ "instances": instances }))
+        .await;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
     assert!(r.error().1[0].0.starts_with("[150]"), "{}", r.text);
     let first = c.get(&format!("/instance-storage/instances/{}", uuid::Uuid::from_u128(1))).await;
     assert_eq!(first.body["title"], "Batch 0", "nothing of a failed batch is kept");
 
     instances[150]["instanceTypeId"] = template["instanceTypeId"].clone();
-    let r = c.post("/instance-storage/batch/synchronous?upsert=true", &json!({ "instances": instances })).await;
+    let r = c
+        .post("/instance-storage/batch/synchronous?upsert=true", &json!({ "instances": instances }))
+        .await;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
     let first = c.get(&format!("/instance-storage/instances/{}", uuid::Uuid::from_u128(1))).await;
     assert_eq!(first.body["title"], "Updated");
@@ -59,7 +63,8 @@ async fn holdings_and_item_batches() {
     let mut h2 = holdings.clone();
     h2["id"] = json!(uuid::Uuid::new_v4().to_string());
     h2.as_object_mut().unwrap().remove("hrid");
-    let r = c.post("/holdings-storage/batch/synchronous", &json!({ "holdingsRecords": [h2] })).await;
+    let r =
+        c.post("/holdings-storage/batch/synchronous", &json!({ "holdingsRecords": [h2] })).await;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
     assert_eq!(c.count("/holdings-storage/holdings").await, 2);
 }
@@ -77,10 +82,15 @@ async fn every_write_is_in_the_change_log() {
     c.put(&format!("/instance-storage/instances/{id}"), &update).await;
     c.delete(&format!("/instance-storage/instances/{id}")).await;
     let changes = tenant.read(|r| r.changes_since(before, 100)).unwrap();
-    let ops: Vec<(String, store::Operation)> = changes.iter().map(|ch| (ch.record_id.clone(), ch.op)).collect();
+    let ops: Vec<(String, store::Operation)> =
+        changes.iter().map(|ch| (ch.record_id.clone(), ch.op)).collect();
     assert_eq!(
         ops,
-        vec![(id.clone(), store::Operation::Create), (id.clone(), store::Operation::Update), (id, store::Operation::Delete)]
+        vec![
+            (id.clone(), store::Operation::Create),
+            (id.clone(), store::Operation::Update),
+            (id, store::Operation::Delete)
+        ]
     );
     assert!(changes.windows(2).all(|w| w[0].seq < w[1].seq));
     assert!(changes.iter().all(|ch| ch.record_type == "instance"));
@@ -88,6 +98,9 @@ async fn every_write_is_in_the_change_log() {
     let last = tenant.last_seq().unwrap();
     let mut bad = c.instance_json("x").await;
     bad["title"] = json!(5);
-    assert_eq!(c.post("/instance-storage/instances", &bad).await.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(
+        c.post("/instance-storage/instances", &bad).await.status,
+        StatusCode::UNPROCESSABLE_ENTITY
+    );
     assert_eq!(tenant.last_seq().unwrap(), last);
 }

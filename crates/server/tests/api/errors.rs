@@ -22,7 +22,10 @@ async fn malformed_and_invalid_bodies() {
     body.as_object_mut().unwrap().remove("title");
     let r = c.post(path, &body).await;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
-    assert_eq!(r.error(), ("must not be null".to_string(), vec![("title".to_string(), "null".to_string())]));
+    assert_eq!(
+        r.error(),
+        ("must not be null".to_string(), vec![("title".to_string(), "null".to_string())])
+    );
 
     let mut body = c.instance_json("x").await;
     body["title"] = json!(42);
@@ -64,7 +67,12 @@ async fn bad_ids_and_paths() {
     assert_eq!(r.status, StatusCode::NOT_FOUND);
     let body = c.create_instance("Mismatch").await;
     let r = c.put("/instance-storage/instances/9a2f3c55-31b7-4c47-9d8c-111111111111", &body).await;
-    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "body id differs from path id: {}", r.text);
+    assert_eq!(
+        r.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "body id differs from path id: {}",
+        r.text
+    );
     let r = c.get("/instance-storage/instances?limit=ten").await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
     assert_eq!(r.error().1, vec![("limit".to_string(), "ten".to_string())]);
@@ -74,10 +82,16 @@ async fn bad_ids_and_paths() {
 async fn unsupported_and_malformed_cql() {
     let app = TestApp::new();
     let c = Client::admin(&app, "diku").await;
-    let r = c.get(&format!("/instance-storage/instances?query={}", urlencode("title all \"war and peace\""))).await;
+    let r = c
+        .get(&format!(
+            "/instance-storage/instances?query={}",
+            urlencode("title all \"war and peace\"")
+        ))
+        .await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
     assert_eq!(r.error().1, vec![("field".to_string(), "title".to_string())]);
-    let r = c.get(&format!("/item-storage/items?query={}", urlencode("barcode within \"a b\""))).await;
+    let r =
+        c.get(&format!("/item-storage/items?query={}", urlencode("barcode within \"a b\""))).await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
     assert!(r.error().0.contains("within"), "{}", r.text);
     let r = c.get(&format!("/item-storage/items?query={}", urlencode("barcode==(a or"))).await;
@@ -87,7 +101,8 @@ async fn unsupported_and_malformed_cql() {
 
 #[tokio::test]
 async fn oversized_bodies_get_413() {
-    let app = TestApp::with_config(server::Config { max_body_bytes: 1024, ..server::Config::default() });
+    let app =
+        TestApp::with_config(server::Config { max_body_bytes: 1024, ..server::Config::default() });
     let c = Client::admin(&app, "diku").await;
     let mut body = c.instance_json("x").await;
     body["title"] = json!("y".repeat(4096));

@@ -23,7 +23,13 @@ async fn items_derive_effective_fields_from_holdings() {
 
     // Moving the holdings moves the item's effective location.
     let locations = c.get("/locations?limit=10").await.body["locations"].clone();
-    let other = locations.as_array().unwrap().iter().find(|l| l["id"] != holdings["permanentLocationId"]).unwrap()["id"].clone();
+    let other = locations
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["id"] != holdings["permanentLocationId"])
+        .unwrap()["id"]
+        .clone();
     let mut moved = holdings.clone();
     moved["permanentLocationId"] = other.clone();
     let holdings_path = format!("/holdings-storage/holdings/{}", holdings["id"].as_str().unwrap());
@@ -43,7 +49,8 @@ async fn items_derive_effective_fields_from_holdings() {
     assert_eq!(view["callNumber"], "QA76 .B3");
 
     // Dependants block deletes.
-    let instance_path = format!("/instance-storage/instances/{}", holdings["instanceId"].as_str().unwrap());
+    let instance_path =
+        format!("/instance-storage/instances/{}", holdings["instanceId"].as_str().unwrap());
     assert_eq!(c.delete(&instance_path).await.status, StatusCode::BAD_REQUEST);
     assert_eq!(c.delete(&holdings_path).await.status, StatusCode::BAD_REQUEST);
     assert_eq!(c.delete(&item_path).await.status, StatusCode::NO_CONTENT);
@@ -68,13 +75,30 @@ async fn item_queries_and_unique_barcodes() {
 
     let q = |cql: &str| format!("/item-storage/items?query={}", urlencode(cql));
     assert_eq!(c.get(&q("status.name==\"Available\"")).await.body["totalRecords"], 2);
-    assert_eq!(c.get(&q("status.name==\"available\"")).await.body["totalRecords"], 0, "item status is case-sensitive");
+    assert_eq!(
+        c.get(&q("status.name==\"available\"")).await.body["totalRecords"],
+        0,
+        "item status is case-sensitive"
+    );
     assert_eq!(c.get(&q("status.name<>\"Available\"")).await.body["totalRecords"], 1);
-    let by_holdings = format!("holdingsRecordId=={} sortBy barcode/sort.descending", holdings["id"].as_str().unwrap());
+    let by_holdings = format!(
+        "holdingsRecordId=={} sortBy barcode/sort.descending",
+        holdings["id"].as_str().unwrap()
+    );
     let r = c.get(&q(&by_holdings)).await;
-    let barcodes: Vec<&str> = r.body["items"].as_array().unwrap().iter().map(|i| i["barcode"].as_str().unwrap()).collect();
+    let barcodes: Vec<&str> = r.body["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["barcode"].as_str().unwrap())
+        .collect();
     assert_eq!(barcodes, ["BC2", "BC1", "BC0"]);
-    let r = c.get(&format!("/holdings-storage/holdings?query={}", urlencode(&format!("instanceId=={}", holdings["instanceId"].as_str().unwrap())))).await;
+    let r = c
+        .get(&format!(
+            "/holdings-storage/holdings?query={}",
+            urlencode(&format!("instanceId=={}", holdings["instanceId"].as_str().unwrap()))
+        ))
+        .await;
     assert_eq!(r.body["totalRecords"], 1);
     assert_eq!(r.body["holdingsRecords"][0]["id"], holdings["id"]);
 }
@@ -88,7 +112,10 @@ async fn references_must_exist() {
     item["materialTypeId"] = json!("11111111-1111-4111-8111-111111111111");
     let r = c.post("/item-storage/items", &item).await;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
-    assert_eq!(r.error().1, vec![("materialTypeId".to_string(), "11111111-1111-4111-8111-111111111111".to_string())]);
+    assert_eq!(
+        r.error().1,
+        vec![("materialTypeId".to_string(), "11111111-1111-4111-8111-111111111111".to_string())]
+    );
     let item = c.item_json(&json!("22222222-2222-4222-8222-222222222222"), "Y").await;
     let r = c.post("/item-storage/items", &item).await;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);

@@ -21,7 +21,10 @@ async fn crud_with_hrid_metadata_and_versions() {
 
     let mut update = r.body.clone();
     update["title"] = json!("A primer, revised");
-    assert_eq!(c.put(&format!("/instance-storage/instances/{id}"), &update).await.status, StatusCode::NO_CONTENT);
+    assert_eq!(
+        c.put(&format!("/instance-storage/instances/{id}"), &update).await.status,
+        StatusCode::NO_CONTENT
+    );
     let r = c.get(&format!("/instance-storage/instances/{id}")).await;
     assert_eq!(r.body["title"], "A primer, revised");
     assert_eq!(r.body["_version"], 2);
@@ -34,9 +37,18 @@ async fn crud_with_hrid_metadata_and_versions() {
     assert!(r.error().0.contains("Stored _version is 2, _version of request is 1"), "{}", r.text);
     assert_eq!(c.get(&format!("/instance-storage/instances/{id}")).await.body["_version"], 2);
 
-    assert_eq!(c.delete(&format!("/instance-storage/instances/{id}")).await.status, StatusCode::NO_CONTENT);
-    assert_eq!(c.get(&format!("/instance-storage/instances/{id}")).await.status, StatusCode::NOT_FOUND);
-    assert_eq!(c.delete(&format!("/instance-storage/instances/{id}")).await.status, StatusCode::NOT_FOUND);
+    assert_eq!(
+        c.delete(&format!("/instance-storage/instances/{id}")).await.status,
+        StatusCode::NO_CONTENT
+    );
+    assert_eq!(
+        c.get(&format!("/instance-storage/instances/{id}")).await.status,
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(
+        c.delete(&format!("/instance-storage/instances/{id}")).await.status,
+        StatusCode::NOT_FOUND
+    );
 }
 
 #[tokio::test]
@@ -48,7 +60,10 @@ async fn client_ids_and_hrids_are_kept_and_must_be_unique() {
     body["hrid"] = json!("myhrid1");
     let r = c.post("/instance-storage/instances", &body).await;
     assert_eq!(r.status, StatusCode::CREATED);
-    assert_eq!(r.headers["location"], "/instance-storage/instances/7fbd5d84-62d1-44c6-9c45-6cb173998bbd");
+    assert_eq!(
+        r.headers["location"],
+        "/instance-storage/instances/7fbd5d84-62d1-44c6-9c45-6cb173998bbd"
+    );
     assert_eq!(r.body["hrid"], "myhrid1");
     let r = c.post("/instance-storage/instances", &body).await;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
@@ -65,7 +80,9 @@ async fn cql_list_queries() {
     let c = Client::admin(&app, "diku").await;
     let mut ids = Vec::new();
     for idx in 0..15 {
-        ids.push(c.create_instance(&format!("Title {idx}")).await["id"].as_str().unwrap().to_string());
+        ids.push(
+            c.create_instance(&format!("Title {idx}")).await["id"].as_str().unwrap().to_string(),
+        );
     }
     let r = c.get("/instance-storage/instances").await;
     assert_eq!(r.body["totalRecords"], 15);
@@ -79,22 +96,38 @@ async fn cql_list_queries() {
     let r = c.get(&format!("/instance-storage/instances?query={}", urlencode(&q))).await;
     assert_eq!(r.body["totalRecords"], 2, "{}", r.text);
 
-    let r = c.get(&format!("/instance-storage/instances?query={}", urlencode("hrid==in0000000001*"))).await;
+    let r = c
+        .get(&format!("/instance-storage/instances?query={}", urlencode("hrid==in0000000001*")))
+        .await;
     assert_eq!(r.body["totalRecords"], 6, "in00000000010..15: {}", r.text);
 
-    let r = c.get(&format!("/instance-storage/instances?query={}&limit=3&offset=1", urlencode("cql.allRecords=1 sortBy hrid/sort.descending"))).await;
-    let hrids: Vec<&str> = r.body["instances"].as_array().unwrap().iter().map(|i| i["hrid"].as_str().unwrap()).collect();
+    let r = c
+        .get(&format!(
+            "/instance-storage/instances?query={}&limit=3&offset=1",
+            urlencode("cql.allRecords=1 sortBy hrid/sort.descending")
+        ))
+        .await;
+    let hrids: Vec<&str> = r.body["instances"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["hrid"].as_str().unwrap())
+        .collect();
     assert_eq!(hrids, ["in00000000014", "in00000000013", "in00000000012"]);
     assert_eq!(r.body["totalRecords"], 15);
 
-    let r = c.get(&format!("/instance-storage/instances?query={}", urlencode("hrid<>in00000000001"))).await;
+    let r = c
+        .get(&format!("/instance-storage/instances?query={}", urlencode("hrid<>in00000000001")))
+        .await;
     assert_eq!(r.body["totalRecords"], 14);
 }
 
 pub(crate) fn urlencode(s: &str) -> String {
     s.bytes()
         .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => (b as char).to_string(),
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
             _ => format!("%{b:02X}"),
         })
         .collect()

@@ -25,10 +25,16 @@ async fn new_tenants_have_reference_data() {
         let r = c.get(&format!("{path}?limit=1000")).await;
         assert_eq!(r.status, StatusCode::OK, "{path}: {}", r.text);
         assert!(r.body[key].as_array().is_some_and(|a| !a.is_empty()), "{path}: {}", r.text);
-        assert_eq!(r.body["totalRecords"].as_u64().unwrap() as usize, r.body[key].as_array().unwrap().len());
+        assert_eq!(
+            r.body["totalRecords"].as_u64().unwrap() as usize,
+            r.body[key].as_array().unwrap().len()
+        );
     }
     // FOLIO's well-known ISBN identifier type keeps its id.
-    assert_eq!(c.ref_id("/identifier-types", "identifierTypes", "ISBN").await, "8261054f-be78-422d-bd51-4ed9f33c3422");
+    assert_eq!(
+        c.ref_id("/identifier-types", "identifierTypes", "ISBN").await,
+        "8261054f-be78-422d-bd51-4ed9f33c3422"
+    );
 }
 
 #[tokio::test]
@@ -39,9 +45,19 @@ async fn reference_crud_with_unique_names_and_in_use_checks() {
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
     let id = r.body["id"].as_str().unwrap().to_string();
     let r = c.post("/material-types", &json!({"name": "ZINE", "source": "local"})).await;
-    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "names are unique, ignoring case: {}", r.text);
+    assert_eq!(
+        r.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "names are unique, ignoring case: {}",
+        r.text
+    );
     assert_eq!(r.error().1[0].0, "name");
-    let r = c.put(&format!("/material-types/{id}"), &json!({"id": id, "name": "fanzine", "source": "local"})).await;
+    let r = c
+        .put(
+            &format!("/material-types/{id}"),
+            &json!({"id": id, "name": "fanzine", "source": "local"}),
+        )
+        .await;
     assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
     assert_eq!(c.get(&format!("/material-types/{id}")).await.body["name"], "fanzine");
     let r = c.get("/material-types?query=name%3D%3Dfanzine").await;
@@ -55,7 +71,12 @@ async fn reference_crud_with_unique_names_and_in_use_checks() {
     assert_eq!(c.delete(&format!("/material-types/{id}")).await.status, StatusCode::BAD_REQUEST);
 
     // A library must point to an existing campus.
-    let r = c.post("/location-units/libraries", &json!({"name": "Branch", "code": "BR", "campusId": uuid::Uuid::new_v4()})).await;
+    let r = c
+        .post(
+            "/location-units/libraries",
+            &json!({"name": "Branch", "code": "BR", "campusId": uuid::Uuid::new_v4()}),
+        )
+        .await;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
     assert_eq!(r.error().1[0].0, "campusId");
 }

@@ -31,7 +31,12 @@ impl Response {
             .as_array()
             .map(|ps| {
                 ps.iter()
-                    .map(|p| (p["key"].as_str().unwrap_or("").to_string(), p["value"].as_str().unwrap_or("").to_string()))
+                    .map(|p| {
+                        (
+                            p["key"].as_str().unwrap_or("").to_string(),
+                            p["value"].as_str().unwrap_or("").to_string(),
+                        )
+                    })
                     .collect()
             })
             .unwrap_or_default();
@@ -49,12 +54,16 @@ impl TestApp {
 
     pub(crate) fn with_config(config: server::Config) -> TestApp {
         let dir = tempfile::tempdir().unwrap();
-        let store = Arc::new(store::Store::open(dir.path(), store::Options::default(), &server::components()).unwrap());
+        let store = Arc::new(
+            store::Store::open(dir.path(), store::Options::default(), &server::components())
+                .unwrap(),
+        );
         let admin = server::AdminUser { username: "admin".into(), password: PASSWORD.into() };
         for tenant in ["diku", "other"] {
             server::provision_tenant(&store, tenant, Some(&admin)).unwrap();
         }
-        let state = server::AppState::new(store.clone(), auth::TokenKey::from_bytes([9; 32]), config);
+        let state =
+            server::AppState::new(store.clone(), auth::TokenKey::from_bytes([9; 32]), config);
         TestApp { router: server::router(state), store, _dir: dir }
     }
 
@@ -74,7 +83,9 @@ impl TestApp {
             request = request.header("x-okapi-token", token);
         }
         let request = match body {
-            Some(bytes) => request.header("content-type", "application/json").body(Body::from(bytes)).unwrap(),
+            Some(bytes) => {
+                request.header("content-type", "application/json").body(Body::from(bytes)).unwrap()
+            }
             None => request.body(Body::empty()).unwrap(),
         };
         let response = self.router.clone().oneshot(request).await.unwrap();
@@ -92,7 +103,15 @@ impl TestApp {
 
     pub(crate) async fn login_as(&self, tenant: &str, username: &str, password: &str) -> String {
         let body = serde_json::json!({ "username": username, "password": password });
-        let r = self.send(Method::POST, "/authn/login", Some(tenant), None, Some(body.to_string().into_bytes())).await;
+        let r = self
+            .send(
+                Method::POST,
+                "/authn/login",
+                Some(tenant),
+                None,
+                Some(body.to_string().into_bytes()),
+            )
+            .await;
         assert_eq!(r.status, StatusCode::CREATED, "login: {}", r.text);
         r.body["okapiToken"].as_str().unwrap().to_string()
     }

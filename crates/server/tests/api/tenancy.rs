@@ -25,7 +25,10 @@ async fn records_are_invisible_across_tenants() {
     let instance = diku.create_instance("Only in diku").await;
     let id = instance["id"].as_str().unwrap();
     assert_eq!(diku.get(&format!("/instance-storage/instances/{id}")).await.status, StatusCode::OK);
-    assert_eq!(other.get(&format!("/instance-storage/instances/{id}")).await.status, StatusCode::NOT_FOUND);
+    assert_eq!(
+        other.get(&format!("/instance-storage/instances/{id}")).await.status,
+        StatusCode::NOT_FOUND
+    );
     assert_eq!(other.count("/instance-storage/instances").await, 0);
     let r = other.get(&format!("/instance-storage/instances?query=id=={id}")).await;
     assert_eq!(r.body["totalRecords"], 0);
@@ -41,7 +44,8 @@ async fn tenant_api_creates_tenants_idempotently() {
     .to_string()
     .into_bytes();
     for _ in 0..2 {
-        let r = app.send(Method::POST, "/_/tenant", Some("fresh_1"), None, Some(body.clone())).await;
+        let r =
+            app.send(Method::POST, "/_/tenant", Some("fresh_1"), None, Some(body.clone())).await;
         assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
     }
     let token = app.login_as("fresh_1", "boss", "pw").await;
@@ -55,7 +59,10 @@ async fn tenant_api_creates_tenants_idempotently() {
 
 #[tokio::test]
 async fn tenant_api_can_be_guarded_by_a_key() {
-    let app = TestApp::with_config(server::Config { admin_key: Some("k3y".into()), ..server::Config::default() });
+    let app = TestApp::with_config(server::Config {
+        admin_key: Some("k3y".into()),
+        ..server::Config::default()
+    });
     let r = app.send(Method::POST, "/_/tenant", Some("t2"), None, Some(b"{}".to_vec())).await;
     assert_eq!(r.status, StatusCode::FORBIDDEN);
     let request = axum::http::Request::builder()
