@@ -118,10 +118,18 @@ fn main() -> std::process::ExitCode {
     }
 }
 
+/// Logs go to stderr, filtered by `QUIRE_LOG` (default `info`), as text or, with
+/// `QUIRE_LOG_FORMAT=json`, one JSON object per event with its span fields (tenant,
+/// method, route, request id) for log collectors.
 fn init_logging() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("QUIRE_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    if std::env::var("QUIRE_LOG_FORMAT").is_ok_and(|f| f.eq_ignore_ascii_case("json")) {
+        builder.json().with_current_span(true).init();
+    } else {
+        builder.init();
+    }
 }
 
 fn run(cli: Cli) -> anyhow::Result<()> {

@@ -255,4 +255,11 @@ mod tests {
         assert_eq!(percent_decode("%E2%82%AC"), "€");
         assert_eq!(percent_decode("100%"), "100%");
     }
+
+    #[tokio::test]
+    async fn a_panic_in_blocking_work_is_a_500_and_the_runtime_lives_on() {
+        let err = blocking::<()>(|| panic!("boom")).await.unwrap_err();
+        assert_eq!(err.status(), axum::http::StatusCode::INTERNAL_SERVER_ERROR);
+        assert_eq!(blocking(|| Ok(7)).await.unwrap(), 7);
+    }
 }
