@@ -80,8 +80,12 @@ fn print_guide(args: &DemoArgs, data_dir: &std::path::Path) {
     println!("Then try:");
     let h = format!("-H 'X-Okapi-Tenant: {TENANT}' -H \"X-Okapi-Token: $TOKEN\"");
     println!("  curl -s {h} '{url}/instance-storage/instances?limit=2'");
-    println!("  curl -s {h} '{url}/inventory/items?query=barcode==\"demo-000000001\"'");
-    println!("  curl -s {h} '{url}/item-storage/items?query=status.name==\"Checked out\"&limit=1'");
+    println!(
+        "  curl -s {h} -G '{url}/inventory/items' --data-urlencode 'query=barcode==\"demo-000000001\"'"
+    );
+    println!(
+        "  curl -s {h} -G '{url}/item-storage/items' --data-urlencode 'query=status.name==\"Checked out\" sortBy barcode' -d limit=3"
+    );
     println!("  curl -s {h} '{url}/locations'");
     println!("  curl -s {url}/admin/health; curl -s {url}/admin/metrics | head\n");
 }
@@ -351,7 +355,7 @@ pub(crate) fn generate(
         let mut holdings = Vec::new();
         let mut items = Vec::new();
         for idx in start..end {
-            let instance_id = uuid::Uuid::from_u128(rng.r#gen());
+            let instance_id = random_uuid(&mut rng);
             let instance: inventory::Instance = serde_json::from_value(serde_json::json!({
                 "id": instance_id,
                 "source": "FOLIO",
@@ -366,7 +370,7 @@ pub(crate) fn generate(
             instances.push(instance);
             let n_h = if rng.gen_bool(0.07) { 2 } else { 1 };
             for _ in 0..n_h {
-                let holdings_id = uuid::Uuid::from_u128(rng.r#gen());
+                let holdings_id = random_uuid(&mut rng);
                 let location = locations[rng.gen_range(0..locations.len())];
                 holdings.push(serde_json::from_value::<inventory::HoldingsRecord>(serde_json::json!({
                     "id": holdings_id,
@@ -400,6 +404,11 @@ pub(crate) fn generate(
         start = end;
     }
     Ok((n, n_holdings, n_items))
+}
+
+/// A version-4 UUID from the seeded generator, so a demo is reproducible.
+fn random_uuid(rng: &mut StdRng) -> uuid::Uuid {
+    uuid::Builder::from_random_bytes(rng.r#gen()).into_uuid()
 }
 
 fn location_ids(reader: &store::Reader<'_>) -> anyhow::Result<Vec<uuid::Uuid>> {
