@@ -7,6 +7,7 @@ use anyhow::Context;
 use clap::{Parser, Subcommand};
 
 mod demo;
+mod workload;
 
 /// Quire: a fast library services platform speaking FOLIO's HTTP API.
 #[derive(Debug, Parser)]
@@ -28,13 +29,18 @@ enum Command {
     /// Parse CQL queries, one per stdin line, and print their XCQL (or `ERROR: ...`),
     /// each followed by a line `----`.
     Cql,
+    /// Write a realistic, reproducible data set straight into a tenant's storage.
+    Generate(workload::GenerateArgs),
+    /// Replay one of FOLIO's performance tests against a server and report the figures
+    /// beside FOLIO's.
+    Load(workload::LoadArgs),
 }
 
 #[derive(Debug, clap::Args)]
-struct DataDirArg {
+pub(crate) struct DataDirArg {
     /// The data directory: one database (and later index) per tenant under it.
     #[arg(long, env = "QUIRE_DATA_DIR", default_value = "quire-data")]
-    data_dir: PathBuf,
+    pub(crate) data_dir: PathBuf,
 }
 
 #[derive(Debug, clap::Args)]
@@ -173,6 +179,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             }
             Ok(())
         }
+        Command::Generate(args) => workload::generate(args),
+        Command::Load(args) => workload::load(args),
         Command::Cql => {
             let stdin = std::io::stdin();
             let stdout = std::io::stdout();

@@ -1,0 +1,191 @@
+//! `quire generate` and `quire load`.
+
+use std::{path::PathBuf, sync::Arc, time::Duration};
+
+use anyhow::Context;
+
+use crate::DataDirArg;
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct GenerateArgs {
+    /// The tenant to fill; created (with reference data) if it does not exist.
+    #[arg(long)]
+    tenant: String,
+    /// How many instances; holdings and items follow FOLIO's proportions.
+    #[arg(long)]
+    instances: usize,
+    /// Seed of the generator: the same seed gives the same records.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    #[command(flatten)]
+    data: DataDirArg,
+}
+
+pub(crate) fn generate(args: GenerateArgs) -> anyhow::Result<()> {
+    let store = store::Store::open(&args.data.data_dir, store::Options::default(), &server::components())
+        .with_context(|| format!("opening data directory {}", args.data.data_dir.display()))?;
+    server::provision_tenant(&store, &args.tenant, None)
+        .map_err(|e| anyhow::anyhow!("cannot prepare tenant {}: {}", args.tenant, e.status()))?;
+    let tenant = store.tenant(&args.tenant)?;
+    let bar = indicatif::ProgressBar::new(args.instances as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} instances, {per_sec}, eta {eta}")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    let options = load::GenerateOptions { instances: args.instances, seed: args.seed, ..load::GenerateOptions::default() };
+    let report = load::generate(&tenant, &options, &mut |done| bar.set_position(done as u64))?;
+    bar.finish_and_clear();
+    println!("{}", report.summary());
+    Ok(())
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct LoadArgs {
+    /// search, search-under-reindex, marc-search, cico or export-ids.
+    scenario: String,
+    /// The server, e.g. http://127.0.0.1:9130.
+    #[arg(long, env = "QUIRE_LOAD_URL")]
+    url: String,
+    #[arg(long, env = "QUIRE_LOAD_TENANT")]
+    tenant: String,
+    #[arg(long, env = "QUIRE_LOAD_USERNAME")]
+    username: String,
+    #[arg(long, env = "QUIRE_LOAD_PASSWORD")]
+    password: String,
+    /// Virtual users (closed model), or the most requests in flight (open model).
+    #[arg(long, default_value_t = 1)]
+    users: usize,
+    /// How long to send requests after the ramp-up, e.g. 60s, 5m, 1h.
+    #[arg(long, default_value = "60s", value_parser = parse_duration)]
+    duration: Duration,
+    /// Time over which the virtual users start.
+    #[arg(long, default_value = "0s", value_parser = parse_duration)]
+    ramp_up: Duration,
+    /// Open model: start this many requests per second, whatever the server does.
+    #[arg(long)]
+    rate: Option<f64>,
+    /// Closed model: pause after each answer, in milliseconds.
+    #[arg(long, default_value_t = 0)]
+    think_time_ms: u64,
+    /// FOLIO's search workload (requests.tsv and word files); by default the shared
+    /// reference copy beside the checkout.
+    #[arg(long)]
+    workload: Option<PathBuf>,
+    /// search-under-reindex: the tenant that reindexes meanwhile.
+    #[arg(long)]
+    reindex_tenant: Option<String>,
+    /// Run the requests whose endpoints exist and leave out the others (by default a
+    /// scenario with a missing endpoint stops with an error).
+    #[arg(long)]
+    skip_missing: bool,
+    /// Also write the report as JSON here.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Also write the report as an HTML page here.
+    #[arg(long)]
+    html: Option<PathBuf>,
+}
+
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let split = text.find(|c: char| !c.is_ascii_digit() && c != '.').unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let value: f64 = number.parse().map_err(|_| format!("not a duration: {text:?} (try 30s, 5m, 1h)"))?;
+    let seconds = match unit {
+        "" | "s" => value,
+        "ms" => value / 1000.0,
+        "m" => value * 60.0,
+        "h" => value * 3600.0,
+        _ => return Err(format!("unknown unit {unit:?} in {text:?} (use ms, s, m or h)")),
+    };
+    Ok(Duration::from_secs_f64(seconds))
+}
+
+pub(crate) fn load(args: LoadArgs) -> anyhow::Result<()> {
+    let scenario = load::ScenarioName::parse(&args.scenario).with_context(|| {
+        format!("unknown scenario {:?}; the scenarios are {}", args.scenario, load::ScenarioName::all().join(", "))
+    })?;
+    let mut workload = match scenario {
+        load::ScenarioName::Search | load::ScenarioName::SearchUnderReindex => {
+            let dir = args.workload.clone().or_else(load::default_workload_dir).context(
+                "FOLIO's search workload was not found: pass --workload DIR (the directory with requests.tsv)",
+            )?;
+            load::search_workload(&dir)?
+        }
+        load::ScenarioName::MarcSearch => load::marc_search_workload(),
+        load::ScenarioName::Cico => load::cico_workload(),
+        load::ScenarioName::ExportIds => load::export_ids_workload(),
+    };
+    let options = load::LoadOptions {
+        url: args.url.trim_end_matches('/').to_string(),
+        tenant: args.tenant.clone(),
+        username: args.username.clone(),
+        password: args.password.clone(),
+        users: args.users,
+        duration: args.duration,
+        ramp_up: args.ramp_up,
+        rate: args.rate,
+        think_time: Duration::from_millis(args.think_time_ms),
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let report = runtime.block_on(async {
+        let client = reqwest_client()?;
+        let token = load::login(&client, &options).await?;
+        let missing = load::missing_endpoints(&client, &options, &token, &workload).await?;
+        if !missing.is_empty() {
+            if !args.skip_missing {
+                anyhow::bail!(
+                    "scenario {} needs endpoints this server does not have yet: {} (--skip-missing runs the rest)",
+                    args.scenario,
+                    missing.join(", ")
+                );
+            }
+            eprintln!("leaving out requests to missing endpoints: {}", missing.join(", "));
+            workload.requests.retain(|t| {
+                let endpoint = t.path.split('?').next().unwrap_or(&t.path);
+                !missing.contains(&format!("{} {endpoint}", t.method))
+            });
+        }
+        if scenario == load::ScenarioName::SearchUnderReindex {
+            let other = args.reindex_tenant.as_deref().context("search-under-reindex needs --reindex-tenant")?;
+            start_reindex(&client, &options, other).await?;
+        }
+        eprintln!("running {} for {:?} with {} users...", args.scenario, options.duration, options.users);
+        let measurements = load::run(&options, Arc::new(workload)).await?;
+        Ok(load::Report::new(&args.scenario, &options, &measurements))
+    })?;
+    println!("{}", report.text());
+    if let Some(path) = &args.json {
+        std::fs::write(path, report.json()).with_context(|| format!("writing {}", path.display()))?;
+    }
+    if let Some(path) = &args.html {
+        std::fs::write(path, report.html()).with_context(|| format!("writing {}", path.display()))?;
+    }
+    if report.all.errors > 0 {
+        eprintln!("{} of {} requests failed", report.all.errors, report.all.total);
+    }
+    Ok(())
+}
+
+fn reqwest_client() -> anyhow::Result<reqwest_alias::Client> {
+    Ok(reqwest_alias::Client::builder().timeout(Duration::from_secs(120)).build()?)
+}
+
+use load::reqwest as reqwest_alias;
+
+/// Starts a full reindex of another tenant, logged in with the same credentials.
+async fn start_reindex(client: &reqwest_alias::Client, options: &load::LoadOptions, tenant: &str) -> anyhow::Result<()> {
+    let other = load::LoadOptions { tenant: tenant.to_string(), ..options.clone() };
+    let token = load::login(client, &other).await?;
+    let response = client
+        .post(format!("{}/search/index/instance-records/reindex/full", options.url))
+        .header("x-okapi-tenant", tenant)
+        .header("x-okapi-token", token)
+        .header("content-type", "application/json")
+        .body("{}")
+        .send()
+        .await?;
+    anyhow::ensure!(response.status().is_success(), "starting the reindex of {tenant} failed: {}", response.status());
+    Ok(())
+}

@@ -1,0 +1,255 @@
+//! Reports in FOLIO PTF's layout: per request `Total | Req/s | Min | 50pct | 75pct |
+//! 95pct | 99pct | Max | Avg | Errors`, with FOLIO's published figure and the ratio where
+//! one exists (`shared/baselines/folio-ptf.md`), as text, JSON and an HTML page.
+
+use serde::Serialize;
+
+use crate::engine::{Measurements, Second};
+
+/// One row of the report; times in milliseconds.
+#[derive(Debug, Clone, Serialize)]
+pub struct Row {
+    pub request: String,
+    pub total: u64,
+    pub requests_per_second: f64,
+    pub min_ms: f64,
+    pub p50_ms: f64,
+    pub p75_ms: f64,
+    pub p95_ms: f64,
+    pub p99_ms: f64,
+    pub max_ms: f64,
+    pub avg_ms: f64,
+    pub errors: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_error: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub folio: Option<Baseline>,
+}
+
+/// FOLIO's published figure for a request, in milliseconds.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Baseline {
+    pub avg_ms: f64,
+    pub p95_ms: f64,
+    pub source: &'static str,
+}
+
+/// A whole report.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub scenario: String,
+    pub url: String,
+    pub tenant: String,
+    pub users: usize,
+    pub duration_seconds: f64,
+    pub model: String,
+    pub rows: Vec<Row>,
+    pub all: Row,
+    pub timeline: Vec<Second>,
+}
+
+/// FOLIO's per-query figures from the PTF Lotus search test, 1 user, no reindex (average
+/// and 95th percentile).
+const SEARCH_BASELINES: &[(&str, f64, f64)] = &[
+    ("GET /search/instances: title all *1randomword", 6886.0, 11234.0),
+    ("GET /search/instances: subjects = *1randomword", 850.0, 1327.0),
+    ("GET /search/instances: contributors = *randomword", 562.0, 943.0),
+    ("GET /search/authorities keyword = *random sentence*", 874.0, 1681.0),
+    ("GET /search/authorities keyword all *randomword*", 644.0, 1198.0),
+    ("GET /search/instances: title any 3 word sentence", 585.0, 1747.0),
+    ("GET /search/instances: keyword <> 1word", 323.0, 488.0),
+    ("GET /search/instances: title <> 3 word sentence", 320.0, 499.0),
+    ("GET /search/instances: keyword == random 2words", 37.0, 82.0),
+    ("GET /search/instances: contributors == 2random words", 23.0, 39.0),
+    ("GET /search/instances: languages == lang AND items.status.name == \"Available\"", 127.0, 243.0),
+    ("GET /search/instances: keyword all random sentence AND languages == randomlang", 93.0, 194.0),
+    ("GET /search/instances: subjects all randomword NOT title all randomword", 182.0, 333.0),
+];
+
+/// FOLIO's MARC search figures (29.4M records, 2 users): median and 95th percentile.
+const MARC_BASELINES: &[(&str, f64, f64)] = &[
+    ("1: p_05 = 'd'", 6400.0, 6900.0),
+    ("2: p_05 = 'd', deleted and suppressed", 6400.0, 6900.0),
+    ("4: p_05 = 'd' and 005 date range", 6700.0, 7200.0),
+];
+
+fn baseline(request: &str) -> Option<Baseline> {
+    if let Some((_, avg, p95)) = SEARCH_BASELINES.iter().find(|(name, _, _)| *name == request) {
+        return Some(Baseline { avg_ms: *avg, p95_ms: *p95, source: "PTF Lotus search, 1 user (avg, p95)" });
+    }
+    MARC_BASELINES.iter().find(|(name, _, _)| *name == request).map(|(_, median, p95)| Baseline {
+        avg_ms: *median,
+        p95_ms: *p95,
+        source: "PTF MARC search, 2 users (median, p95)",
+    })
+}
+
+fn row(request: &str, h: &hdrhistogram::Histogram<u64>, errors: u64, first_error: Option<String>, seconds: f64) -> Row {
+    let ms = |micros: u64| micros as f64 / 1000.0;
+    let empty = h.is_empty();
+    Row {
+        request: request.to_string(),
+        total: h.len(),
+        requests_per_second: h.len() as f64 / seconds.max(1e-9),
+        min_ms: if empty { 0.0 } else { ms(h.min()) },
+        p50_ms: ms(h.value_at_quantile(0.50)),
+        p75_ms: ms(h.value_at_quantile(0.75)),
+        p95_ms: ms(h.value_at_quantile(0.95)),
+        p99_ms: ms(h.value_at_quantile(0.99)),
+        max_ms: ms(h.max()),
+        avg_ms: h.mean() / 1000.0,
+        errors,
+        first_error,
+        folio: baseline(request),
+    }
+}
+
+impl Report {
+    pub fn new(scenario: &str, options: &crate::LoadOptions, m: &Measurements) -> Report {
+        let seconds = m.elapsed.as_secs_f64();
+        let mut rows = Vec::new();
+        let mut all = hdrhistogram::Histogram::<u64>::new_with_bounds(1, 600_000_000, 3).expect("valid bounds");
+        let mut all_errors = 0;
+        let mut seen = std::collections::HashSet::new();
+        for name in &m.order {
+            if !seen.insert(name) {
+                continue;
+            }
+            if let Some(stats) = m.by_request.get(name) {
+                all.add(&stats.histogram).expect("same bounds");
+                all_errors += stats.errors;
+                rows.push(row(name, &stats.histogram, stats.errors, stats.first_error.clone(), seconds));
+            }
+        }
+        let model = match options.rate {
+            Some(rate) => format!("open, {rate} requests/s, at most {} in flight", options.users),
+            None => format!("closed, {} virtual users, think time {} ms", options.users, options.think_time.as_millis()),
+        };
+        Report {
+            scenario: scenario.to_string(),
+            url: options.url.clone(),
+            tenant: options.tenant.clone(),
+            users: options.users,
+            duration_seconds: seconds,
+            model,
+            rows,
+            all: row("All requests", &all, all_errors, None, seconds),
+            timeline: m.timeline.clone(),
+        }
+    }
+
+    /// The PTF table, then FOLIO's figures beside Quire's.
+    pub fn text(&self) -> String {
+        let mut out = format!(
+            "Scenario {} against {} (tenant {}), {}, {:.1} s\n\n",
+            self.scenario, self.url, self.tenant, self.model, self.duration_seconds
+        );
+        let width = self.rows.iter().map(|r| r.request.len()).max().unwrap_or(10).max(12);
+        out.push_str(&format!(
+            "{:<width$} | {:>8} | {:>8} | {:>8} | {:>8} | {:>8} | {:>8} | {:>8} | {:>8} | {:>8} | {:>6}\n",
+            "Request", "Total", "Req/s", "Min", "50pct", "75pct", "95pct", "99pct", "Max", "Avg", "Errors"
+        ));
+        for row in self.rows.iter().chain(std::iter::once(&self.all)) {
+            out.push_str(&format!(
+                "{:<width$} | {:>8} | {:>8.1} | {:>8.2} | {:>8.2} | {:>8.2} | {:>8.2} | {:>8.2} | {:>8.2} | {:>8.2} | {:>6}\n",
+                row.request,
+                row.total,
+                row.requests_per_second,
+                row.min_ms,
+                row.p50_ms,
+                row.p75_ms,
+                row.p95_ms,
+                row.p99_ms,
+                row.max_ms,
+                row.avg_ms,
+                row.errors
+            ));
+        }
+        out.push_str("(times in milliseconds)\n");
+        let compared: Vec<&Row> = self.rows.iter().filter(|r| r.folio.is_some() && r.total > 0).collect();
+        if !compared.is_empty() {
+            out.push_str("\nBeside FOLIO's published figures:\n");
+            for row in compared {
+                let folio = row.folio.expect("filtered");
+                out.push_str(&format!(
+                    "  {}: Quire avg {:.2} ms, p95 {:.2} ms; FOLIO {:.0} ms, p95 {:.0} ms ({}); {:.0}x faster at p95\n",
+                    row.request,
+                    row.avg_ms,
+                    row.p95_ms,
+                    folio.avg_ms,
+                    folio.p95_ms,
+                    folio.source,
+                    folio.p95_ms / row.p95_ms.max(0.001)
+                ));
+            }
+        }
+        for row in self.rows.iter().filter(|r| r.errors > 0) {
+            out.push_str(&format!(
+                "errors in {}: {} (first: {})\n",
+                row.request,
+                row.errors,
+                row.first_error.as_deref().unwrap_or("-")
+            ));
+        }
+        out
+    }
+
+    pub fn json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a report serialises")
+    }
+
+    /// A self-contained HTML page: the table and a response-time-over-time chart.
+    pub fn html(&self) -> String {
+        let escape = |s: &str| s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
+        let mut rows = String::new();
+        for row in self.rows.iter().chain(std::iter::once(&self.all)) {
+            let folio = row.folio.map(|f| format!("{:.0} / {:.0}", f.avg_ms, f.p95_ms)).unwrap_or_default();
+            rows.push_str(&format!(
+                "<tr><td>{}</td><td>{}</td><td>{:.1}</td><td>{:.2}</td><td>{:.2}</td><td>{:.2}</td><td>{:.2}</td><td>{:.2}</td><td>{:.2}</td><td>{:.2}</td><td>{}</td><td>{}</td></tr>\n",
+                escape(&row.request), row.total, row.requests_per_second, row.min_ms, row.p50_ms, row.p75_ms,
+                row.p95_ms, row.p99_ms, row.max_ms, row.avg_ms, row.errors, folio
+            ));
+        }
+        format!(
+            "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>Quire load report: {scenario}</title>\n\
+             <style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:2px 6px;text-align:right}}td:first-child{{text-align:left}}</style></head>\n\
+             <body><h1>Quire load report: {scenario}</h1><p>{url}, tenant {tenant}, {model}, {secs:.1} s</p>\n\
+             <h2>Response time over time</h2>{chart}\n\
+             <h2>Requests (milliseconds)</h2><table><tr><th>Request</th><th>Total</th><th>Req/s</th><th>Min</th><th>50pct</th><th>75pct</th><th>95pct</th><th>99pct</th><th>Max</th><th>Avg</th><th>Errors</th><th>FOLIO avg / p95</th></tr>\n{rows}</table></body></html>\n",
+            scenario = escape(&self.scenario),
+            url = escape(&self.url),
+            tenant = escape(&self.tenant),
+            model = escape(&self.model),
+            secs = self.duration_seconds,
+            chart = self.chart(),
+        )
+    }
+
+    /// Average and maximum response time per second, and requests per second, as SVG.
+    fn chart(&self) -> String {
+        let (w, h, pad) = (900.0, 300.0, 50.0);
+        let n = self.timeline.len().max(2);
+        let max_ms = self.timeline.iter().map(|s| s.max_micros as f64 / 1000.0).fold(1.0, f64::max);
+        let max_rps = self.timeline.iter().map(|s| s.requests as f64).fold(1.0, f64::max);
+        let x = |i: usize| pad + (w - 2.0 * pad) * i as f64 / (n - 1) as f64;
+        let y = |v: f64, max: f64| h - pad - (h - 2.0 * pad) * v / max;
+        let line = |f: &dyn Fn(&Second) -> f64, max: f64| {
+            self.timeline.iter().enumerate().map(|(i, s)| format!("{:.1},{:.1}", x(i), y(f(s), max))).collect::<Vec<_>>().join(" ")
+        };
+        let avg = line(&|s| if s.requests == 0 { 0.0 } else { s.sum_micros as f64 / s.requests as f64 / 1000.0 }, max_ms);
+        let max = line(&|s| s.max_micros as f64 / 1000.0, max_ms);
+        let rps = line(&|s| s.requests as f64, max_rps);
+        format!(
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\">\
+             <rect x=\"{pad}\" y=\"{pad}\" width=\"{iw}\" height=\"{ih}\" fill=\"none\" stroke=\"#999\"/>\
+             <polyline points=\"{max}\" fill=\"none\" stroke=\"#e99\"/>\
+             <polyline points=\"{avg}\" fill=\"none\" stroke=\"#c00\" stroke-width=\"2\"/>\
+             <polyline points=\"{rps}\" fill=\"none\" stroke=\"#36c\" stroke-dasharray=\"4 2\"/>\
+             <text x=\"{pad}\" y=\"20\" font-size=\"12\">red: avg (dark) and max (light) response time, 0-{max_ms:.1} ms; blue dashed: requests/s, 0-{max_rps:.0}; x: seconds 0-{secs}</text>\
+             </svg>",
+            iw = w - 2.0 * pad,
+            ih = h - 2.0 * pad,
+            secs = n - 1,
+        )
+    }
+}
