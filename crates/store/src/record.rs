@@ -105,6 +105,58 @@ impl<'a> Reader<'a> {
         Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
     }
 
+    /// The records with these ids, in id order; ids with no record are skipped.
+    pub fn get_many(&self, table: &RecordTable, ids: &[&str]) -> Result<Vec<StoredRecord>> {
+        self.find_by_any(table, "id", ids)
+    }
+
+    /// Records whose `column` (an extracted column, or `id`) is one of `values`, in
+    /// (column, id) order. Many values are looked up a few hundred at a time, each an
+    /// index lookup when the column is indexed.
+    pub fn find_by_any(
+        &self,
+        table: &RecordTable,
+        column: &str,
+        values: &[&str],
+    ) -> Result<Vec<StoredRecord>> {
+        assert!(
+            column == "id" || table.columns.contains(&column),
+            "{column} is not a column of {}",
+            table.table
+        );
+        let mut out = Vec::new();
+        for chunk in values.chunks(IN_LIST_CHUNK) {
+            let placeholders = vec!["?"; chunk.len()].join(", ");
+            let sql = format!(
+                "SELECT id, version, body FROM {} WHERE {column} IN ({placeholders}) ORDER BY {column}, id",
+                table.table
+            );
+            let mut stmt = self.tx.prepare_cached(&sql)?;
+            let rows = stmt.query_map(rusqlite::params_from_iter(chunk.iter()), stored_record)?;
+            for row in rows {
+                out.push(row?);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Up to `limit` records with ids after `after` (from the first when `None`), in id
+    /// order: a keyset page, so scanning a whole table costs one index walk.
+    pub fn scan(
+        &self,
+        table: &RecordTable,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<StoredRecord>> {
+        let sql = format!(
+            "SELECT id, version, body FROM {} WHERE id > ?1 ORDER BY id LIMIT ?2",
+            table.table
+        );
+        let mut stmt = self.tx.prepare_cached(&sql)?;
+        let rows = stmt.query_map((after.unwrap_or(""), limit as i64), stored_record)?;
+        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    }
+
     /// Whether a record with this id exists.
     pub fn exists(&self, table: &RecordTable, id: &str) -> Result<bool> {
         let sql = format!("SELECT EXISTS(SELECT 1 FROM {} WHERE id = ?1)", table.table);
@@ -308,6 +360,10 @@ impl<'a> Writer<'a> {
     }
 }
 
+/// How many values one `IN (...)` list binds: well under SQLite's variable limit, and
+/// a size whose statement the cache keeps (a shorter last chunk gets its own).
+const IN_LIST_CHUNK: usize = 256;
+
 fn stored_record(row: &rusqlite::Row<'_>) -> rusqlite::Result<StoredRecord> {
     Ok(StoredRecord { id: row.get(0)?, version: row.get(1)?, body: row.get(2)? })
 }
@@ -339,4 +395,66 @@ fn record_params<'p>(
     params.push(body);
     params.extend(columns.iter().map(|c| c as &dyn rusqlite::ToSql));
     params
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Component, Migration, Options, RecordTable, Store};
+
+    const THINGS: RecordTable =
+        RecordTable { table: "things", record_type: "thing", columns: &["parent"] };
+
+    const COMPONENT: Component = Component {
+        name: "test",
+        migrations: &[Migration {
+            version: 1,
+            description: "things",
+            sql: "CREATE TABLE things (id TEXT PRIMARY KEY, version INTEGER NOT NULL, \
+                  body TEXT NOT NULL, parent TEXT); CREATE INDEX things_parent ON things (parent);",
+        }],
+    };
+
+    #[test]
+    fn batch_reads_and_scans() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path(), Options::default(), &[COMPONENT]).unwrap();
+        let (tenant, _) = store.create_tenant("diku").unwrap();
+        tenant
+            .write(|w| {
+                for n in 0..600 {
+                    let id = format!("id{n:04}");
+                    let parent = crate::ColumnValue::Text(format!("p{}", n % 3));
+                    w.insert(&THINGS, &id, 1, "{}", &[parent])?;
+                }
+                Ok::<_, crate::Error>(())
+            })
+            .unwrap();
+        tenant
+            .read(|r| {
+                let ids: Vec<String> = (0..600).rev().step_by(7).map(|n| format!("id{n:04}")).collect();
+                let id_refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+                let mut with_missing = id_refs.clone();
+                with_missing.push("nope");
+                let found = r.get_many(&THINGS, &with_missing)?;
+                assert_eq!(found.len(), ids.len());
+                assert!(found.windows(2).all(|w| w[0].id < w[1].id));
+
+                let children = r.find_by_any(&THINGS, "parent", &["p0", "p2"])?;
+                assert_eq!(children.len(), 400);
+
+                let mut after: Option<String> = None;
+                let mut seen = 0;
+                loop {
+                    let page = r.scan(&THINGS, after.as_deref(), 250)?;
+                    if page.is_empty() {
+                        break;
+                    }
+                    seen += page.len();
+                    after = page.last().map(|p| p.id.clone());
+                }
+                assert_eq!(seen, 600);
+                Ok::<_, crate::Error>(())
+            })
+            .unwrap();
+    }
 }

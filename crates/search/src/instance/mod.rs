@@ -1,0 +1,19 @@
+//! The instance record family: instances with their holdings and items folded in,
+//! searched with FOLIO's `/search/instances` semantics.
+//!
+//! A future record family (authorities) gets a sibling module with its own registry,
+//! documents and index, sharing `text`, `pattern`, `generation` and the follower.
+
+mod document;
+mod fields;
+mod identifiers;
+mod index;
+mod query;
+mod search;
+mod source;
+
+pub use index::{IndexOptions, IndexStatus, InstanceIndex, ReindexProgress, ReindexStats};
+pub use search::{
+    DEFAULT_FACET_SIZE, Facet, FacetRequest, FacetValue, FacetsResponse, MAX_LIMIT, MAX_WINDOW,
+    SearchRequest, SearchResponse,
+};

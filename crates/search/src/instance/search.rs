@@ -1,0 +1,493 @@
+//! Running instance queries: pages of results (relevance or sorted), exact totals,
+//! facets and id streams, on one searcher (one committed view of the index).
+//!
+//! Owns the collectors: relevance is tantivy's BM25 top-k; sorts and facets read fast
+//! columns per segment and convert segment-local term ordinals to strings only for
+//! the few documents or values that survive. Does not own query meaning (`query`) or
+//! the index's lifecycle (`index`).
+
+use std::cmp::Ordering;
+use std::collections::HashMap;
+use std::ops::ControlFlow;
+
+use tantivy::collector::{Collector, Count, SegmentCollector, TopDocs};
+use tantivy::columnar::{Column, StrColumn};
+use tantivy::query::{EnableScoring, Query};
+use tantivy::schema::Value;
+use tantivy::{DocAddress, DocId, Score, Searcher, SegmentOrdinal, SegmentReader, TantivyDocument};
+use uuid::Uuid;
+
+use crate::error::{Error, Result};
+use crate::instance::fields::{self, FACET, Fields, Kind};
+use crate::instance::query::{SortField, SortKey, Translated};
+
+/// Most results one page may hold (FOLIO's `limit` maximum).
+pub const MAX_LIMIT: u32 = 500;
+/// FOLIO's bound on `offset + limit`.
+pub const MAX_WINDOW: u32 = 10_000;
+/// Values per facet when the request names no size (OpenSearch's default).
+pub const DEFAULT_FACET_SIZE: usize = 10;
+
+/// `GET /search/instances` parameters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchRequest {
+    /// CQL.
+    pub query: String,
+    /// 0 to [`MAX_LIMIT`]; FOLIO's default is 100.
+    pub limit: u32,
+    pub offset: u32,
+    /// The whole instance with its holdings and items, instead of the basic fields.
+    pub expand_all: bool,
+}
+
+impl SearchRequest {
+    /// A request with FOLIO's defaults: limit 100, offset 0, basic fields.
+    pub fn new(query: impl Into<String>) -> SearchRequest {
+        SearchRequest { query: query.into(), limit: 100, offset: 0, expand_all: false }
+    }
+
+    /// Checks FOLIO's paging rules, with FOLIO's messages.
+    pub fn validate(&self) -> Result<()> {
+        if self.limit > MAX_LIMIT {
+            return Err(Error::InvalidPaging {
+                parameter: "limit",
+                value: self.limit.to_string(),
+                message: format!("must be less than or equal to {MAX_LIMIT}"),
+            });
+        }
+        if self.offset.saturating_add(self.limit) > MAX_WINDOW {
+            return Err(Error::InvalidPaging {
+                parameter: "offset",
+                value: self.offset.to_string(),
+                message: "The sum of limit and offset should not exceed 10000.".to_string(),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// One page of instances and the exact number of matches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchResponse {
+    pub total_records: u64,
+    /// Each instance as a JSON object, in result order.
+    pub instances: Vec<String>,
+}
+
+impl SearchResponse {
+    /// FOLIO's body: `{"totalRecords":N,"instances":[...]}`.
+    pub fn to_json(&self) -> String {
+        let size: usize = self.instances.iter().map(|i| i.len() + 1).sum();
+        let mut out = String::with_capacity(size + 48);
+        out.push_str(&format!("{{\"totalRecords\":{},\"instances\":[", self.total_records));
+        for (idx, instance) in self.instances.iter().enumerate() {
+            if idx > 0 {
+                out.push(',');
+            }
+            out.push_str(instance);
+        }
+        out.push_str("]}");
+        out
+    }
+}
+
+/// One facet of `GET /search/instances/facets`: `name` or `name:size`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FacetRequest {
+    pub name: String,
+    pub size: usize,
+}
+
+impl FacetRequest {
+    /// Reads `languages` or `languages:5`; the name must be a facet field.
+    pub fn parse(spec: &str) -> Result<FacetRequest> {
+        let invalid = || Error::InvalidFacet { facet: spec.to_string() };
+        let (name, size) = match spec.split_once(':') {
+            Some((name, size)) => (name, size.trim().parse().map_err(|_| invalid())?),
+            None => (spec, DEFAULT_FACET_SIZE),
+        };
+        let name = name.trim().to_string();
+        let idx = fields::resolve(&name).filter(|f| f.len() == 1).ok_or_else(invalid)?[0];
+        if !Fields::get().def(idx).has(FACET) {
+            return Err(invalid());
+        }
+        Ok(FacetRequest { name, size })
+    }
+}
+
+/// Facet counts over the instances matching a query.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FacetsResponse {
+    /// Instances matching the query.
+    pub total_records: u64,
+    /// In request order.
+    pub facets: Vec<Facet>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Facet {
+    pub name: String,
+    /// Most frequent first, then by value.
+    pub values: Vec<FacetValue>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FacetValue {
+    /// The value as indexed (lowercased for `keyword_lowercase` fields, as in FOLIO).
+    pub id: String,
+    /// Matching instances holding this value.
+    pub total_records: u64,
+}
+
+impl FacetsResponse {
+    /// FOLIO's body: `{"facets":{"languages":{"values":[{"id":"eng","totalRecords":2}],
+    /// "totalRecords":1}},"totalRecords":N}`.
+    pub fn to_json(&self) -> String {
+        let mut facets = serde_json::Map::new();
+        for facet in &self.facets {
+            let values: Vec<serde_json::Value> = facet
+                .values
+                .iter()
+                .map(|v| serde_json::json!({"id": v.id, "totalRecords": v.total_records}))
+                .collect();
+            facets.insert(
+                facet.name.clone(),
+                serde_json::json!({"values": values, "totalRecords": facet.values.len()}),
+            );
+        }
+        serde_json::json!({"facets": facets, "totalRecords": self.total_records}).to_string()
+    }
+}
+
+pub(crate) fn search(
+    searcher: &Searcher,
+    translated: &Translated,
+    request: &SearchRequest,
+) -> Result<SearchResponse> {
+    let fields = Fields::get();
+    let (limit, offset) = (request.limit as usize, request.offset as usize);
+    let (total, addresses): (usize, Vec<DocAddress>) = if limit == 0 {
+        (searcher.search(&translated.query, &Count)?, Vec::new())
+    } else if translated.sort.is_empty() {
+        let top = TopDocs::with_limit(limit).and_offset(offset).order_by_score();
+        let (total, top) = searcher.search(&translated.query, &(Count, top))?;
+        (total, top.into_iter().map(|(_, address)| address).collect())
+    } else {
+        let sorted = SortCollector { key: translated.sort[0], top: offset + limit };
+        let (total, docs) = searcher.search(&translated.query, &(Count, sorted))?;
+        (total, docs.into_iter().skip(offset).collect())
+    };
+    let stored = if request.expand_all { fields.full } else { fields.basic };
+    let mut instances = Vec::with_capacity(addresses.len());
+    for address in addresses {
+        let doc: TantivyDocument = searcher.doc(address)?;
+        let json = doc.get_first(stored).and_then(|v| v.as_str()).unwrap_or("{}");
+        instances.push(json.to_string());
+    }
+    Ok(SearchResponse { total_records: total as u64, instances })
+}
+
+pub(crate) fn facets(
+    searcher: &Searcher,
+    query: &dyn Query,
+    requests: &[FacetRequest],
+) -> Result<FacetsResponse> {
+    let registry = Fields::get();
+    let mut names = Vec::with_capacity(requests.len());
+    for request in requests {
+        let idx = fields::resolve(&request.name)
+            .and_then(|f| f.first().copied())
+            .ok_or_else(|| Error::InvalidFacet { facet: request.name.clone() })?;
+        let def = registry.def(idx);
+        debug_assert!(matches!(def.kind, Kind::Keyword(_) | Kind::Bool));
+        names.push(fields::tantivy_name(def.name));
+    }
+    let (total, counts) = searcher.search(query, &(Count, FacetCounts { fields: names }))?;
+    let facets = requests
+        .iter()
+        .zip(counts)
+        .map(|(request, counts)| {
+            let mut values: Vec<FacetValue> = counts
+                .into_iter()
+                .map(|(id, n)| FacetValue { id, total_records: n })
+                .collect();
+            values.sort_by(|a, b| b.total_records.cmp(&a.total_records).then(a.id.cmp(&b.id)));
+            values.truncate(request.size);
+            Facet { name: request.name.clone(), values }
+        })
+        .collect();
+    Ok(FacetsResponse { total_records: total as u64, facets })
+}
+
+/// Calls `sink` with the id of every live document matching `query`, segment by
+/// segment, holding one block of doc ids at a time. Returns how many ids were sent.
+pub(crate) fn stream_ids(
+    searcher: &Searcher,
+    query: &dyn Query,
+    sink: &mut dyn FnMut(Uuid) -> ControlFlow<()>,
+) -> Result<u64> {
+    let weight = query.weight(EnableScoring::disabled_from_searcher(searcher))?;
+    let mut sent = 0u64;
+    let mut stopped = false;
+    for reader in searcher.segment_readers() {
+        if stopped {
+            break;
+        }
+        let hi: Column<u64> = reader.fast_fields().u64(fields::ID_HI)?;
+        let lo: Column<u64> = reader.fast_fields().u64(fields::ID_LO)?;
+        let alive = reader.alive_bitset();
+        weight.for_each_no_score(reader, &mut |docs: &[DocId]| {
+            for &doc in docs {
+                if stopped || alive.is_some_and(|a| !a.is_alive(doc)) {
+                    continue;
+                }
+                let (Some(h), Some(l)) = (hi.first(doc), lo.first(doc)) else { continue };
+                sent += 1;
+                if sink(Uuid::from_u64_pair(h, l)).is_break() {
+                    stopped = true;
+                }
+            }
+        })?;
+    }
+    Ok(sent)
+}
+
+/// The instance ids of documents holding `term` (a holdings or item id), for finding
+/// where a deleted or moved record was indexed.
+pub(crate) fn ids_with_term(searcher: &Searcher, term: tantivy::Term) -> Result<Vec<Uuid>> {
+    let query = tantivy::query::TermQuery::new(term, tantivy::schema::IndexRecordOption::Basic);
+    let mut out = Vec::new();
+    stream_ids(searcher, &query, &mut |id| {
+        out.push(id);
+        ControlFlow::Continue(())
+    })?;
+    Ok(out)
+}
+
+/// Top documents by a sort key; ties by document order.
+struct SortCollector {
+    key: SortKey,
+    top: usize,
+}
+
+/// A sort value: a string (through a segment-local ordinal) or a number.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum Val {
+    Num(i64),
+    Str(String),
+}
+
+struct SortedDoc {
+    primary: Option<Val>,
+    secondary: Option<String>,
+    address: DocAddress,
+}
+
+enum Primary {
+    Str(StrColumn),
+    Num(Column<i64>),
+}
+
+struct SegmentSort {
+    key: SortKey,
+    top: usize,
+    segment: SegmentOrdinal,
+    primary: Option<Primary>,
+    /// The sort title, the secondary key of the item-status collection sort.
+    title: Option<StrColumn>,
+    /// (primary, secondary, doc) with segment-local ordinals.
+    docs: Vec<(Option<u64>, Option<u64>, DocId)>,
+}
+
+fn str_column(reader: &SegmentReader, name: &str) -> tantivy::Result<Option<StrColumn>> {
+    reader.fast_fields().str(name)
+}
+
+/// Orders numbers so that unsigned comparison matches signed comparison.
+fn i64_key(v: i64) -> u64 {
+    (v as u64) ^ (1 << 63)
+}
+
+impl Collector for SortCollector {
+    type Fruit = Vec<DocAddress>;
+    type Child = SegmentSort;
+
+    fn for_segment(&self, segment: SegmentOrdinal, reader: &SegmentReader) -> tantivy::Result<SegmentSort> {
+        let num = |name: &str| -> tantivy::Result<Option<Primary>> {
+            Ok(Some(Primary::Num(reader.fast_fields().i64(name)?)))
+        };
+        let primary = match self.key.field {
+            SortField::Title => str_column(reader, fields::SORT_TITLE)?.map(Primary::Str),
+            SortField::Contributors => str_column(reader, fields::SORT_CONTRIBUTORS)?.map(Primary::Str),
+            SortField::ItemStatus => str_column(reader, "items_status_name")?.map(Primary::Str),
+            SortField::NormalizedDate1 => num("normalizedDate1")?,
+            SortField::CreatedDate => num("metadata_createdDate")?,
+            SortField::UpdatedDate => num("metadata_updatedDate")?,
+        };
+        let title = match self.key.field {
+            SortField::ItemStatus => str_column(reader, fields::SORT_TITLE)?,
+            _ => None,
+        };
+        Ok(SegmentSort { key: self.key, top: self.top, segment, primary, title, docs: Vec::new() })
+    }
+
+    fn requires_scoring(&self) -> bool {
+        false
+    }
+
+    fn merge_fruits(&self, fruits: Vec<Vec<SortedDoc>>) -> tantivy::Result<Vec<DocAddress>> {
+        let mut all: Vec<SortedDoc> = fruits.into_iter().flatten().collect();
+        let descending = self.key.descending;
+        all.sort_by(|a, b| compare_sorted(a, b, descending));
+        all.truncate(self.top);
+        Ok(all.into_iter().map(|d| d.address).collect())
+    }
+}
+
+fn missing_last<T: Ord>(a: &Option<T>, b: &Option<T>, descending: bool) -> Ordering {
+    match (a, b) {
+        (Some(a), Some(b)) => {
+            if descending {
+                b.cmp(a)
+            } else {
+                a.cmp(b)
+            }
+        }
+        (Some(_), None) => Ordering::Less,
+        (None, Some(_)) => Ordering::Greater,
+        (None, None) => Ordering::Equal,
+    }
+}
+
+fn compare_sorted(a: &SortedDoc, b: &SortedDoc, descending: bool) -> Ordering {
+    missing_last(&a.primary, &b.primary, descending)
+        .then_with(|| missing_last(&a.secondary, &b.secondary, false))
+        .then_with(|| (a.address.segment_ord, a.address.doc_id).cmp(&(b.address.segment_ord, b.address.doc_id)))
+}
+
+impl SegmentCollector for SegmentSort {
+    type Fruit = Vec<SortedDoc>;
+
+    fn collect(&mut self, doc: DocId, _score: Score) {
+        let primary = match &self.primary {
+            Some(Primary::Str(column)) => {
+                let ords = column.term_ords(doc);
+                if self.key.descending { ords.max() } else { ords.min() }
+            }
+            Some(Primary::Num(column)) => column.first(doc).map(i64_key),
+            None => None,
+        };
+        let secondary = self.title.as_ref().and_then(|t| t.term_ords(doc).next());
+        self.docs.push((primary, secondary, doc));
+    }
+
+    fn harvest(mut self) -> Vec<SortedDoc> {
+        let descending = self.key.descending;
+        let cmp = |a: &(Option<u64>, Option<u64>, DocId), b: &(Option<u64>, Option<u64>, DocId)| {
+            missing_last(&a.0, &b.0, descending)
+                .then_with(|| missing_last(&a.1, &b.1, false))
+                .then(a.2.cmp(&b.2))
+        };
+        if self.docs.len() > self.top && self.top > 0 {
+            self.docs.select_nth_unstable_by(self.top - 1, cmp);
+            self.docs.truncate(self.top);
+        }
+        self.docs.sort_by(cmp);
+        let mut out = Vec::with_capacity(self.docs.len());
+        for (primary, secondary, doc) in self.docs {
+            let primary = primary.map(|ord| match &self.primary {
+                Some(Primary::Str(column)) => {
+                    let mut s = String::new();
+                    let _found = column.ord_to_str(ord, &mut s);
+                    Val::Str(s)
+                }
+                _ => Val::Num((ord ^ (1 << 63)) as i64),
+            });
+            let secondary = secondary.and_then(|ord| {
+                let mut s = String::new();
+                self.title.as_ref().map(|t| {
+                    let _found = t.ord_to_str(ord, &mut s);
+                    s
+                })
+            });
+            out.push(SortedDoc { primary, secondary, address: DocAddress::new(self.segment, doc) });
+        }
+        out
+    }
+}
+
+/// Value counts of keyword fast columns.
+struct FacetCounts {
+    /// Tantivy field names.
+    fields: Vec<String>,
+}
+
+struct SegmentFacets {
+    columns: Vec<Option<StrColumn>>,
+    counts: Vec<Vec<u32>>,
+}
+
+impl Collector for FacetCounts {
+    type Fruit = Vec<HashMap<String, u64>>;
+    type Child = SegmentFacets;
+
+    fn for_segment(&self, _segment: SegmentOrdinal, reader: &SegmentReader) -> tantivy::Result<SegmentFacets> {
+        let mut columns = Vec::with_capacity(self.fields.len());
+        let mut counts = Vec::with_capacity(self.fields.len());
+        for name in &self.fields {
+            let column = str_column(reader, name)?;
+            counts.push(vec![0; column.as_ref().map_or(0, |c| c.num_terms())]);
+            columns.push(column);
+        }
+        Ok(SegmentFacets { columns, counts })
+    }
+
+    fn requires_scoring(&self) -> bool {
+        false
+    }
+
+    fn merge_fruits(&self, fruits: Vec<Vec<HashMap<String, u64>>>) -> tantivy::Result<Self::Fruit> {
+        let mut merged = vec![HashMap::new(); self.fields.len()];
+        for fruit in fruits {
+            for (idx, counts) in fruit.into_iter().enumerate() {
+                for (value, n) in counts {
+                    *merged[idx].entry(value).or_insert(0) += n;
+                }
+            }
+        }
+        Ok(merged)
+    }
+}
+
+impl SegmentCollector for SegmentFacets {
+    type Fruit = Vec<HashMap<String, u64>>;
+
+    fn collect(&mut self, doc: DocId, _score: Score) {
+        for (column, counts) in self.columns.iter().zip(&mut self.counts) {
+            if let Some(column) = column {
+                for ord in column.term_ords(doc) {
+                    counts[ord as usize] += 1;
+                }
+            }
+        }
+    }
+
+    fn harvest(self) -> Self::Fruit {
+        self.columns
+            .iter()
+            .zip(self.counts)
+            .map(|(column, counts)| {
+                let mut out = HashMap::new();
+                if let Some(column) = column {
+                    for (ord, n) in counts.into_iter().enumerate().filter(|(_, n)| *n > 0) {
+                        let mut value = String::new();
+                        if column.ord_to_str(ord as u64, &mut value).unwrap_or(false) {
+                            out.insert(value, n as u64);
+                        }
+                    }
+                }
+                out
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,49 @@
+//! Search: FOLIO's `/search/instances` on tantivy, derived from the store's change log.
+//!
+//! This crate owns the per-tenant instance index (`tenant.dir()/search/instances`):
+//! what is indexed (instances with their holdings and items folded in, with FOLIO's
+//! field names, aliases and analysers), CQL translated with mod-search's semantics,
+//! results, facets and id streams in FOLIO's shapes, the follower that keeps the index
+//! within a second of the store, and reindexing without downtime. It does not own HTTP
+//! (the server maps [`Error`] to FOLIO's error bodies), the records (`inventory`) or
+//! their storage (`store`).
+//!
+//! ```
+//! # use quire_search as search;
+//! let dir = tempfile::tempdir().unwrap();
+//! let store = store::Store::open(dir.path(), Default::default(), &[inventory::MIGRATIONS]).unwrap();
+//! let (tenant, _) = store.create_tenant("diku").unwrap();
+//! tenant.write(|w| inventory::load_reference_data(w)).unwrap();
+//! let body = br#"{"source": "FOLIO", "title": "A semantic web primer",
+//!     "instanceTypeId": "6312d172-f0cf-40f6-b27d-9fa8feaf332f"}"#;
+//! tenant.write(|w| inventory::create::<inventory::Instance>(w, body, Default::default())).unwrap();
+//!
+//! let index = search::InstanceIndex::open(&tenant).unwrap(); // builds from the store
+//! index.catch_up(&tenant).unwrap();
+//! let found = index.search(&search::SearchRequest::new("title all primers")).unwrap();
+//! assert_eq!(found.total_records, 1);
+//! let error = index.search(&search::SearchRequest::new("title within x")).unwrap_err();
+//! assert_eq!(error.to_string(), "Failed to parse CQL query. Comparator 'within' is not supported.");
+//! ```
+//!
+//! Invariants:
+//! - SQLite is the truth: the index holds nothing that cannot be rebuilt from the store,
+//!   and its last commit records the change-log sequence number it reflects.
+//! - A search sees one committed view of one generation; a reindex swaps generations
+//!   atomically, so no search fails or sees a half-built index.
+//! - No tokio, no HTTP: the follower is a plain thread.
+
+mod error;
+mod follower;
+mod generation;
+mod instance;
+mod pattern;
+mod text;
+
+pub use crate::error::{Error, Result};
+pub use crate::follower::{Follower, FollowerHandle, FollowerOptions};
+pub use crate::instance::{
+    DEFAULT_FACET_SIZE, Facet, FacetRequest, FacetValue, FacetsResponse, IndexOptions,
+    IndexStatus, InstanceIndex, MAX_LIMIT, MAX_WINDOW, ReindexProgress, ReindexStats,
+    SearchRequest, SearchResponse,
+};

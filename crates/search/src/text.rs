@@ -1,0 +1,440 @@
+//! Text analysis: FOLIO's analysers and normalisers, reproduced without ICU.
+//!
+//! Owns how a value becomes index terms and how a query term becomes the same terms:
+//! the folding of case and diacritics (`keyword_icu`, `icu_folding`), the word splitting
+//! of mod-search's `source_analyzer` (ICU word boundaries, then `word_delimiter_graph`
+//! with `catenate_words`, after the `" & "` → `" and "` character filter), the
+//! whitespace analyser of `identifiers.value`, the English stems of `multilang` fields,
+//! and the trigrams behind infix wildcards. Does not own which field uses which
+//! analyser (the field registry) or how terms become queries (`query`).
+//!
+//! Deviations from ICU, kept small on purpose: word boundaries follow UAX #29's rules
+//! for Latin, Greek, Cyrillic and digits (letters joined by `'` `’` `.` `:`, digits by
+//! `.` `,` `;` `'`, anything by `_`); scripts without spaces (CJK, Thai) are split per
+//! character run rather than by dictionary.
+
+use std::borrow::Cow;
+
+use tantivy::tokenizer::{Token, TokenStream, Tokenizer};
+use unicode_normalization::char::{decompose_compatible, is_combining_mark};
+
+/// English stopwords of Lucene's `EnglishAnalyzer`, which FOLIO's `multilang` fields
+/// use through their `eng` sub-field.
+const ENGLISH_STOPWORDS: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is",
+    "it", "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there",
+    "these", "they", "this", "to", "was", "will", "with",
+];
+
+/// Longest whole value kept in a `plain` copy: longer values are cut (on a character
+/// boundary). Lucene refuses terms over 32 KiB; notes are the only values this long.
+pub(crate) const MAX_PLAIN_BYTES: usize = 2048;
+
+/// Lowercases and strips diacritics the way ICU folding does for Latin text:
+/// `Déjà Vu` → `deja vu`, `Straße` → `strasse`, `Øre` → `ore`.
+pub(crate) fn fold(text: &str) -> Cow<'_, str> {
+    if text.bytes().all(|b| b.is_ascii() && !b.is_ascii_uppercase()) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    fold_into(text, &mut out);
+    Cow::Owned(out)
+}
+
+pub(crate) fn fold_into(text: &str, out: &mut String) {
+    for c in text.chars() {
+        if c.is_ascii() {
+            out.push(c.to_ascii_lowercase());
+            continue;
+        }
+        if let Some(s) = special_fold(c) {
+            out.push_str(s);
+            continue;
+        }
+        for lower in c.to_lowercase() {
+            decompose_compatible(lower, |d| {
+                if !is_combining_mark(d) {
+                    for l in d.to_lowercase() {
+                        out.push(l);
+                    }
+                }
+            });
+        }
+    }
+}
+
+/// Letters ICU folds that Unicode decomposition leaves alone, and the typographic
+/// quotes it maps to ASCII.
+fn special_fold(c: char) -> Option<&'static str> {
+    Some(match c {
+        'ß' | 'ẞ' => "ss",
+        'æ' | 'Æ' => "ae",
+        'œ' | 'Œ' => "oe",
+        'ø' | 'Ø' => "o",
+        'đ' | 'Đ' | 'ð' | 'Ð' => "d",
+        'ł' | 'Ł' => "l",
+        'þ' | 'Þ' => "th",
+        'ı' => "i",
+        'ħ' | 'Ħ' => "h",
+        'ŧ' | 'Ŧ' => "t",
+        '\u{2018}' | '\u{2019}' | '\u{02BC}' => "'",
+        '\u{201C}' | '\u{201D}' => "\"",
+        _ => return None,
+    })
+}
+
+/// FOLIO's `keyword_icu` normaliser: the whole value trimmed, lowercased and folded,
+/// cut at [`MAX_PLAIN_BYTES`].
+pub(crate) fn plain(value: &str) -> String {
+    let mut out = fold(value.trim()).into_owned();
+    truncate(&mut out, MAX_PLAIN_BYTES);
+    out
+}
+
+/// FOLIO's `keyword_lowercase` normaliser: trimmed and lowercased, accents kept.
+pub(crate) fn lowercase(value: &str) -> String {
+    let mut out = value.trim().to_lowercase();
+    truncate(&mut out, MAX_PLAIN_BYTES);
+    out
+}
+
+pub(crate) fn truncate(s: &mut String, max: usize) {
+    if s.len() > max {
+        let mut end = max;
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        s.truncate(end);
+    }
+}
+
+/// The value reversed by characters: a suffix pattern on the value is a prefix
+/// pattern on this.
+pub(crate) fn reversed(value: &str) -> String {
+    value.chars().rev().collect()
+}
+
+/// One word of text as the source analyser sees it: its word-delimiter parts (folded),
+/// and the parts' letters run together when the word has two or more letter parts
+/// (`pang'ok` → parts `pang`, `ok`; catenated `pangok`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Word {
+    pub(crate) parts: Vec<String>,
+    pub(crate) catenated: Option<String>,
+}
+
+/// Splits text into words the way `source_analyzer` does.
+pub(crate) fn words(text: &str) -> Vec<Word> {
+    let text = replace_ampersand(text);
+    let mut out = Vec::new();
+    for raw in icu_words(&text) {
+        let word = delimit(raw);
+        if !word.parts.is_empty() {
+            out.push(word);
+        }
+    }
+    out
+}
+
+/// The whitespace analyser: split on whitespace, lowercase and fold each piece.
+pub(crate) fn whitespace_words(text: &str) -> Vec<String> {
+    text.split_whitespace().map(|w| fold(w).into_owned()).collect()
+}
+
+/// The English stem of a folded word, when it differs from the word.
+pub(crate) fn stem(word: &str) -> Option<String> {
+    thread_local! {
+        static STEMMER: frostem::Stemmer = frostem::Stemmer::new(frostem::Algorithm::English);
+    }
+    if word.len() < 3 || !word.bytes().all(|b| b.is_ascii_lowercase()) {
+        return None;
+    }
+    STEMMER.with(|s| match s.stem(word) {
+        Cow::Borrowed(same) if same == word => None,
+        Cow::Owned(stemmed) if stemmed != word => Some(stemmed),
+        _ => None,
+    })
+}
+
+pub(crate) fn is_stopword(word: &str) -> bool {
+    ENGLISH_STOPWORDS.binary_search(&word).is_ok()
+}
+
+fn replace_ampersand(text: &str) -> Cow<'_, str> {
+    if text.contains(" & ") { Cow::Owned(text.replace(" & ", " and ")) } else { Cow::Borrowed(text) }
+}
+
+/// Word boundaries after UAX #29 for alphabetic scripts and digits.
+fn icu_words(text: &str) -> Vec<&str> {
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    let mut out = Vec::new();
+    let mut idx = 0;
+    while idx < chars.len() {
+        if !is_word_char(chars[idx].1) {
+            idx += 1;
+            continue;
+        }
+        let start = idx;
+        idx += 1;
+        loop {
+            if idx < chars.len() && is_word_char(chars[idx].1) {
+                idx += 1;
+                continue;
+            }
+            // A joiner between two word characters keeps the word going.
+            if idx + 1 < chars.len() && is_word_char(chars[idx + 1].1) {
+                let (before, joiner, after) = (chars[idx - 1].1, chars[idx].1, chars[idx + 1].1);
+                let letters = before.is_alphabetic() && after.is_alphabetic();
+                let digits = before.is_numeric() && after.is_numeric();
+                let joins = match joiner {
+                    '_' => true,
+                    '\'' | '\u{2019}' => letters || digits,
+                    '.' => letters || digits,
+                    ':' => letters,
+                    ',' | ';' => digits,
+                    _ => false,
+                };
+                if joins {
+                    idx += 2;
+                    continue;
+                }
+            }
+            break;
+        }
+        let from = chars[start].0;
+        let to = chars.get(idx).map_or(text.len(), |c| c.0);
+        out.push(&text[from..to]);
+    }
+    out
+}
+
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || is_combining_mark(c)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Class {
+    Lower,
+    Upper,
+    Digit,
+    Other,
+}
+
+fn class(c: char) -> Class {
+    if c.is_numeric() {
+        Class::Digit
+    } else if c.is_uppercase() {
+        Class::Upper
+    } else if c.is_alphabetic() || is_combining_mark(c) {
+        Class::Lower
+    } else {
+        Class::Other
+    }
+}
+
+/// `word_delimiter_graph` with `catenate_words`: split on non-alphanumerics, on a
+/// lower-to-upper case change and between letters and digits; drop a trailing English
+/// possessive `'s`; run two or more consecutive letter parts together.
+fn delimit(word: &str) -> Word {
+    let mut raw_parts: Vec<(String, bool)> = Vec::new(); // (text, is_alpha)
+    let mut current = String::new();
+    let mut prev = Class::Other;
+    let mut chars = word.chars().peekable();
+    while let Some(c) = chars.next() {
+        let cls = class(c);
+        if cls == Class::Other {
+            // A possessive `'s` at the end of the word is dropped, as WDG does.
+            if (c == '\'' || c == '\u{2019}')
+                && matches!(chars.peek(), Some('s' | 'S'))
+                && chars.clone().nth(1).is_none()
+            {
+                break;
+            }
+            flush(&mut current, prev, &mut raw_parts);
+            prev = Class::Other;
+            continue;
+        }
+        let boundary = match (prev, cls) {
+            (Class::Lower, Class::Upper) => true,
+            (Class::Digit, Class::Lower | Class::Upper) => true,
+            (Class::Lower | Class::Upper, Class::Digit) => true,
+            // `ABCdef`: WDG splits "ABC" + "def"? It keeps "ABCdef" as "AB" "Cdef"; the
+            // difference only matters for acronyms followed by words and is ignored.
+            _ => false,
+        };
+        if boundary {
+            flush(&mut current, prev, &mut raw_parts);
+        }
+        current.push(c);
+        prev = cls;
+    }
+    flush(&mut current, prev, &mut raw_parts);
+
+    let parts: Vec<String> = raw_parts.iter().map(|(p, _)| fold(p).into_owned()).collect();
+    let mut catenated = None;
+    // Catenate the first run of two or more letter parts, which for ordinary words is
+    // the whole word (`pang'ok`, `testCirculationNote`, `item_accession_number`).
+    let mut run: Vec<&str> = Vec::new();
+    for ((_, alpha), folded) in raw_parts.iter().zip(&parts) {
+        if *alpha {
+            run.push(folded);
+        } else {
+            if run.len() >= 2 {
+                break;
+            }
+            run.clear();
+        }
+    }
+    if run.len() >= 2 {
+        catenated = Some(run.concat());
+    }
+    Word { parts, catenated }
+}
+
+fn flush(current: &mut String, prev: Class, parts: &mut Vec<(String, bool)>) {
+    if !current.is_empty() {
+        parts.push((std::mem::take(current), prev != Class::Digit));
+    }
+}
+
+/// Trigrams of a plain value, padded so that every character starts one: `abc` →
+/// `abc`, `bc$`, `c$$`. The padding lets a one- or two-character infix be found as a
+/// trigram prefix.
+pub(crate) fn trigrams(value: &str) -> Vec<String> {
+    let chars: Vec<char> = value.chars().chain([END, END]).collect();
+    if chars.len() < 3 {
+        return Vec::new();
+    }
+    (0..chars.len() - 2).map(|i| chars[i..i + 3].iter().collect()).collect()
+}
+
+/// The padding character of [`trigrams`]; not a character users type.
+pub(crate) const END: char = '\u{1}';
+
+/// Registers Quire's analysers on an index under the names the schema uses.
+pub(crate) fn register(index: &tantivy::Index) {
+    let manager = index.tokenizers();
+    manager.register(TEXT, Analyzer::Text);
+    manager.register(STEMMED, Analyzer::Stemmed);
+    manager.register(WHITESPACE, Analyzer::Whitespace);
+    manager.register(TRIGRAM, Analyzer::Trigram);
+}
+
+pub(crate) const TEXT: &str = "quire_text";
+pub(crate) const STEMMED: &str = "quire_stemmed";
+pub(crate) const WHITESPACE: &str = "quire_whitespace";
+pub(crate) const TRIGRAM: &str = "quire_trigram";
+
+/// The analysers as tantivy tokenizers. Each computes its tokens up front.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Analyzer {
+    Text,
+    Stemmed,
+    Whitespace,
+    Trigram,
+}
+
+pub(crate) struct Tokens {
+    tokens: Vec<Token>,
+    idx: usize,
+}
+
+impl Tokenizer for Analyzer {
+    type TokenStream<'a> = Tokens;
+
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> Tokens {
+        let mut tokens = Vec::new();
+        let mut push = |position: usize, text: String| {
+            tokens.push(Token { offset_from: 0, offset_to: 0, position, text, position_length: 1 });
+        };
+        match self {
+            Analyzer::Text | Analyzer::Stemmed => {
+                let stemmed = matches!(self, Analyzer::Stemmed);
+                let mut position = 0;
+                for word in words(text) {
+                    let first = position;
+                    for part in word.parts {
+                        if stemmed && let Some(s) = stem(&part) {
+                            push(position, s);
+                        }
+                        push(position, part);
+                        position += 1;
+                    }
+                    if let Some(cat) = word.catenated {
+                        if stemmed && let Some(s) = stem(&cat) {
+                            push(first, s);
+                        }
+                        push(first, cat);
+                    }
+                }
+            }
+            Analyzer::Whitespace => {
+                for (position, word) in whitespace_words(text).into_iter().enumerate() {
+                    push(position, word);
+                }
+            }
+            Analyzer::Trigram => {
+                for (position, gram) in trigrams(text).into_iter().enumerate() {
+                    push(position, gram);
+                }
+            }
+        }
+        Tokens { tokens, idx: usize::MAX }
+    }
+}
+
+impl TokenStream for Tokens {
+    fn advance(&mut self) -> bool {
+        self.idx = self.idx.wrapping_add(1);
+        self.idx < self.tokens.len()
+    }
+
+    fn token(&self) -> &Token {
+        &self.tokens[self.idx]
+    }
+
+    fn token_mut(&mut self) -> &mut Token {
+        &mut self.tokens[self.idx]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use expect_test::{Expect, expect};
+
+    use super::{Analyzer, fold, trigrams, words};
+    use tantivy::tokenizer::{TokenStream, Tokenizer};
+
+    fn check(text: &str, expect: Expect) {
+        let mut analyzer = Analyzer::Stemmed;
+        let mut stream = analyzer.token_stream(text);
+        let mut out = Vec::new();
+        while stream.advance() {
+            let t = stream.token();
+            out.push(format!("{}:{}", t.position, t.text));
+        }
+        expect.assert_eq(&out.join(" "));
+    }
+
+    #[test]
+    fn source_analyzer() {
+        check("Déjà Vu", expect![["0:deja 1:vu"]]);
+        check("Pang'ok bangk'asyurangsŭ", expect![["0:pang 1:ok 0:pangok 2:bangk 3:asyurangsu 2:bangkasyurangsu"]]);
+        check(
+            "A sem\\ntic web primer :0747-0850 & wolves",
+            expect![["0:a 1:sem 2:ntic 3:web 4:primer 5:0747 6:0850 7:and 8:wolv 8:wolves"]],
+        );
+        check("testCirculationNote", expect![["0:test 1:circul 1:circulation 2:note 0:testcirculationnot 0:testcirculationnote"]]);
+        check("Holding's v2.0 047144250X", expect![["0:holding 1:v 2:2 3:0 4:047144250 5:x"]]);
+        check("item_accession_number", expect![["0:item 1:accession 2:number 0:itemaccessionnumb 0:itemaccessionnumber"]]);
+        check("Straße, ØRE; 1,000.5", expect![["0:strasse 1:ore 2:1 3:000 4:5"]]);
+    }
+
+    #[test]
+    fn folding_and_grams() {
+        assert_eq!(fold("ASYURANGSŬ"), "asyurangsu");
+        assert_eq!(fold("plain ascii"), "plain ascii");
+        assert_eq!(trigrams("ab").join("|"), "ab\u{1}|b\u{1}\u{1}");
+        assert_eq!(words("").len(), 0);
+    }
+}
