@@ -15,6 +15,8 @@
 //! - An unassigned code or an unknown escape sequence is a problem the caller
 //!   reports; the output skips the code (YAZ drops it too) or the ESC byte.
 
+// Generated and long: kept as the generator writes it.
+#[rustfmt::skip]
 mod tables;
 
 use self::tables::{
