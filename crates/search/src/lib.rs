@@ -9,7 +9,6 @@
 //! their storage (`store`).
 //!
 //! ```
-//! # use quire_search as search;
 //! let dir = tempfile::tempdir().unwrap();
 //! let store = store::Store::open(dir.path(), Default::default(), &[inventory::MIGRATIONS]).unwrap();
 //! let (tenant, _) = store.create_tenant("diku").unwrap();

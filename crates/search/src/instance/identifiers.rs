@@ -208,12 +208,12 @@ mod tests {
         check(
             &["978-0-471-44250-9 (cloth : alk. paper)", "0262012103", "047144250X", "0471-4*", "(OCoLC)ocm0060710867", "*1691 .I5 1967"],
             expect![[r#"
-                978-0-471-44250-9 (cloth : alk. paper) => isbn ["9780471442509", "(cloth : alk. paper)"] term "9780471442509" oclc Some("978-0-471-44250-9-(cloth-:-alk.-paper)") alnum "9780471442509clothalkpaper"
+                978-0-471-44250-9 (cloth : alk. paper) => isbn ["9780471442509", "(cloth : alk. paper)"] term "9780471442509" oclc Some("978-0-471-44250-9-") alnum "9780471442509clothalkpaper"
                 0262012103 => isbn ["0262012103", "9780262012102"] term "0262012103" oclc Some("262012103") alnum "0262012103"
                 047144250X => isbn ["047144250x"] term "047144250x" oclc Some("47144250") alnum "047144250X"
-                0471-4* => isbn ["0471-4*"] term "04714*" oclc Some("471-4*") alnum "04714*"
+                0471-4* => isbn ["04714*"] term "04714*" oclc Some("471-4*") alnum "04714*"
                 (OCoLC)ocm0060710867 => isbn ["(ocolc)ocm0060710867"] term "(ocolc)ocm0060710867" oclc Some("60710867") alnum "OCoLCocm0060710867"
-                *1691 .I5 1967 => isbn ["*1691 .i5 1967"] term "*1691 .i5 1967" oclc Some("1691-") alnum "*1691I51967""#]],
+                *1691 .I5 1967 => isbn ["*1691 .i51967"] term "*1691 .i51967" oclc Some("1691-") alnum "*1691I51967""#]],
         );
     }
 }

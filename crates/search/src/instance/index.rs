@@ -185,12 +185,14 @@ impl InstanceIndex {
         self.current().seq.load(Ordering::SeqCst)
     }
 
-    /// Applies every change-log row after the applied sequence number, committing
-    /// every [`IndexOptions::batch_size`] rows. Returns the rows applied.
+    /// Applies the change-log rows committed before the call (and perhaps a few
+    /// more), committing every [`IndexOptions::batch_size`] rows. Returns the rows
+    /// applied. It does not chase a log that keeps growing: a follower calls it again.
     pub fn catch_up(&self, tenant: &Tenant) -> Result<u64> {
+        let target = tenant.last_seq()?;
         let _guard = self.apply_lock.lock().unwrap_or_else(|p| p.into_inner());
         let generation = self.current();
-        apply_all(&generation, tenant, self.options.batch_size)
+        apply_until(&generation, tenant, self.options.batch_size, target)
     }
 
     /// One page of instances matching a query, with the exact total.
@@ -274,10 +276,13 @@ impl InstanceIndex {
             };
             let instances = build(tenant, &dir, &self.options, &mut report)?;
             let fresh = open_generation(&dir, &name, &self.options)?;
-            let mut replayed = apply_all(&fresh, tenant, self.options.batch_size)?;
+            // Most of the changes made during the build are replayed while the old
+            // generation still serves; the rest with appliers held off, then the swap.
+            let batch = self.options.batch_size;
+            let mut replayed = apply_until(&fresh, tenant, batch, tenant.last_seq()?)?;
             let old = {
                 let _guard = self.apply_lock.lock().unwrap_or_else(|p| p.into_inner());
-                replayed += apply_all(&fresh, tenant, self.options.batch_size)?;
+                replayed += apply_until(&fresh, tenant, batch, tenant.last_seq()?)?;
                 generation::write_current(&self.root, &name)?;
                 let mut current = self.current.write().unwrap_or_else(|p| p.into_inner());
                 std::mem::replace(&mut *current, Arc::new(fresh))
@@ -385,16 +390,18 @@ fn build(
     Ok(done)
 }
 
-/// Applies the change log after the generation's sequence number.
-fn apply_all(generation: &Generation, tenant: &Tenant, batch: usize) -> Result<u64> {
+/// Applies the change log after the generation's sequence number, at least up to
+/// `target`.
+fn apply_until(generation: &Generation, tenant: &Tenant, batch: usize, target: i64) -> Result<u64> {
     let mut applied = 0;
-    loop {
+    while generation.seq.load(Ordering::SeqCst) < target {
         let n = apply_batch(generation, tenant, batch)?;
         if n == 0 {
-            return Ok(applied);
+            break;
         }
         applied += n;
     }
+    Ok(applied)
 }
 
 /// Applies up to `batch` change-log rows in one read transaction and commits.

@@ -1,0 +1,270 @@
+//! The index's life: near-real-time following, replay after a restart, deletes and
+//! moves traced through the index, rebuilding a lost or corrupt index, and a reindex
+//! that runs while writes and searches continue.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use inventory::{Actor, HoldingsRecord, Instance, Item};
+use search::{Follower, InstanceIndex, SearchRequest};
+use serde_json::json;
+use uuid::Uuid;
+
+const INSTANCE_TYPE: &str = "6312d172-f0cf-40f6-b27d-9fa8feaf332f";
+const FOLIO_SOURCE: &str = "f32d531e-df79-46b3-8932-cdd35f7a2264";
+const MAIN_LIBRARY: &str = "fcd64ce1-6995-48f0-840e-89ffa2288371";
+const BOOK: &str = "1a54b431-2e4f-452d-9cae-9cee66c9a892";
+const CAN_CIRCULATE: &str = "2b94c631-fca9-4892-a730-03ee529ffe27";
+
+struct Fixture {
+    dir: tempfile::TempDir,
+    tenant: Arc<store::Tenant>,
+}
+
+fn fixture() -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let store =
+        store::Store::open(dir.path(), store::Options::default(), &[inventory::MIGRATIONS]).unwrap();
+    let (tenant, _) = store.create_tenant("diku").unwrap();
+    tenant.write(|w| inventory::load_reference_data(w)).unwrap();
+    Fixture { dir, tenant }
+}
+
+fn create_instance(tenant: &store::Tenant, hrid: &str, title: &str) -> Uuid {
+    let body = json!({"hrid": hrid, "source": "FOLIO", "title": title, "instanceTypeId": INSTANCE_TYPE});
+    tenant
+        .write(|w| inventory::create::<Instance>(w, body.to_string().as_bytes(), Actor::default()))
+        .unwrap()
+        .id
+        .unwrap()
+}
+
+fn create_holdings(tenant: &store::Tenant, instance: Uuid) -> Uuid {
+    let body = json!({"instanceId": instance, "sourceId": FOLIO_SOURCE, "permanentLocationId": MAIN_LIBRARY});
+    tenant
+        .write(|w| inventory::create::<HoldingsRecord>(w, body.to_string().as_bytes(), Actor::default()))
+        .unwrap()
+        .id
+        .unwrap()
+}
+
+fn item_body(holdings: Uuid, status: &str) -> serde_json::Value {
+    json!({"holdingsRecordId": holdings, "status": {"name": status},
+        "materialTypeId": BOOK, "permanentLoanTypeId": CAN_CIRCULATE})
+}
+
+fn create_item(tenant: &store::Tenant, holdings: Uuid, status: &str) -> Uuid {
+    let body = item_body(holdings, status);
+    tenant
+        .write(|w| inventory::create::<Item>(w, body.to_string().as_bytes(), Actor::default()))
+        .unwrap()
+        .id
+        .unwrap()
+}
+
+fn count(index: &InstanceIndex, query: &str) -> u64 {
+    index.search(&SearchRequest::new(query)).unwrap().total_records
+}
+
+#[test]
+fn follower_makes_writes_searchable_within_a_second() {
+    let f = fixture();
+    let index = Arc::new(InstanceIndex::open(&f.tenant).unwrap());
+    let follower = Follower::spawn(f.tenant.clone(), index.clone());
+    for n in 0..5 {
+        let word = format!("nrtword{n}");
+        create_instance(&f.tenant, &format!("nrt{n}"), &format!("Fresh {word}"));
+        let started = Instant::now();
+        while count(&index, &format!("title all {word}")) == 0 {
+            assert!(started.elapsed() < Duration::from_secs(1), "not visible after 1 s");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+    // Writes by "another process": the follower's poll of the database finds them.
+    follower.stop();
+    let other = store::Store::open(f.dir.path(), store::Options::default(), &[inventory::MIGRATIONS])
+        .unwrap()
+        .tenant("diku")
+        .unwrap();
+    let follower = Follower::spawn(f.tenant.clone(), index.clone());
+    create_instance(&other, "elsewhere", "Written elsewhere");
+    let started = Instant::now();
+    while count(&index, "title all elsewhere") == 0 {
+        assert!(started.elapsed() < Duration::from_secs(3), "other process's write not followed");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    drop(follower);
+}
+
+#[test]
+fn restart_replays_what_was_not_committed() {
+    let f = fixture();
+    let index = InstanceIndex::open(&f.tenant).unwrap();
+    create_instance(&f.tenant, "r1", "Before the crash");
+    index.catch_up(&f.tenant).unwrap();
+    let committed = index.applied_seq();
+    // Changes the index never applied, then the process "dies".
+    let second = create_instance(&f.tenant, "r2", "After the crash");
+    let holdings = create_holdings(&f.tenant, second);
+    create_item(&f.tenant, holdings, "Missing");
+    drop(index);
+
+    let index = InstanceIndex::open(&f.tenant).unwrap();
+    assert_eq!(index.applied_seq(), committed);
+    assert_eq!(count(&index, "title all crash"), 1);
+    assert_eq!(index.catch_up(&f.tenant).unwrap(), 3);
+    assert_eq!(count(&index, "title all crash"), 2);
+    assert_eq!(count(&index, "items.status.name == Missing"), 1);
+    assert_eq!(index.catch_up(&f.tenant).unwrap(), 0);
+}
+
+#[test]
+fn item_and_holdings_changes_reindex_their_instances() {
+    let f = fixture();
+    let index = InstanceIndex::open(&f.tenant).unwrap();
+    let a = create_instance(&f.tenant, "a", "First");
+    let b = create_instance(&f.tenant, "b", "Second");
+    let holdings_a = create_holdings(&f.tenant, a);
+    let holdings_b = create_holdings(&f.tenant, b);
+    let item = create_item(&f.tenant, holdings_a, "Available");
+    index.catch_up(&f.tenant).unwrap();
+    let hits = |q: &str| {
+        let found = index.search(&SearchRequest::new(q)).unwrap();
+        let mut hrids: Vec<String> = found
+            .instances
+            .iter()
+            .map(|i| serde_json::from_str::<serde_json::Value>(i).unwrap()["hrid"].as_str().unwrap().to_string())
+            .collect();
+        hrids.sort();
+        hrids.join(" ")
+    };
+    assert_eq!(hits("items.status.name == Available"), "a");
+
+    // The item moves to the other instance's holdings and changes status.
+    let mut moved = item_body(holdings_b, "Checked out");
+    moved["id"] = json!(item);
+    f.tenant
+        .write(|w| inventory::replace::<Item>(w, item, moved.to_string().as_bytes(), Actor::default()))
+        .unwrap();
+    index.catch_up(&f.tenant).unwrap();
+    assert_eq!(hits("items.status.name == Available"), "");
+    assert_eq!(hits("items.status.name == \"Checked out\""), "b");
+
+    // Deleted: only the index knows which instance held it.
+    f.tenant.write(|w| inventory::delete::<Item>(w, item)).unwrap();
+    index.catch_up(&f.tenant).unwrap();
+    assert_eq!(hits("items.status.name == \"Checked out\""), "");
+    assert_eq!(hits(&format!("items.id == {item}")), "");
+    f.tenant.write(|w| inventory::delete::<HoldingsRecord>(w, holdings_b)).unwrap();
+    index.catch_up(&f.tenant).unwrap();
+    assert_eq!(hits(&format!("holdings.id == {holdings_b}")), "");
+    assert_eq!(hits(&format!("holdings.id == {holdings_a}")), "a");
+    f.tenant.write(|w| inventory::delete::<Instance>(w, b)).unwrap();
+    index.catch_up(&f.tenant).unwrap();
+    assert_eq!(hits("cql.allRecords=1"), "a");
+}
+
+#[test]
+fn lost_or_corrupt_index_is_rebuilt_on_open() {
+    let f = fixture();
+    for n in 0..20 {
+        create_instance(&f.tenant, &format!("c{n}"), &format!("Volume {n}"));
+    }
+    let root = f.tenant.dir().join("search").join("instances");
+    let index = InstanceIndex::open(&f.tenant).unwrap();
+    assert_eq!(count(&index, "title all volume"), 20);
+    let generation = index.status().generation;
+    drop(index);
+
+    std::fs::write(root.join(&generation).join("meta.json"), b"{ not json").unwrap();
+    let index = InstanceIndex::open(&f.tenant).unwrap();
+    assert_ne!(index.status().generation, generation);
+    assert_eq!(count(&index, "title all volume"), 20);
+    assert_eq!(index.applied_seq(), f.tenant.last_seq().unwrap());
+    drop(index);
+
+    std::fs::remove_dir_all(&root).unwrap();
+    let index = InstanceIndex::open(&f.tenant).unwrap();
+    assert_eq!(count(&index, "title all volume"), 20);
+    let dirs: Vec<_> = std::fs::read_dir(&root).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(dirs.len(), 2, "CURRENT and one generation: {dirs:?}");
+}
+
+#[test]
+fn reindex_while_writing_and_searching() {
+    let f = fixture();
+    // Enough instances that the build takes a while.
+    f.tenant
+        .write(|w| {
+            for n in 0..3_000 {
+                let body = json!({"hrid": format!("base{n}"), "source": "FOLIO",
+                    "title": format!("Base record {n}"), "instanceTypeId": INSTANCE_TYPE});
+                inventory::create::<Instance>(w, body.to_string().as_bytes(), Actor::default())?;
+            }
+            Ok::<_, inventory::Error>(())
+        })
+        .unwrap();
+    let index = Arc::new(InstanceIndex::open(&f.tenant).unwrap());
+    let follower = Follower::spawn(f.tenant.clone(), index.clone());
+    let stop = Arc::new(AtomicBool::new(false));
+    let searches = Arc::new(AtomicU64::new(0));
+
+    let writer = {
+        let (tenant, stop) = (f.tenant.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let mut created = Vec::new();
+            while !stop.load(Ordering::SeqCst) {
+                let n = created.len();
+                created.push(create_instance(&tenant, &format!("live{n}"), &format!("Live record {n}")));
+                if n % 5 == 0 {
+                    // Rename an earlier record: the last title must win.
+                    let id = created[n / 2];
+                    let body = json!({"id": id, "hrid": format!("live{}", n / 2), "source": "FOLIO",
+                        "title": format!("Renamed record {}", n / 2), "instanceTypeId": INSTANCE_TYPE});
+                    tenant
+                        .write(|w| inventory::replace::<Instance>(w, id, body.to_string().as_bytes(), Actor::default()))
+                        .unwrap();
+                }
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            created.len()
+        })
+    };
+    let searcher = {
+        let (index, stop, searches) = (index.clone(), stop.clone(), searches.clone());
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::SeqCst) {
+                let found = index.search(&SearchRequest::new("title all record")).unwrap();
+                assert!(found.total_records >= 3_000, "a search saw {} records", found.total_records);
+                searches.fetch_add(1, Ordering::SeqCst);
+            }
+        })
+    };
+    std::thread::sleep(Duration::from_millis(200));
+    let before = index.status().generation;
+    let mut reports = 0;
+    let stats = index.reindex(&f.tenant, |_| reports += 1).unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    stop.store(true, Ordering::SeqCst);
+    let created = writer.join().unwrap();
+    searcher.join().unwrap();
+    follower.stop();
+    index.catch_up(&f.tenant).unwrap();
+
+    assert_ne!(stats.generation, before);
+    assert!(reports >= 2 && stats.instances >= 3_000, "{stats:?}");
+    assert!(searches.load(Ordering::SeqCst) > 0);
+    assert_eq!(count(&index, "cql.allRecords=1"), 3_000 + created as u64);
+    let renamed = (0..created).filter(|n| n % 5 == 0).count() as u64;
+    assert_eq!(count(&index, "title all renamed"), renamed);
+    assert_eq!(count(&index, "title all live"), created as u64 - renamed);
+    let status = index.status();
+    assert_eq!(status.generation, stats.generation);
+    assert!(status.reindex.is_none() && status.last_reindex.is_some());
+    let generations = std::fs::read_dir(f.tenant.dir().join("search").join("instances"))
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().starts_with('g'))
+        .count();
+    assert_eq!(generations, 1);
+}
