@@ -94,17 +94,56 @@ enum Kind {
     Foreign,
 }
 
-/// A start or empty tag, reduced to what the reader needs.
+/// A start or empty tag, reduced to what the reader needs. Names and
+/// attribute values are short, so they are kept inline: reading a subfield
+/// costs no allocation besides its value.
 struct Element {
     kind: Kind,
-    name: String,
+    name: Small,
     empty: bool,
-    attributes: Vec<(String, String)>,
+    /// The MARCXML attributes, `tag`, `ind1`, `ind2`, `code`, when present.
+    attributes: [Option<Small>; 4],
 }
+
+const ATTRIBUTES: [&str; 4] = ["tag", "ind1", "ind2", "code"];
 
 impl Element {
     fn attribute(&self, name: &str) -> Option<&str> {
-        self.attributes.iter().find(|(key, _)| key == name).map(|(_, value)| value.as_str())
+        let idx = ATTRIBUTES.iter().position(|&a| a == name)?;
+        self.attributes[idx].as_ref().map(Small::as_str)
+    }
+}
+
+/// A string stored inline when it is at most 22 bytes long.
+enum Small {
+    Inline { len: u8, bytes: [u8; 22] },
+    Heap(String),
+}
+
+impl Small {
+    fn new(text: &str) -> Small {
+        if text.len() > 22 {
+            return Small::Heap(text.to_owned());
+        }
+        let mut bytes = [0u8; 22];
+        bytes[..text.len()].copy_from_slice(text.as_bytes());
+        Small::Inline { len: text.len() as u8, bytes }
+    }
+
+    fn as_str(&self) -> &str {
+        match self {
+            // Invariant: a copy of a whole `&str`, so UTF-8.
+            Small::Inline { len, bytes } => {
+                std::str::from_utf8(&bytes[..usize::from(*len)]).unwrap_or_default()
+            }
+            Small::Heap(text) => text,
+        }
+    }
+}
+
+impl std::fmt::Display for Small {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
@@ -112,7 +151,8 @@ impl Element {
 enum Item {
     Start(Element),
     End,
-    Text(String),
+    /// Text, appended to `Inner::text`.
+    Text,
     Eof,
 }
 
@@ -124,13 +164,22 @@ struct Inner<R> {
     done: bool,
     /// Offset of the event last read.
     event_offset: u64,
+    /// Text read since the caller last took it.
+    text: String,
 }
 
 impl<R: BufRead> Inner<R> {
     fn new(inner: R) -> Self {
         let mut xml = NsReader::from_reader(inner);
         xml.config_mut().check_end_names = true;
-        Inner { xml, buf: Vec::new(), n_records: 0, done: false, event_offset: 0 }
+        Inner {
+            xml,
+            buf: Vec::new(),
+            n_records: 0,
+            done: false,
+            event_offset: 0,
+            text: String::new(),
+        }
     }
 
     fn next_record(&mut self, warnings: Option<&mut Vec<Warning>>) -> Option<Result<Record>> {
@@ -145,7 +194,7 @@ impl<R: BufRead> Inner<R> {
                     self.done = true;
                     return None;
                 }
-                Ok(_) => {}
+                Ok(_) => self.text.clear(),
                 Err(e) => {
                     self.done = true;
                     return Some(Err(e));
@@ -153,6 +202,7 @@ impl<R: BufRead> Inner<R> {
             }
         };
         self.n_records += 1;
+        self.text.clear();
         let offset = self.event_offset;
         let mut report = Report::new(Format::MarcXml, self.n_records, 0, warnings);
         let result = self.record(&start, offset, &mut report);
@@ -162,6 +212,7 @@ impl<R: BufRead> Inner<R> {
                 self.done = true;
                 return Some(Err(e));
             }
+            self.text.clear();
         }
         Some(result)
     }
@@ -203,8 +254,14 @@ impl<R: BufRead> Inner<R> {
                     Item::Start(element(&start, is_marc, true, record, self.event_offset)?)
                 }
                 Event::End(_) => Item::End,
-                Event::Text(text) => Item::Text(text.xml10_content().into_owned()),
-                Event::CData(data) => Item::Text(data.xml10_content().into_owned()),
+                Event::Text(text) => {
+                    self.text.push_str(&text.xml10_content());
+                    Item::Text
+                }
+                Event::CData(data) => {
+                    self.text.push_str(&data.xml10_content());
+                    Item::Text
+                }
                 Event::GeneralRef(reference) => {
                     let resolved = match reference.resolve_char_ref() {
                         Ok(Some(c)) => Some(c.to_string()),
@@ -215,7 +272,10 @@ impl<R: BufRead> Inner<R> {
                         Err(_) => None,
                     };
                     match resolved {
-                        Some(text) => Item::Text(text),
+                        Some(text) => {
+                            self.text.push_str(&text);
+                            Item::Text
+                        }
                         None => {
                             self.done = true;
                             let name = reference.xml10_content().into_owned();
@@ -242,7 +302,7 @@ impl<R: BufRead> Inner<R> {
             match self.item(self.n_records)? {
                 Item::Start(element) if !element.empty => depth += 1,
                 Item::End => depth -= 1,
-                Item::Eof => return Err(self.eof(&start.name)),
+                Item::Eof => return Err(self.eof(start.name.as_str())),
                 _ => {}
             }
         }
@@ -274,8 +334,9 @@ impl<R: BufRead> Inner<R> {
                 let offset = self.event_offset as usize;
                 match item {
                     Item::End => break,
-                    Item::Eof => return Err(self.eof(&start.name)),
-                    Item::Text(text) => {
+                    Item::Eof => return Err(self.eof(start.name.as_str())),
+                    Item::Text => {
+                        let text = std::mem::take(&mut self.text);
                         if !text.trim().is_empty() {
                             let problem = Problem::Xml(format!(
                                 "text {:?} directly in <{}>",
@@ -284,6 +345,8 @@ impl<R: BufRead> Inner<R> {
                             ));
                             report.problem(self.event_offset as usize, problem, "ignored")?;
                         }
+                        self.text = text;
+                        self.text.clear();
                     }
                     Item::Start(element) => match element.kind {
                         Kind::Leader => {
@@ -302,7 +365,7 @@ impl<R: BufRead> Inner<R> {
                             }
                         }
                         _ => {
-                            self.unexpected(&element, &start.name, offset, report)?;
+                            self.unexpected(&element, start.name.as_str(), offset, report)?;
                         }
                     },
                 }
@@ -332,23 +395,33 @@ impl<R: BufRead> Inner<R> {
             let problem = Problem::Xml(format!("unexpected <{}> in <{parent}>", element.name));
             report.problem(offset, problem, "element skipped")?;
         }
-        self.skip_to_end(element, 1)
+        // Text inside the skipped element is not part of the value being read.
+        let kept = self.text.len();
+        let result = self.skip_to_end(element, 1);
+        self.text.truncate(kept);
+        result
     }
 
     /// The text content of a leader, control field or subfield element.
     fn text(&mut self, element: &Element, report: &mut Report<'_>) -> Result<String> {
-        let mut text = String::new();
+        self.text.clear();
         if element.empty {
-            return Ok(text);
+            return Ok(String::new());
         }
         loop {
             let item = self.item(self.n_records)?;
             let offset = self.event_offset as usize;
             match item {
-                Item::Text(piece) => text.push_str(&piece),
-                Item::End => return Ok(text),
-                Item::Eof => return Err(self.eof(&element.name)),
-                Item::Start(child) => self.unexpected(&child, &element.name, offset, report)?,
+                Item::Text => {}
+                Item::End => {
+                    let value = self.text.as_str().to_owned();
+                    self.text.clear();
+                    return Ok(value);
+                }
+                Item::Eof => return Err(self.eof(element.name.as_str())),
+                Item::Start(child) => {
+                    self.unexpected(&child, element.name.as_str(), offset, report)?
+                }
             }
         }
     }
@@ -380,13 +453,15 @@ impl<R: BufRead> Inner<R> {
                 let child_offset = self.event_offset as usize;
                 match item {
                     Item::End => break,
-                    Item::Eof => return Err(self.eof(&element.name)),
-                    Item::Text(text) => {
-                        if !text.trim().is_empty() {
+                    Item::Eof => return Err(self.eof(element.name.as_str())),
+                    Item::Text => {
+                        if !self.text.trim().is_empty() {
+                            let found = self.text.clone();
                             let problem =
-                                Problem::DataBeforeSubfield { tag: tag_text(element), found: text };
+                                Problem::DataBeforeSubfield { tag: tag_text(element), found };
                             report.problem(child_offset, problem, "data dropped")?;
                         }
+                        self.text.clear();
                     }
                     Item::Start(child) if child.kind == Kind::Subfield => {
                         let found = child.attribute("code").unwrap_or_default().to_owned();
@@ -406,7 +481,7 @@ impl<R: BufRead> Inner<R> {
                         subfields.push_str(&value);
                     }
                     Item::Start(child) => {
-                        self.unexpected(&child, &element.name, child_offset, report)?
+                        self.unexpected(&child, element.name.as_str(), child_offset, report)?
                     }
                 }
             }
@@ -519,11 +594,10 @@ fn element(
     offset: u64,
 ) -> Result<Element> {
     let local = start.local_name();
-    let local = local.as_ref().to_owned();
     let kind = if !is_marc {
         Kind::Foreign
     } else {
-        match local.as_str() {
+        match local.as_ref() {
             "record" => Kind::Record,
             "leader" => Kind::Leader,
             "controlfield" => Kind::ControlField,
@@ -532,7 +606,7 @@ fn element(
             _ => Kind::OtherMarc,
         }
     };
-    let mut attributes = Vec::new();
+    let mut attributes = [None, None, None, None];
     if matches!(kind, Kind::ControlField | Kind::DataField | Kind::Subfield) {
         for attribute in start.attributes() {
             let malformed = |message: String| Error::Malformed {
@@ -543,16 +617,15 @@ fn element(
             };
             let attribute =
                 attribute.map_err(|e| malformed(format!("malformed attribute: {e}")))?;
-            let key = attribute.key.as_ref().to_owned();
+            let key = attribute.key.as_ref();
+            let Some(idx) = ATTRIBUTES.iter().position(|&a| a == key) else { continue };
             let value = attribute
                 .normalized_value(XmlVersion::Implicit1_0)
-                .map_err(|e| malformed(format!("attribute {key}: {e}")))?
-                .into_owned();
-            attributes.push((key, value));
+                .map_err(|e| malformed(format!("attribute {key}: {e}")))?;
+            attributes[idx] = Some(Small::new(&value));
         }
     }
-    let name = start.name().as_ref().to_owned();
-    Ok(Element { kind, name, empty, attributes })
+    Ok(Element { kind, name: Small::new(start.name().as_ref()), empty, attributes })
 }
 
 #[cfg(test)]
@@ -621,16 +694,14 @@ mod tests {
             r#"<collection>
 <record><leader>short</leader><datafield tag="42" ind1="z" ind2="zz"><subfield code="ab">x</subfield></datafield></record>
 <record><leader>00000nam a2200000 a 4500</leader><controlfield tag="245">x</controlfield><datafield tag="100" ind1="1"><subfield>y</subfield><b/></datafield></record>
-<record><leader>00000nam a2200000 a 4500</leader><controlfield tag="001">ok</controlfield></record>
+<record><leader>00000nam a2200000 a 4500</leader><controlfield tag="001">ok</controlfield><datafield tag="500" ind1=" " ind2=" "><subfield code="a">x<i>junk</i>y</subfield></datafield></record>
 <record><leader>00000nam a2200000 a 4500</leader><controlfield tag="001">cut"#,
             expect![[r#"
                 strict:
                   error MARCXML record 1, byte 21: leader "short" is not 24 characters long
                   error MARCXML record 2, byte 185: field 245: a <controlfield> with a data field tag
-                00000nam a2200000 a 4500
-                001 ok
-
-                  error MARCXML record 4, byte 479: input ends inside <controlfield>
+                  error MARCXML record 3, byte 452: unexpected <i> in <subfield>
+                  error MARCXML record 4, byte 573: input ends inside <controlfield>
                 lenient:
                   MARCXML record 1, byte 21: leader "short" is not 24 characters long; padded with spaces or cut to 24 characters
                   MARCXML record 1, byte 43: tag "42" is not three ASCII letters or digits; field dropped
@@ -645,10 +716,12 @@ mod tests {
                 00000nam a2200000 a 4500
                 100 1  $? y
 
+                  MARCXML record 3, byte 452: unexpected <i> in <subfield>; element skipped
                 00000nam a2200000 a 4500
                 001 ok
+                500    $a xy
 
-                  error MARCXML record 4, byte 479: input ends inside <controlfield>
+                  error MARCXML record 4, byte 573: input ends inside <controlfield>
             "#]],
         );
     }
