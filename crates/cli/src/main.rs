@@ -31,6 +31,9 @@ enum Command {
     Cql,
     /// Write a realistic, reproducible data set straight into a tenant's storage.
     Generate(workload::GenerateArgs),
+    /// Rebuild a tenant's search index (with the server stopped; a running server
+    /// reindexes through `POST /search/index/instance-records/reindex/full`).
+    Reindex(workload::ReindexArgs),
     /// Replay one of FOLIO's performance tests against a server and report the figures
     /// beside FOLIO's.
     Load(workload::LoadArgs),
@@ -180,6 +183,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Generate(args) => workload::generate(args),
+        Command::Reindex(args) => workload::reindex(args),
         Command::Load(args) => workload::load(args),
         Command::Cql => {
             let stdin = std::io::stdin();
@@ -247,6 +251,9 @@ fn load_or_create_key(data_dir: &std::path::Path) -> anyhow::Result<auth::TokenK
 }
 
 fn serve(state: server::AppState, listen: SocketAddr) -> anyhow::Result<()> {
+    state
+        .open_search_indexes()
+        .map_err(|e| anyhow::anyhow!("cannot open the search indexes: {}", e.status()))?;
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(listen)

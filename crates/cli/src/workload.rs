@@ -189,3 +189,41 @@ async fn start_reindex(client: &reqwest_alias::Client, options: &load::LoadOptio
     anyhow::ensure!(response.status().is_success(), "starting the reindex of {tenant} failed: {}", response.status());
     Ok(())
 }
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct ReindexArgs {
+    #[arg(long)]
+    tenant: String,
+    #[command(flatten)]
+    data: DataDirArg,
+}
+
+pub(crate) fn reindex(args: ReindexArgs) -> anyhow::Result<()> {
+    let store = store::Store::open(&args.data.data_dir, store::Options::default(), &server::components())
+        .with_context(|| format!("opening data directory {}", args.data.data_dir.display()))?;
+    let tenant = store.tenant(&args.tenant)?;
+    let index = search::InstanceIndex::open(&tenant)
+        .context("opening the search index (is a server running on this data directory? then use its reindex API)")?;
+    let bar = indicatif::ProgressBar::new(0);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} instances, {per_sec}, eta {eta}")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    let stats = index.reindex(&tenant, |progress| {
+        bar.set_length(progress.total);
+        bar.set_position(progress.done);
+    })?;
+    bar.finish_and_clear();
+    let secs = stats.elapsed.as_secs_f64();
+    println!(
+        "reindexed {} instances of tenant {} in {:.1} s ({:.0} instances/s); {} changes replayed; generation {}",
+        stats.instances,
+        args.tenant,
+        secs,
+        stats.instances as f64 / secs.max(1e-9),
+        stats.replayed,
+        stats.generation
+    );
+    Ok(())
+}

@@ -42,6 +42,10 @@ pub trait Record: Serialize + DeserializeOwned + Clone + sealed::Sealed {
 #[derive(Debug, Default)]
 pub struct Checked {
     found: std::collections::HashSet<(&'static str, Uuid)>,
+    // The holdings record of the previous item: a batch lists a holdings record's items
+    // together, and each needs its parent to derive its effective fields. Only item
+    // batches fill it, and they change no holdings record.
+    holdings: Option<HoldingsRecord>,
 }
 
 /// How a write treats an existing record with the same id.
@@ -428,7 +432,12 @@ impl Record for Item {
         ]
     }
     fn prepare(&mut self, reader: &Reader<'_>, checked: &mut Checked) -> Result<()> {
-        let Some(holdings) = get::<HoldingsRecord>(reader, self.holdings_record_id)? else {
+        let cached = checked.holdings.take().filter(|h| h.id == Some(self.holdings_record_id));
+        let holdings = match cached {
+            Some(holdings) => Some(holdings),
+            None => get::<HoldingsRecord>(reader, self.holdings_record_id)?,
+        };
+        let Some(holdings) = holdings else {
             return Err(Error::invalid(
                 "holdingsRecordId",
                 self.holdings_record_id,
@@ -479,6 +488,7 @@ impl Record for Item {
             self.status.date = Some(Timestamp::now());
         }
         self.derive_effective_fields(&holdings);
+        checked.holdings = Some(holdings);
         Ok(())
     }
 }

@@ -147,6 +147,8 @@ impl FromRequest<AppState> for Body {
 pub(crate) struct ListParams {
     pub(crate) query: Option<String>,
     pub(crate) page: store::Page,
+    /// Whether the request named a `limit` (endpoints differ in their default).
+    pub(crate) explicit_limit: bool,
     /// Other parameters, for endpoints that take more.
     pub(crate) rest: Vec<(String, String)>,
 }
@@ -169,12 +171,16 @@ impl<S: Send + Sync> FromRequestParts<S> for ListParams {
         let mut params = ListParams {
             query: None,
             page: store::Page { offset: 0, limit: DEFAULT_LIMIT },
+            explicit_limit: false,
             rest: Vec::new(),
         };
         for (key, value) in pairs {
             match key.as_str() {
                 "query" => params.query = Some(value).filter(|q| !q.trim().is_empty()),
-                "limit" => params.page.limit = parse_count("limit", &value)?,
+                "limit" => {
+                    params.page.limit = parse_count("limit", &value)?;
+                    params.explicit_limit = true;
+                }
                 "offset" => params.page.offset = parse_count("offset", &value)?,
                 _ => params.rest.push((key, value)),
             }

@@ -12,6 +12,7 @@
 
 mod error;
 mod extract;
+mod indexes;
 mod metrics;
 mod provision;
 mod routes;

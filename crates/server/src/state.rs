@@ -46,6 +46,7 @@ pub struct AppState {
     pub(crate) config: Arc<Config>,
     pub(crate) metrics: Arc<Metrics>,
     pub(crate) permissions: Arc<PermissionCache>,
+    pub(crate) indexes: Arc<crate::indexes::Indexes>,
 }
 
 impl AppState {
@@ -56,7 +57,19 @@ impl AppState {
             config: Arc::new(config),
             metrics: Arc::new(Metrics::default()),
             permissions: Arc::new(PermissionCache::default()),
+            indexes: Arc::new(crate::indexes::Indexes::default()),
         }
+    }
+
+    /// Opens every tenant's search index (rebuilding any that is missing or corrupt) and
+    /// starts following its change log. Blocking; the CLI calls it before serving so the
+    /// first search does not pay for it.
+    pub fn open_search_indexes(&self) -> Result<(), crate::ApiError> {
+        for name in self.store.tenant_names() {
+            let tenant = self.store.tenant(&name)?;
+            self.indexes.instances(&tenant)?;
+        }
+        Ok(())
     }
 
     pub fn store(&self) -> &Arc<store::Store> {

@@ -229,6 +229,11 @@ impl<'a> Reader<'a> {
 pub struct Writer<'a> {
     reader: Reader<'a>,
     last_seq: Option<i64>,
+    // Named counters used in this transaction: (value now, value stored). They are kept
+    // here and written back once, before commit, instead of one statement per use.
+    sequences: std::collections::HashMap<String, (i64, Option<i64>)>,
+    // One commit time for every change-log row of the transaction.
+    now: Option<String>,
 }
 
 impl<'a> Deref for Writer<'a> {
@@ -240,7 +245,24 @@ impl<'a> Deref for Writer<'a> {
 
 impl<'a> Writer<'a> {
     pub(crate) fn new(tx: &'a Transaction<'a>) -> Writer<'a> {
-        Writer { reader: Reader::new(tx), last_seq: None }
+        Writer { reader: Reader::new(tx), last_seq: None, sequences: std::collections::HashMap::new(), now: None }
+    }
+
+    /// Writes back what the transaction kept in memory; called just before commit.
+    pub(crate) fn flush(&mut self) -> Result<()> {
+        for (name, (value, stored)) in self.sequences.drain() {
+            if stored == Some(value) {
+                continue;
+            }
+            self.reader
+                .tx
+                .prepare_cached(
+                    "INSERT INTO sequences (name, value) VALUES (?1, ?2)
+                     ON CONFLICT(name) DO UPDATE SET value = excluded.value",
+                )?
+                .execute((&name, value))?;
+        }
+        Ok(())
     }
 
     pub(crate) fn last_seq(&self) -> Option<i64> {
@@ -257,7 +279,7 @@ impl<'a> Writer<'a> {
         columns: &[ColumnValue],
     ) -> Result<()> {
         check_arity(table, columns);
-        let sql = insert_sql(table, "");
+        let sql = plain_insert_sql(table);
         let mut stmt = self.reader.tx.prepare_cached(&sql)?;
         let params = record_params(&id, &version, &body, columns);
         match stmt.execute(params.as_slice()) {
@@ -334,28 +356,34 @@ impl<'a> Writer<'a> {
 
     /// The next value of a named counter, starting at `start` (used for HRIDs).
     pub fn next_sequence(&mut self, name: &str, start: i64) -> Result<i64> {
-        let mut stmt = self.reader.tx.prepare_cached(
-            "INSERT INTO sequences (name, value) VALUES (?1, ?2)
-             ON CONFLICT(name) DO UPDATE SET value = value + 1
-             RETURNING value",
-        )?;
-        Ok(stmt.query_row((name, start), |row| row.get(0))?)
+        if let Some((value, _)) = self.sequences.get_mut(name) {
+            *value += 1;
+            return Ok(*value);
+        }
+        let stored = self.sequence_value(name)?;
+        let value = stored.map_or(start, |v| v + 1);
+        self.sequences.insert(name.to_string(), (value, stored));
+        Ok(value)
     }
 
     /// The current value of a named counter, if it was ever used.
     pub fn sequence_value(&self, name: &str) -> Result<Option<i64>> {
-        let mut stmt =
-            self.reader.tx.prepare_cached("SELECT value FROM sequences WHERE name = ?1")?;
+        if let Some((value, _)) = self.sequences.get(name) {
+            return Ok(Some(*value));
+        }
+        let mut stmt = self.reader.tx.prepare_cached("SELECT value FROM sequences WHERE name = ?1")?;
         Ok(stmt.query_row([name], |row| row.get(0)).optional()?)
     }
 
     fn log(&mut self, table: &RecordTable, id: &str, op: Operation) -> Result<()> {
-        let mut stmt = self.reader.tx.prepare_cached(
-            "INSERT INTO change_log (record_type, record_id, op, at) VALUES (?1, ?2, ?3, ?4) RETURNING seq",
-        )?;
-        let seq: i64 =
-            stmt.query_row((table.record_type, id, op.as_str(), now()), |row| row.get(0))?;
-        self.last_seq = Some(seq);
+        let at = self.now.get_or_insert_with(now);
+        let mut stmt = self
+            .reader
+            .tx
+            .prepare_cached("INSERT INTO change_log (record_type, record_id, op, at) VALUES (?1, ?2, ?3, ?4)")?;
+        stmt.execute((table.record_type, id, op.as_str(), at.as_str()))?;
+        // `seq` is the rowid, so this is the sequence number just assigned.
+        self.last_seq = Some(self.reader.tx.last_insert_rowid());
         Ok(())
     }
 }
@@ -370,6 +398,16 @@ fn stored_record(row: &rusqlite::Row<'_>) -> rusqlite::Result<StoredRecord> {
 
 fn check_arity(table: &RecordTable, columns: &[ColumnValue]) {
     assert_eq!(table.columns.len(), columns.len(), "column values for table {}", table.table);
+}
+
+/// The plain INSERT of a table, built once per table: a bulk load inserts millions of
+/// rows, and formatting the statement for each was a measurable share of the work.
+fn plain_insert_sql(table: &RecordTable) -> &'static str {
+    static CACHE: std::sync::OnceLock<std::sync::Mutex<std::collections::HashMap<&'static str, &'static str>>> =
+        std::sync::OnceLock::new();
+    let mut cache = CACHE.get_or_init(Default::default).lock().unwrap();
+    // Leaked on purpose: one short string per table, for the life of the process.
+    cache.entry(table.table).or_insert_with(|| Box::leak(insert_sql(table, "").into_boxed_str()))
 }
 
 fn insert_sql(table: &RecordTable, suffix: &str) -> String {
@@ -456,5 +494,29 @@ mod tests {
                 Ok::<_, crate::Error>(())
             })
             .unwrap();
+    }
+}
+
+#[cfg(test)]
+mod sequence_tests {
+    use crate::{Options, Store};
+
+    #[test]
+    fn sequences_continue_across_transactions_and_roll_back_with_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path(), Options::default(), &[]).unwrap();
+        let (tenant, _) = store.create_tenant("t").unwrap();
+        let first: Vec<i64> =
+            tenant.write(|w| (0..3).map(|_| w.next_sequence("hrid", 1)).collect::<crate::Result<_>>()).unwrap();
+        assert_eq!(first, [1, 2, 3]);
+        // A failed transaction gives its numbers back.
+        let failed: crate::Result<()> = tenant.write(|w| {
+            w.next_sequence("hrid", 1)?;
+            Err(crate::Error::Corrupt("abort".into()))
+        });
+        assert!(failed.is_err());
+        let next = tenant.write(|w| w.next_sequence("hrid", 1)).unwrap();
+        assert_eq!(next, 4);
+        assert_eq!(tenant.read(|r| r.last_seq()).unwrap(), 0, "counters are not records");
     }
 }

@@ -217,6 +217,7 @@ impl Tenant {
             conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(Error::from)?;
         let mut writer = Writer::new(&tx);
         let value = f(&mut writer)?;
+        writer.flush()?;
         let last_seq = writer.last_seq();
         tx.commit().map_err(Error::from)?;
         if let Some(seq) = last_seq {

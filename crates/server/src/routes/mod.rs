@@ -23,6 +23,7 @@ mod items;
 mod json;
 mod records;
 mod reference;
+mod search;
 mod tenant;
 mod users;
 
@@ -38,6 +39,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .merge(items::router())
         .merge(inventory_views::router())
         .merge(reference::router())
+        .merge(search::router())
         .fallback(|| async { ApiError::not_found("No such endpoint") })
         .layer(axum::extract::DefaultBodyLimit::max(max_body))
         .layer(middleware::from_fn_with_state(state.clone(), observe))

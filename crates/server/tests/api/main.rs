@@ -7,5 +7,6 @@ mod errors;
 mod holdings_items;
 mod instances;
 mod reference;
+mod search;
 mod support;
 mod tenancy;

@@ -1,0 +1,126 @@
+//! Search over HTTP: the index follows writes, and FOLIO's errors come back.
+
+use std::time::{Duration, Instant};
+
+use axum::http::StatusCode;
+use serde_json::json;
+
+use crate::{
+    instances::urlencode,
+    support::{Client, TestApp},
+};
+
+/// Searches until `expected` records match or two seconds pass (the index is near real
+/// time: a write is searchable within a second).
+async fn search_until(c: &Client<'_>, cql: &str, expected: u64) -> serde_json::Value {
+    let started = Instant::now();
+    loop {
+        let r = c.get(&format!("/search/instances?query={}", urlencode(cql))).await;
+        assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+        if r.body["totalRecords"] == expected || started.elapsed() > Duration::from_secs(2) {
+            return r.body;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn writes_become_searchable_and_deletes_disappear() {
+    let app = TestApp::new();
+    let c = Client::admin(&app, "diku").await;
+    let mut ids = Vec::new();
+    for title in ["The semantic web primer", "A primer of ecology", "Semantic fields"] {
+        ids.push(c.create_instance(title).await["id"].as_str().unwrap().to_string());
+    }
+    let body = search_until(&c, "title all primer", 2).await;
+    assert_eq!(body["totalRecords"], 2, "{body}");
+    let titles: Vec<&str> = body["instances"].as_array().unwrap().iter().map(|i| i["title"].as_str().unwrap()).collect();
+    assert!(titles.contains(&"The semantic web primer") && titles.contains(&"A primer of ecology"));
+
+    // Whole-value wildcards: a title ending with "primer".
+    let body = search_until(&c, "title all *primer", 1).await;
+    assert_eq!(body["instances"][0]["title"], "The semantic web primer");
+
+    assert_eq!(c.delete(&format!("/instance-storage/instances/{}", ids[0])).await.status, StatusCode::NO_CONTENT);
+    let body = search_until(&c, "title all primer", 1).await;
+    assert_eq!(body["totalRecords"], 1, "{body}");
+
+    // Tenants are separate indexes.
+    let other = Client::admin(&app, "other").await;
+    let r = other.get(&format!("/search/instances?query={}", urlencode("title all primer"))).await;
+    assert_eq!(r.body["totalRecords"], 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn item_fields_filter_instances_and_facets_count_them() {
+    let app = TestApp::new();
+    let c = Client::admin(&app, "diku").await;
+    let holdings = c.create_holdings().await;
+    let item = c.item_json(&holdings["id"], "S-1").await;
+    assert_eq!(c.post("/item-storage/items", &item).await.status, StatusCode::CREATED);
+    let body = search_until(&c, "items.status.name == Available", 1).await;
+    assert_eq!(body["instances"][0]["id"], holdings["instanceId"]);
+    let r = c.get(&format!("/search/instances/facets?query={}&facet=source:5", urlencode("cql.allRecords=1"))).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(r.body["facets"]["source"]["values"][0]["id"], "FOLIO", "{}", r.text);
+    assert_eq!(r.body["facets"]["source"]["values"][0]["totalRecords"], 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ids_stream_and_reindex_reports_status() {
+    let app = TestApp::new();
+    let c = Client::admin(&app, "diku").await;
+    let template = c.instance_json("x").await;
+    let instances: Vec<serde_json::Value> = (0..300)
+        .map(|n| {
+            let mut i = template.clone();
+            i["title"] = json!(format!("Streamed {n}"));
+            i
+        })
+        .collect();
+    let r = c.post("/instance-storage/batch/synchronous", &json!({ "instances": instances })).await;
+    assert_eq!(r.status, StatusCode::CREATED);
+    search_until(&c, "title all streamed", 300).await;
+    let r = c.get(&format!("/instance-bulk/ids?query={}", urlencode("title all streamed"))).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(r.body["totalRecords"], 300);
+    let ids: std::collections::HashSet<&str> =
+        r.body["ids"].as_array().unwrap().iter().map(|i| i["id"].as_str().unwrap()).collect();
+    assert_eq!(ids.len(), 300);
+
+    let r = c.post("/search/index/instance-records/reindex/full", &json!({})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    let started = Instant::now();
+    loop {
+        let r = c.get("/search/index/instance-records/reindex/status").await;
+        assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+        if r.body[0]["status"] == "UPLOAD_COMPLETED" && r.body[0]["documents"] == 300 {
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(30), "reindex did not finish: {}", r.text);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let body = search_until(&c, "title all streamed", 300).await;
+    assert_eq!(body["totalRecords"], 300);
+    let r = c.post("/search/index/inventory/reindex", &json!({"resourceName": "instance"})).await;
+    assert_eq!(r.body["jobStatus"], "In progress", "{}", r.text);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn folio_errors_for_bad_queries_and_paging() {
+    let app = TestApp::new();
+    let c = Client::admin(&app, "diku").await;
+    let r = c.get(&format!("/search/instances?query={}", urlencode("title all (unclosed"))).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    assert_eq!(r.error().0, "Failed to parse CQL query [cql: 'title all (unclosed', resource: instance]");
+    let r = c.get(&format!("/search/instances?query={}", urlencode("colour = blue"))).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    assert_eq!(r.error(), ("Invalid search field provided in the CQL query".to_string(), vec![("field".to_string(), "colour".to_string())]));
+    let r = c.get(&format!("/search/instances?query={}", urlencode("title within x"))).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    assert!(r.error().0.contains("'within' is not supported"), "{}", r.text);
+    let r = c.get(&format!("/search/instances?query={}&limit=500&offset=9600", urlencode("cql.allRecords=1"))).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.text);
+    let r = c.get("/search/instances").await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+}
