@@ -15,3 +15,6 @@ cargo test --workspace --locked
 
 echo "== CQL differential test against YAZ"
 bash scripts/cql-differential.sh
+
+echo "== MARC codecs against yaz-marcdump"
+bash scripts/marc-yaz-compare.sh

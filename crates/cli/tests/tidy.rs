@@ -35,6 +35,7 @@ fn crate_graph_follows_the_architecture() {
         graph[name].iter().filter(|d| d.starts_with("quire-")).map(String::as_str).collect()
     };
     assert_eq!(quire_deps("quire-cql"), Vec::<&str>::new(), "cql is a leaf");
+    assert_eq!(quire_deps("quire-marc"), Vec::<&str>::new(), "marc is a leaf");
     assert_eq!(quire_deps("quire-store"), ["quire-cql"]);
     for (name, deps) in &graph {
         if name != "quire-cli" {
