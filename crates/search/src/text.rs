@@ -297,6 +297,7 @@ fn flush(current: &mut String, prev: Class, parts: &mut Vec<(String, bool)>) {
     }
 }
 
+#[cfg(test)]
 /// Trigrams of a plain value, padded so that every character starts one: `abc` →
 /// `abc`, `bc$`, `c$$`. The padding lets a one- or two-character infix be found as a
 /// trigram prefix.
@@ -308,16 +309,16 @@ pub(crate) fn trigrams(value: &str) -> Vec<String> {
     (0..chars.len() - 2).map(|i| chars[i..i + 3].iter().collect()).collect()
 }
 
-/// The padding character of [`trigrams`]; not a character users type.
+/// The padding character of trigrams; not a character users type.
 pub(crate) const END: char = '\u{1}';
 
 /// Registers Quire's analysers on an index under the names the schema uses.
 pub(crate) fn register(index: &tantivy::Index) {
     let manager = index.tokenizers();
-    manager.register(TEXT, Analyzer::Text);
-    manager.register(STEMMED, Analyzer::Stemmed);
-    manager.register(WHITESPACE, Analyzer::Whitespace);
-    manager.register(TRIGRAM, Analyzer::Trigram);
+    manager.register(TEXT, Analyzer::new(Kind::Text));
+    manager.register(STEMMED, Analyzer::new(Kind::Stemmed));
+    manager.register(WHITESPACE, Analyzer::new(Kind::Whitespace));
+    manager.register(TRIGRAM, Analyzer::new(Kind::Trigram));
 }
 
 pub(crate) const TEXT: &str = "quire_text";
@@ -325,65 +326,101 @@ pub(crate) const STEMMED: &str = "quire_stemmed";
 pub(crate) const WHITESPACE: &str = "quire_whitespace";
 pub(crate) const TRIGRAM: &str = "quire_trigram";
 
-/// The analysers as tantivy tokenizers. Each computes its tokens up front.
 #[derive(Clone, Copy, Debug)]
-pub(crate) enum Analyzer {
+pub(crate) enum Kind {
     Text,
     Stemmed,
     Whitespace,
     Trigram,
 }
 
-pub(crate) struct Tokens {
+/// The analysers as tantivy tokenizers. Each computes a value's tokens up front into a
+/// buffer it keeps, so indexing allocates no token per value once warmed up.
+#[derive(Clone, Debug)]
+pub(crate) struct Analyzer {
+    kind: Kind,
     tokens: Vec<Token>,
+    len: usize,
+}
+
+impl Analyzer {
+    pub(crate) fn new(kind: Kind) -> Analyzer {
+        Analyzer { kind, tokens: Vec::new(), len: 0 }
+    }
+
+    fn push(&mut self, position: usize, text: &str) {
+        if self.len == self.tokens.len() {
+            self.tokens.push(Token::default());
+        }
+        let token = &mut self.tokens[self.len];
+        token.position = position;
+        token.position_length = 1;
+        token.text.clear();
+        token.text.push_str(text);
+        self.len += 1;
+    }
+}
+
+pub(crate) struct Tokens<'a> {
+    tokens: &'a mut [Token],
     idx: usize,
 }
 
 impl Tokenizer for Analyzer {
-    type TokenStream<'a> = Tokens;
+    type TokenStream<'a> = Tokens<'a>;
 
-    fn token_stream<'a>(&'a mut self, text: &'a str) -> Tokens {
-        let mut tokens = Vec::new();
-        let mut push = |position: usize, text: String| {
-            tokens.push(Token { offset_from: 0, offset_to: 0, position, text, position_length: 1 });
-        };
-        match self {
-            Analyzer::Text | Analyzer::Stemmed => {
-                let stemmed = matches!(self, Analyzer::Stemmed);
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> Tokens<'a> {
+        self.len = 0;
+        match self.kind {
+            Kind::Text | Kind::Stemmed => {
+                let stemmed = matches!(self.kind, Kind::Stemmed);
                 let mut position = 0;
                 for word in words(text) {
                     let first = position;
-                    for part in word.parts {
-                        if stemmed && let Some(s) = stem(&part) {
-                            push(position, s);
+                    for part in &word.parts {
+                        if stemmed && let Some(s) = stem(part) {
+                            self.push(position, &s);
                         }
-                        push(position, part);
+                        self.push(position, part);
                         position += 1;
                     }
-                    if let Some(cat) = word.catenated {
-                        if stemmed && let Some(s) = stem(&cat) {
-                            push(first, s);
+                    if let Some(cat) = &word.catenated {
+                        if stemmed && let Some(s) = stem(cat) {
+                            self.push(first, &s);
                         }
-                        push(first, cat);
+                        self.push(first, cat);
                     }
                 }
             }
-            Analyzer::Whitespace => {
-                for (position, word) in whitespace_words(text).into_iter().enumerate() {
-                    push(position, word);
+            Kind::Whitespace => {
+                for (position, word) in text.split_whitespace().enumerate() {
+                    let folded = fold(word);
+                    self.push(position, &folded);
                 }
             }
-            Analyzer::Trigram => {
-                for (position, gram) in trigrams(text).into_iter().enumerate() {
-                    push(position, gram);
+            Kind::Trigram => {
+                let mut window = [END; 3];
+                let mut gram = String::with_capacity(12);
+                let mut chars = text.chars().chain([END, END]);
+                let mut filled = 0;
+                let mut position = 0;
+                while let Some(c) = chars.next() {
+                    window = [window[1], window[2], c];
+                    filled += 1;
+                    if filled >= 3 {
+                        gram.clear();
+                        gram.extend(window);
+                        self.push(position, &gram);
+                        position += 1;
+                    }
                 }
             }
         }
-        Tokens { tokens, idx: usize::MAX }
+        Tokens { tokens: &mut self.tokens[..self.len], idx: usize::MAX }
     }
 }
 
-impl TokenStream for Tokens {
+impl TokenStream for Tokens<'_> {
     fn advance(&mut self) -> bool {
         self.idx = self.idx.wrapping_add(1);
         self.idx < self.tokens.len()
@@ -402,11 +439,11 @@ impl TokenStream for Tokens {
 mod tests {
     use expect_test::{Expect, expect};
 
-    use super::{Analyzer, fold, trigrams, words};
+    use super::{Analyzer, Kind, fold, trigrams, words};
     use tantivy::tokenizer::{TokenStream, Tokenizer};
 
     fn check(text: &str, expect: Expect) {
-        let mut analyzer = Analyzer::Stemmed;
+        let mut analyzer = Analyzer::new(Kind::Stemmed);
         let mut stream = analyzer.token_stream(text);
         let mut out = Vec::new();
         while stream.advance() {
@@ -435,6 +472,13 @@ mod tests {
         assert_eq!(fold("ASYURANGSŬ"), "asyurangsu");
         assert_eq!(fold("plain ascii"), "plain ascii");
         assert_eq!(trigrams("ab").join("|"), "ab\u{1}|b\u{1}\u{1}");
+        let mut analyzer = Analyzer::new(Kind::Trigram);
+        let mut stream = analyzer.token_stream("abcd");
+        let mut grams = Vec::new();
+        while stream.advance() {
+            grams.push(stream.token().text.clone());
+        }
+        assert_eq!(grams, trigrams("abcd"));
         assert_eq!(words("").len(), 0);
     }
 }

@@ -117,8 +117,6 @@ pub(crate) fn build(family: &Family, refs: &RefIds, tenant: &str) -> TantivyDocu
     }
 
     let mut doc = TantivyDocument::default();
-    let id_text = id.to_string();
-    doc.add_text(fields.id, &id_text);
     let (hi, lo) = id.as_u64_pair();
     doc.add_u64(fields.id_hi, hi);
     doc.add_u64(fields.id_lo, lo);

@@ -14,13 +14,14 @@
 //!   `==/string` and wildcards;
 //! - `#r`: the whole value reversed, so a suffix pattern is a term-dictionary prefix;
 //! - `#g`: trigrams of the whole value with positions, for infix patterns.
+//!
+//! Invariant: `id` is the first field, so `Fields::id` is its handle.
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use tantivy::schema::{
-    FAST, Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing,
-    TextOptions,
+    FAST, Field, INDEXED, IndexRecordOption, STORED, Schema, TextFieldIndexing, TextOptions,
 };
 
 use crate::text;
@@ -72,6 +73,11 @@ pub(crate) const NGRAM: u8 = 2;
 /// Values are UUIDs: no reversed or trigram copies (a leading wildcard on an id field
 /// scans its term dictionary instead).
 pub(crate) const UUID: u8 = 4;
+/// No reversed copy: per-record values (former ids, call-number parts, notes, URIs)
+/// whose suffix patterns are rare, where a reversed copy would only grow the term
+/// dictionary (its build dominates indexing time). Suffix patterns on these scan the
+/// field's own dictionary.
+pub(crate) const NO_REV: u8 = 8;
 
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct FieldDef {
@@ -98,6 +104,7 @@ impl FieldDef {
     /// copy), so it has a reversed copy for suffix patterns.
     pub(crate) fn has_reversed(&self) -> bool {
         !self.has(UUID)
+            && !self.has(NO_REV)
             && matches!(self.kind, Kind::Text { .. } | Kind::Whitespace | Kind::Keyword(_))
     }
 }
@@ -143,7 +150,7 @@ pub(crate) const FIELDS: &[FieldDef] = &[
     stemmed("indexTitle", NGRAM),
     stemmed("series.value", NGRAM),
     id("series.authorityId", 0),
-    def("identifiers.value", Kind::Whitespace, NGRAM),
+    def("identifiers.value", Kind::Whitespace, 0),
     id("identifiers.identifierTypeId", 0),
     standard("contributors.name", NGRAM),
     boolean("contributors.primary", 0),
@@ -168,18 +175,18 @@ pub(crate) const FIELDS: &[FieldDef] = &[
     id("metadata.updatedByUserId", 0),
     id("modeOfIssuanceId", FACET),
     id("natureOfContentTermIds", FACET),
-    stemmed("publication.publisher", NGRAM),
+    stemmed("publication.publisher", 0),
     kw("publication.dateOfPublication", Exact, 0),
-    standard("publication.place", NGRAM),
-    stemmed("tags.tagList", 0),
+    standard("publication.place", 0),
+    stemmed("tags.tagList", NO_REV),
     kw("classifications.classificationNumber", Icu, NGRAM),
     id("classifications.classificationTypeId", 0),
-    stemmed("administrativeNotes", 0),
-    stemmed("notes.note", 0),
+    stemmed("administrativeNotes", NO_REV),
+    stemmed("notes.note", NO_REV),
     boolean("notes.staffOnly", 0),
-    kw("electronicAccess.uri", Icu, 0),
-    stemmed("electronicAccess.linkText", 0),
-    stemmed("electronicAccess.publicNote", 0),
+    kw("electronicAccess.uri", Icu, NO_REV),
+    stemmed("electronicAccess.linkText", NO_REV),
+    stemmed("electronicAccess.publicNote", NO_REV),
     id("electronicAccess.relationshipId", 0),
     boolean("staffSuppress", FACET),
     boolean("discoverySuppress", FACET),
@@ -189,27 +196,27 @@ pub(crate) const FIELDS: &[FieldDef] = &[
     id("items.id", 0),
     kw("items.tenantId", Exact, 0),
     def("items.holdingsRecordId", Kind::Keyword(Exact), UUID),
-    kw("items.hrid", Lower, NGRAM),
-    kw("items.accessionNumber", Icu, 0),
-    kw("items.formerIds", Icu, 0),
-    kw("items.itemIdentifier", Exact, 0),
-    kw("items.barcode", Icu, NGRAM),
+    kw("items.hrid", Lower, 0),
+    kw("items.accessionNumber", Icu, NO_REV),
+    kw("items.formerIds", Icu, NO_REV),
+    kw("items.itemIdentifier", Exact, NO_REV),
+    kw("items.barcode", Icu, NO_REV),
     id("items.effectiveLocationId", FACET),
     def("items.statisticalCodeIds", Kind::Keyword(Icu), FACET | UUID),
     kw("items.status.name", Exact, FACET),
     id("items.materialTypeId", FACET),
     boolean("items.discoverySuppress", FACET),
     id("items.itemLevelCallNumberTypeId", 0),
-    kw("items.effectiveCallNumberComponents.callNumber", Exact, 0),
-    kw("items.effectiveCallNumberComponents.prefix", Exact, 0),
-    kw("items.effectiveCallNumberComponents.suffix", Exact, 0),
+    kw("items.effectiveCallNumberComponents.callNumber", Exact, NO_REV),
+    kw("items.effectiveCallNumberComponents.prefix", Exact, NO_REV),
+    kw("items.effectiveCallNumberComponents.suffix", Exact, NO_REV),
     def("items.effectiveCallNumberComponents.typeId", Kind::Keyword(Exact), UUID),
-    stemmed("items.tags.tagList", 0),
-    kw("items.electronicAccess.uri", Icu, 0),
-    stemmed("items.electronicAccess.linkText", 0),
-    stemmed("items.electronicAccess.publicNote", 0),
+    stemmed("items.tags.tagList", NO_REV),
+    kw("items.electronicAccess.uri", Icu, NO_REV),
+    stemmed("items.electronicAccess.linkText", NO_REV),
+    stemmed("items.electronicAccess.publicNote", NO_REV),
     id("items.electronicAccess.relationshipId", 0),
-    stemmed("items.administrativeNotes", 0),
+    stemmed("items.administrativeNotes", NO_REV),
     stemmed("items.notes.note", 0),
     boolean("items.notes.staffOnly", 0),
     stemmed("items.circulationNotes.note", 0),
@@ -226,19 +233,19 @@ pub(crate) const FIELDS: &[FieldDef] = &[
     id("holdings.permanentLocationId", FACET),
     def("holdings.statisticalCodeIds", Kind::Keyword(Icu), FACET | UUID),
     boolean("holdings.discoverySuppress", FACET),
-    kw("holdings.hrid", Lower, NGRAM),
-    kw("holdings.formerIds", Exact, 0),
-    kw("holdings.callNumber", Exact, 0),
-    kw("holdings.callNumberPrefix", Exact, 0),
-    kw("holdings.callNumberSuffix", Exact, 0),
-    kw("holdings.copyNumber", Exact, 0),
-    stemmed("holdings.tags.tagList", 0),
-    kw("holdings.electronicAccess.uri", Icu, 0),
-    stemmed("holdings.electronicAccess.linkText", 0),
-    stemmed("holdings.electronicAccess.publicNote", 0),
+    kw("holdings.hrid", Lower, NO_REV),
+    kw("holdings.formerIds", Exact, NO_REV),
+    kw("holdings.callNumber", Exact, NO_REV),
+    kw("holdings.callNumberPrefix", Exact, NO_REV),
+    kw("holdings.callNumberSuffix", Exact, NO_REV),
+    kw("holdings.copyNumber", Exact, NO_REV),
+    stemmed("holdings.tags.tagList", NO_REV),
+    kw("holdings.electronicAccess.uri", Icu, NO_REV),
+    stemmed("holdings.electronicAccess.linkText", NO_REV),
+    stemmed("holdings.electronicAccess.publicNote", NO_REV),
     id("holdings.electronicAccess.relationshipId", 0),
-    stemmed("holdings.administrativeNotes", 0),
-    stemmed("holdings.notes.note", 0),
+    stemmed("holdings.administrativeNotes", NO_REV),
+    stemmed("holdings.notes.note", NO_REV),
     boolean("holdings.notes.staffOnly", 0),
     date("holdings.metadata.createdDate"),
     id("holdings.metadata.createdByUserId", 0),
@@ -246,9 +253,9 @@ pub(crate) const FIELDS: &[FieldDef] = &[
     id("holdings.metadata.updatedByUserId", 0),
     // Computed search fields (FOLIO's `searchFields`).
     def("normalizedDate1", Kind::Number, 0),
-    stemmed("publicNotes", 0),
-    stemmed("itemPublicNotes", 0),
-    stemmed("holdingsPublicNotes", 0),
+    stemmed("publicNotes", NO_REV),
+    stemmed("itemPublicNotes", NO_REV),
+    stemmed("holdingsPublicNotes", NO_REV),
     with_term(standard("oclc", NGRAM), TermProc::Oclc),
     with_term(standard("isbn", NGRAM), TermProc::Isbn),
     kw("issn", Norm::NoSpaceDash, NGRAM),
@@ -257,13 +264,14 @@ pub(crate) const FIELDS: &[FieldDef] = &[
     kw("holdingsTags", Icu, FACET),
     id("holdingsTypeId", FACET),
     def("statisticalCodes", Kind::Keyword(Icu), FACET | UUID),
-    kw("itemFullCallNumbers", Icu, NGRAM),
-    kw("holdingsFullCallNumbers", Icu, NGRAM),
-    with_term(kw("itemNormalizedCallNumbers", Lower, NGRAM), TermProc::AlphaNumeric),
-    with_term(kw("holdingsNormalizedCallNumbers", Lower, NGRAM), TermProc::AlphaNumeric),
-    kw("holdingsIdentifiers", Icu, NGRAM),
-    kw("itemIdentifiers", Icu, NGRAM),
-    stemmed("uniformTitle", 0),
+    kw("itemFullCallNumbers", Icu, NO_REV),
+    kw("holdingsFullCallNumbers", Icu, NO_REV),
+    with_term(kw("itemNormalizedCallNumbers", Lower, NO_REV), TermProc::AlphaNumeric),
+    with_term(kw("holdingsNormalizedCallNumbers", Lower, NO_REV), TermProc::AlphaNumeric),
+    // Former ids and record ids: UUIDs, whose trigrams would be nearly all distinct.
+    kw("holdingsIdentifiers", Icu, NO_REV),
+    kw("itemIdentifiers", Icu, NO_REV),
+    stemmed("uniformTitle", NO_REV),
     with_term(kw("lccn", Icu, NGRAM), TermProc::NoSpace),
     with_term(kw("canceledLccn", Icu, NGRAM), TermProc::NoSpace),
     with_term(kw("normalizedClassificationNumber", Icu, NGRAM), TermProc::AlphaNumeric),
@@ -330,8 +338,6 @@ pub(crate) struct Fields {
     pub(crate) schema: Schema,
     pub(crate) handles: Vec<Handles>,
     by_name: HashMap<&'static str, usize>,
-    /// The instance id, one term per document: what updates and deletes replace.
-    pub(crate) id: Field,
     /// The instance id as two `u64` fast values, for id streaming and linkage lookups.
     pub(crate) id_hi: Field,
     pub(crate) id_lo: Field,
@@ -392,7 +398,11 @@ impl Fields {
                     let options = if def.has(FACET) { raw() | FAST } else { raw() };
                     builder.add_text_field(&name, options)
                 }
-                Kind::Date | Kind::Number => builder.add_i64_field(&name, INDEXED | FAST),
+                // Dates are millisecond instants, nearly all distinct: as terms they would grow the
+                // dictionary by one entry per value, so they are fast columns only (ranges
+                // scan the column). Numbers (`normalizedDate1`) are few and indexed.
+                Kind::Date => builder.add_i64_field(&name, FAST),
+                Kind::Number => builder.add_i64_field(&name, INDEXED | FAST),
             };
             let plain = def.is_text().then(|| builder.add_text_field(&format!("{name}#p"), raw()));
             let reversed =
@@ -409,7 +419,6 @@ impl Fields {
             handles.push(Handles { main, plain, reversed, grams });
             by_name.insert(def.name, idx);
         }
-        let id = builder.add_text_field("_id", STRING);
         let id_hi = builder.add_u64_field(ID_HI, FAST);
         let id_lo = builder.add_u64_field(ID_LO, FAST);
         let present = builder.add_text_field("_present", raw());
@@ -421,7 +430,6 @@ impl Fields {
             schema: builder.build(),
             handles,
             by_name,
-            id,
             id_hi,
             id_lo,
             present,
@@ -439,6 +447,12 @@ impl Fields {
 
     pub(crate) fn def(&self, idx: usize) -> &'static FieldDef {
         &FIELDS[idx]
+    }
+
+    /// The instance's `id` field: one term per document, what updates and deletes
+    /// replace.
+    pub(crate) fn id(&self) -> Field {
+        self.handles[0].main
     }
 }
 

@@ -419,7 +419,7 @@ fn apply_batch(generation: &Generation, tenant: &Tenant, batch: usize) -> Result
         let refs: RefIds = source::ref_ids(reader)?;
         let ids: Vec<String> = affected.iter().map(Uuid::to_string).collect();
         for id in &ids {
-            writer.delete_term(Term::from_field_text(fields.id, id));
+            writer.delete_term(Term::from_field_text(fields.id(), id));
         }
         for family in source::load_families(reader, &ids)? {
             writer.add_document(document::build(&family, &refs, tenant_name))?;

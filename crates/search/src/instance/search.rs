@@ -491,3 +491,64 @@ impl SegmentCollector for SegmentFacets {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::ops::ControlFlow;
+    use std::time::Instant;
+
+    use tantivy::{Index, TantivyDocument};
+    use uuid::Uuid;
+
+    use crate::instance::fields::Fields;
+    use crate::instance::query::translate;
+
+    /// Streams every id of a million-document index, checking each arrives once. The
+    /// documents are the cheapest that match (ids and a language), written straight
+    /// into an in-memory index.
+    #[test]
+    fn streams_a_million_ids() {
+        const N: u64 = 1_000_000;
+        let fields = Fields::get();
+        let index = Index::create_in_ram(fields.schema.clone());
+        crate::text::register(&index);
+        let languages = fields.handles[fields.index_of("languages").unwrap()].main;
+        let started = Instant::now();
+        let mut writer = index.writer_with_num_threads(2, 256 << 20).unwrap();
+        for n in 0..N {
+            let mut doc = TantivyDocument::default();
+            doc.add_u64(fields.id_hi, 7);
+            doc.add_u64(fields.id_lo, n);
+            doc.add_text(languages, if n % 10 == 0 { "ger" } else { "eng" });
+            writer.add_document(doc).unwrap();
+        }
+        writer.commit().unwrap();
+        let indexed = started.elapsed();
+        let searcher = index.reader().unwrap().searcher();
+
+        let mut seen = vec![0u64; (N as usize).div_ceil(64)];
+        let query = translate("languages == eng or languages == ger").unwrap().query;
+        let started = Instant::now();
+        let sent = super::stream_ids(&searcher, query.as_ref(), &mut |id: Uuid| {
+            let (hi, lo) = id.as_u64_pair();
+            assert_eq!(hi, 7);
+            let (word, bit) = ((lo / 64) as usize, lo % 64);
+            assert_eq!(seen[word] & (1 << bit), 0, "id {lo} twice");
+            seen[word] |= 1 << bit;
+            ControlFlow::Continue(())
+        })
+        .unwrap();
+        assert_eq!(sent, N);
+        assert!(seen.iter().all(|w| *w == u64::MAX) || N % 64 != 0);
+        eprintln!("indexed {N} in {indexed:?}, streamed in {:?}", started.elapsed());
+
+        let mut taken = 0;
+        let query = translate("languages == ger").unwrap().query;
+        let sent = super::stream_ids(&searcher, query.as_ref(), &mut |_| {
+            taken += 1;
+            if taken == 10 { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
+        })
+        .unwrap();
+        assert_eq!((sent, taken), (10, 10));
+    }
+}
