@@ -22,18 +22,25 @@ pub(crate) struct GenerateArgs {
 }
 
 pub(crate) fn generate(args: GenerateArgs) -> anyhow::Result<()> {
-    let store = store::Store::open(&args.data.data_dir, store::Options::default(), &server::components())
-        .with_context(|| format!("opening data directory {}", args.data.data_dir.display()))?;
+    let store =
+        store::Store::open(&args.data.data_dir, store::Options::default(), &server::components())
+            .with_context(|| format!("opening data directory {}", args.data.data_dir.display()))?;
     server::provision_tenant(&store, &args.tenant, None)
         .map_err(|e| anyhow::anyhow!("cannot prepare tenant {}: {}", args.tenant, e.status()))?;
     let tenant = store.tenant(&args.tenant)?;
     let bar = indicatif::ProgressBar::new(args.instances as u64);
     bar.set_style(
-        indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} instances, {per_sec}, eta {eta}")
-            .expect("valid template")
-            .progress_chars("=> "),
+        indicatif::ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:40}] {pos}/{len} instances, {per_sec}, eta {eta}",
+        )
+        .expect("valid template")
+        .progress_chars("=> "),
     );
-    let options = load::GenerateOptions { instances: args.instances, seed: args.seed, ..load::GenerateOptions::default() };
+    let options = load::GenerateOptions {
+        instances: args.instances,
+        seed: args.seed,
+        ..load::GenerateOptions::default()
+    };
     let report = load::generate(&tenant, &options, &mut |done| bar.set_position(done as u64))?;
     bar.finish_and_clear();
     println!("{}", report.summary());
@@ -91,7 +98,8 @@ fn parse_duration(text: &str) -> Result<Duration, String> {
     let text = text.trim();
     let split = text.find(|c: char| !c.is_ascii_digit() && c != '.').unwrap_or(text.len());
     let (number, unit) = text.split_at(split);
-    let value: f64 = number.parse().map_err(|_| format!("not a duration: {text:?} (try 30s, 5m, 1h)"))?;
+    let value: f64 =
+        number.parse().map_err(|_| format!("not a duration: {text:?} (try 30s, 5m, 1h)"))?;
     let seconds = match unit {
         "" | "s" => value,
         "ms" => value / 1000.0,
@@ -104,7 +112,11 @@ fn parse_duration(text: &str) -> Result<Duration, String> {
 
 pub(crate) fn load(args: LoadArgs) -> anyhow::Result<()> {
     let scenario = load::ScenarioName::parse(&args.scenario).with_context(|| {
-        format!("unknown scenario {:?}; the scenarios are {}", args.scenario, load::ScenarioName::all().join(", "))
+        format!(
+            "unknown scenario {:?}; the scenarios are {}",
+            args.scenario,
+            load::ScenarioName::all().join(", ")
+        )
     })?;
     let mut workload = match scenario {
         load::ScenarioName::Search | load::ScenarioName::SearchUnderReindex => {
@@ -157,10 +169,12 @@ pub(crate) fn load(args: LoadArgs) -> anyhow::Result<()> {
     })?;
     println!("{}", report.text());
     if let Some(path) = &args.json {
-        std::fs::write(path, report.json()).with_context(|| format!("writing {}", path.display()))?;
+        std::fs::write(path, report.json())
+            .with_context(|| format!("writing {}", path.display()))?;
     }
     if let Some(path) = &args.html {
-        std::fs::write(path, report.html()).with_context(|| format!("writing {}", path.display()))?;
+        std::fs::write(path, report.html())
+            .with_context(|| format!("writing {}", path.display()))?;
     }
     if report.all.errors > 0 {
         eprintln!("{} of {} requests failed", report.all.errors, report.all.total);
@@ -175,7 +189,11 @@ fn reqwest_client() -> anyhow::Result<reqwest_alias::Client> {
 use load::reqwest as reqwest_alias;
 
 /// Starts a full reindex of another tenant, logged in with the same credentials.
-async fn start_reindex(client: &reqwest_alias::Client, options: &load::LoadOptions, tenant: &str) -> anyhow::Result<()> {
+async fn start_reindex(
+    client: &reqwest_alias::Client,
+    options: &load::LoadOptions,
+    tenant: &str,
+) -> anyhow::Result<()> {
     let other = load::LoadOptions { tenant: tenant.to_string(), ..options.clone() };
     let token = load::login(client, &other).await?;
     let response = client
@@ -186,7 +204,11 @@ async fn start_reindex(client: &reqwest_alias::Client, options: &load::LoadOptio
         .body("{}")
         .send()
         .await?;
-    anyhow::ensure!(response.status().is_success(), "starting the reindex of {tenant} failed: {}", response.status());
+    anyhow::ensure!(
+        response.status().is_success(),
+        "starting the reindex of {tenant} failed: {}",
+        response.status()
+    );
     Ok(())
 }
 
@@ -199,16 +221,19 @@ pub(crate) struct ReindexArgs {
 }
 
 pub(crate) fn reindex(args: ReindexArgs) -> anyhow::Result<()> {
-    let store = store::Store::open(&args.data.data_dir, store::Options::default(), &server::components())
-        .with_context(|| format!("opening data directory {}", args.data.data_dir.display()))?;
+    let store =
+        store::Store::open(&args.data.data_dir, store::Options::default(), &server::components())
+            .with_context(|| format!("opening data directory {}", args.data.data_dir.display()))?;
     let tenant = store.tenant(&args.tenant)?;
     let index = search::InstanceIndex::open(&tenant)
         .context("opening the search index (is a server running on this data directory? then use its reindex API)")?;
     let bar = indicatif::ProgressBar::new(0);
     bar.set_style(
-        indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} instances, {per_sec}, eta {eta}")
-            .expect("valid template")
-            .progress_chars("=> "),
+        indicatif::ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:40}] {pos}/{len} instances, {per_sec}, eta {eta}",
+        )
+        .expect("valid template")
+        .progress_chars("=> "),
     );
     let stats = index.reindex(&tenant, |progress| {
         bar.set_length(progress.total);

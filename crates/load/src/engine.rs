@@ -47,7 +47,8 @@ pub struct RequestStats {
 impl RequestStats {
     fn new() -> RequestStats {
         RequestStats {
-            histogram: Histogram::new_with_bounds(1, 600_000_000, 3).expect("valid histogram bounds"),
+            histogram: Histogram::new_with_bounds(1, 600_000_000, 3)
+                .expect("valid histogram bounds"),
             errors: 0,
             first_error: None,
         }
@@ -111,10 +112,16 @@ pub async fn login(client: &reqwest::Client, options: &LoadOptions) -> anyhow::R
         .await
         .with_context(|| format!("cannot reach {}", options.url))?;
     let status = response.status();
-    let token = response.headers().get("x-okapi-token").and_then(|v| v.to_str().ok()).map(str::to_string);
+    let token =
+        response.headers().get("x-okapi-token").and_then(|v| v.to_str().ok()).map(str::to_string);
     match token {
         Some(token) if status.is_success() => Ok(token),
-        _ => anyhow::bail!("login as {} on tenant {} failed: {status} {}", options.username, options.tenant, response.text().await.unwrap_or_default()),
+        _ => anyhow::bail!(
+            "login as {} on tenant {} failed: {status} {}",
+            options.username,
+            options.tenant,
+            response.text().await.unwrap_or_default()
+        ),
     }
 }
 
@@ -134,7 +141,9 @@ pub async fn missing_endpoints(
             continue;
         }
         let (status, _) = send(client, options, token, workload, template, 0).await?;
-        if status == reqwest::StatusCode::NOT_FOUND || status == reqwest::StatusCode::METHOD_NOT_ALLOWED {
+        if status == reqwest::StatusCode::NOT_FOUND
+            || status == reqwest::StatusCode::METHOD_NOT_ALLOWED
+        {
             missing.push(format!("{} {endpoint}", template.method));
         }
     }
@@ -175,14 +184,23 @@ pub async fn run(options: &LoadOptions, workload: Arc<Workload>) -> anyhow::Resu
     let token = login(&client, options).await?;
     let started = Instant::now();
     let deadline = started + options.ramp_up + options.duration;
-    let recorder = Arc::new(Mutex::new(Recorder { by_request: BTreeMap::new(), timeline: Vec::new(), started }));
+    let recorder = Arc::new(Mutex::new(Recorder {
+        by_request: BTreeMap::new(),
+        timeline: Vec::new(),
+        started,
+    }));
     let options = Arc::new(options.clone());
     match options.rate {
         None => {
             let mut tasks = Vec::new();
             for user in 0..options.users {
-                let (client, options, workload, recorder, token) =
-                    (client.clone(), options.clone(), workload.clone(), recorder.clone(), token.clone());
+                let (client, options, workload, recorder, token) = (
+                    client.clone(),
+                    options.clone(),
+                    workload.clone(),
+                    recorder.clone(),
+                    token.clone(),
+                );
                 tasks.push(tokio::spawn(async move {
                     let delay = options.ramp_up.mul_f64(user as f64 / options.users as f64);
                     tokio::time::sleep(delay).await;
@@ -194,9 +212,15 @@ pub async fn run(options: &LoadOptions, workload: Arc<Workload>) -> anyhow::Resu
                             }
                             let cursor = user * 7919 + iteration;
                             let at = Instant::now();
-                            let result = send(&client, &options, &token, &workload, template, cursor).await;
+                            let result =
+                                send(&client, &options, &token, &workload, template, cursor).await;
                             let latency = at.elapsed();
-                            recorder.lock().unwrap().record(&template.name, at, latency, error_of(result));
+                            recorder.lock().unwrap().record(
+                                &template.name,
+                                at,
+                                latency,
+                                error_of(result),
+                            );
                             if !options.think_time.is_zero() {
                                 tokio::time::sleep(options.think_time).await;
                             }
@@ -234,7 +258,15 @@ pub async fn run(options: &LoadOptions, workload: Arc<Workload>) -> anyhow::Resu
                 tasks.spawn(async move {
                     let _permit = in_flight.acquire_owned().await.expect("semaphore open");
                     let template = &workload.requests[template_idx];
-                    let result = send(&client, &options, &token, &workload, template, n / workload.requests.len()).await;
+                    let result = send(
+                        &client,
+                        &options,
+                        &token,
+                        &workload,
+                        template,
+                        n / workload.requests.len(),
+                    )
+                    .await;
                     let latency = due.elapsed();
                     recorder.lock().unwrap().record(&template.name, due, latency, error_of(result));
                 });
@@ -245,7 +277,10 @@ pub async fn run(options: &LoadOptions, workload: Arc<Workload>) -> anyhow::Resu
         }
     }
     let elapsed = started.elapsed();
-    let recorder = Arc::try_unwrap(recorder).map_err(|_| anyhow::anyhow!("tasks still running"))?.into_inner().unwrap();
+    let recorder = Arc::try_unwrap(recorder)
+        .map_err(|_| anyhow::anyhow!("tasks still running"))?
+        .into_inner()
+        .unwrap();
     Ok(Measurements {
         by_request: recorder.by_request,
         order: workload.requests.iter().map(|t| t.name.clone()).collect(),

@@ -94,7 +94,12 @@ struct Refs {
 }
 
 fn ids_of(reader: &store::Reader<'_>, kind: RefKind) -> anyhow::Result<Vec<Uuid>> {
-    let (bodies, _) = inventory::list_reference_json(reader, kind, None, store::Page { offset: 0, limit: 10_000 })?;
+    let (bodies, _) = inventory::list_reference_json(
+        reader,
+        kind,
+        None,
+        store::Page { offset: 0, limit: 10_000 },
+    )?;
     let mut ids = Vec::new();
     for body in bodies {
         ids.extend(kind.decode(body.as_bytes())?.id());
@@ -106,13 +111,16 @@ impl Refs {
     fn load(tenant: &store::Tenant) -> anyhow::Result<Refs> {
         tenant.read(|r| {
             let id = |kind, name: &str| -> anyhow::Result<Uuid> {
-                inventory::reference_id_by_name(r, kind, name)?
-                    .with_context(|| format!("the tenant's reference data has no {kind:?} named {name:?}"))
+                inventory::reference_id_by_name(r, kind, name)?.with_context(|| {
+                    format!("the tenant's reference data has no {kind:?} named {name:?}")
+                })
             };
             let text_type = id(RefKind::InstanceType, "text")?;
             let book = id(RefKind::MaterialType, "book")?;
             let can_circulate = id(RefKind::LoanType, "Can circulate")?;
-            let without = |ids: Vec<Uuid>, one: Uuid| ids.into_iter().filter(|i| *i != one).collect::<Vec<_>>();
+            let without = |ids: Vec<Uuid>, one: Uuid| {
+                ids.into_iter().filter(|i| *i != one).collect::<Vec<_>>()
+            };
             let locations = ids_of(r, RefKind::Location)?;
             anyhow::ensure!(!locations.is_empty(), "the tenant has no locations");
             Ok(Refs {
@@ -195,7 +203,8 @@ fn uuid(rng: &mut impl Rng) -> Uuid {
 fn isbn13(rng: &mut impl Rng) -> String {
     let mut digits: Vec<u32> = vec![9, 7, 8];
     digits.extend((0..9).map(|_| rng.gen_range(0..10)));
-    let sum: u32 = digits.iter().enumerate().map(|(i, d)| if i % 2 == 0 { *d } else { d * 3 }).sum();
+    let sum: u32 =
+        digits.iter().enumerate().map(|(i, d)| if i % 2 == 0 { *d } else { d * 3 }).sum();
     digits.push((10 - sum % 10) % 10);
     digits.iter().map(|d| char::from_digit(*d, 10).unwrap()).collect()
 }
@@ -211,9 +220,13 @@ fn isbn10(rng: &mut impl Rng) -> String {
 }
 
 fn person(words: &Words, rng: &mut impl Rng) -> String {
-    let mut name = format!("{}, {}", capitalize(words.uniform(rng)), capitalize(words.uniform(rng)));
+    let mut name =
+        format!("{}, {}", capitalize(words.uniform(rng)), capitalize(words.uniform(rng)));
     if rng.gen_bool(0.3) {
-        name.push_str(&format!(" {}.", capitalize(words.uniform(rng)).chars().next().unwrap_or('A')));
+        name.push_str(&format!(
+            " {}.",
+            capitalize(words.uniform(rng)).chars().next().unwrap_or('A')
+        ));
     }
     if rng.gen_bool(0.4) {
         let born = rng.gen_range(1700..1990);
@@ -236,7 +249,12 @@ fn title(words: &Words, rng: &mut impl Rng) -> String {
     title
 }
 
-fn instance_json(words: &Words, rng: &mut ChaCha8Rng, refs: &Refs, report: &mut GenerateReport) -> Value {
+fn instance_json(
+    words: &Words,
+    rng: &mut ChaCha8Rng,
+    refs: &Refs,
+    report: &mut GenerateReport,
+) -> Value {
     let id = uuid(rng);
     let language = weighted(rng, LANGUAGES).to_string();
     *report.languages.entry(language.clone()).or_default() += 1;
@@ -245,7 +263,10 @@ fn instance_json(words: &Words, rng: &mut ChaCha8Rng, refs: &Refs, report: &mut 
     })];
     for _ in 0..rng.gen_range(0..3) {
         let (name, kind) = if rng.gen_bool(0.2) {
-            (format!("{} {}", capitalize(words.word(rng)), capitalize(words.uniform(rng))), refs.corporate_name)
+            (
+                format!("{} {}", capitalize(words.word(rng)), capitalize(words.uniform(rng))),
+                refs.corporate_name,
+            )
         } else {
             (person(words, rng), refs.personal_name)
         };
@@ -314,11 +335,22 @@ fn instance_json(words: &Words, rng: &mut ChaCha8Rng, refs: &Refs, report: &mut 
     instance
 }
 
-fn build_batch(words: &Words, rng: &mut ChaCha8Rng, refs: &Refs, n: usize, first_item: usize) -> anyhow::Result<Batch> {
-    let mut batch =
-        Batch { instances: Vec::with_capacity(n), holdings: Vec::new(), items: Vec::new(), report: GenerateReport::default() };
+fn build_batch(
+    words: &Words,
+    rng: &mut ChaCha8Rng,
+    refs: &Refs,
+    n: usize,
+    first_item: usize,
+) -> anyhow::Result<Batch> {
+    let mut batch = Batch {
+        instances: Vec::with_capacity(n),
+        holdings: Vec::new(),
+        items: Vec::new(),
+        report: GenerateReport::default(),
+    };
     // A fixed base date keeps item status dates reproducible.
-    let base = chrono::DateTime::parse_from_rfc3339("2024-01-01T00:00:00Z").expect("valid date").to_utc();
+    let base =
+        chrono::DateTime::parse_from_rfc3339("2024-01-01T00:00:00Z").expect("valid date").to_utc();
     for _ in 0..n {
         let instance = instance_json(words, rng, refs, &mut batch.report);
         let instance_id = instance["id"].clone();
@@ -326,8 +358,13 @@ fn build_batch(words: &Words, rng: &mut ChaCha8Rng, refs: &Refs, n: usize, first
         let n_holdings = if rng.gen_bool(0.07) { 2 } else { 1 };
         for _ in 0..n_holdings {
             let holdings_id = uuid(rng);
-            let call_number =
-                format!("{}{} .{}{}", (b'A' + rng.gen_range(0..26)) as char, rng.gen_range(1..9999), (b'A' + rng.gen_range(0..26)) as char, rng.gen_range(1..999));
+            let call_number = format!(
+                "{}{} .{}{}",
+                (b'A' + rng.gen_range(0..26)) as char,
+                rng.gen_range(1..9999),
+                (b'A' + rng.gen_range(0..26)) as char,
+                rng.gen_range(1..999)
+            );
             batch.holdings.push(serde_json::from_value(json!({
                 "id": holdings_id,
                 "instanceId": instance_id,
@@ -382,8 +419,11 @@ pub fn generate(
     let started = Instant::now();
     let refs = Refs::load(tenant)?;
     // Barcodes continue after the items already there, so a second run adds to a tenant.
-    let first_item = tenant.read(|r| inventory::list_json::<inventory::Item>(r, None, store::Page { offset: 0, limit: 0 }))?.1
-        as usize;
+    let first_item = tenant
+        .read(|r| {
+            inventory::list_json::<inventory::Item>(r, None, store::Page { offset: 0, limit: 0 })
+        })?
+        .1 as usize;
     let (sender, receiver) = mpsc::sync_channel::<anyhow::Result<Batch>>(2);
     let options_for_producer = options.clone();
     let producer = std::thread::spawn(move || {
@@ -437,7 +477,8 @@ fn generate_users(tenant: &store::Tenant, options: &GenerateOptions) -> anyhow::
     let n = (options.instances / 20).max(50);
     let words = Words::new();
     let mut rng = ChaCha8Rng::seed_from_u64(options.seed ^ 0x5eed_05e5);
-    let first = tenant.read(|r| auth::list_users(r, None, store::Page { offset: 0, limit: 0 }))?.1 as usize;
+    let first =
+        tenant.read(|r| auth::list_users(r, None, store::Page { offset: 0, limit: 0 }))?.1 as usize;
     tenant.write(|w| {
         for idx in 0..n {
             let number = first + idx + 1;

@@ -61,7 +61,11 @@ const SEARCH_BASELINES: &[(&str, f64, f64)] = &[
     ("GET /search/instances: title <> 3 word sentence", 320.0, 499.0),
     ("GET /search/instances: keyword == random 2words", 37.0, 82.0),
     ("GET /search/instances: contributors == 2random words", 23.0, 39.0),
-    ("GET /search/instances: languages == lang AND items.status.name == \"Available\"", 127.0, 243.0),
+    (
+        "GET /search/instances: languages == lang AND items.status.name == \"Available\"",
+        127.0,
+        243.0,
+    ),
     ("GET /search/instances: keyword all random sentence AND languages == randomlang", 93.0, 194.0),
     ("GET /search/instances: subjects all randomword NOT title all randomword", 182.0, 333.0),
 ];
@@ -75,7 +79,11 @@ const MARC_BASELINES: &[(&str, f64, f64)] = &[
 
 fn baseline(request: &str) -> Option<Baseline> {
     if let Some((_, avg, p95)) = SEARCH_BASELINES.iter().find(|(name, _, _)| *name == request) {
-        return Some(Baseline { avg_ms: *avg, p95_ms: *p95, source: "PTF Lotus search, 1 user (avg, p95)" });
+        return Some(Baseline {
+            avg_ms: *avg,
+            p95_ms: *p95,
+            source: "PTF Lotus search, 1 user (avg, p95)",
+        });
     }
     MARC_BASELINES.iter().find(|(name, _, _)| *name == request).map(|(_, median, p95)| Baseline {
         avg_ms: *median,
@@ -84,7 +92,13 @@ fn baseline(request: &str) -> Option<Baseline> {
     })
 }
 
-fn row(request: &str, h: &hdrhistogram::Histogram<u64>, errors: u64, first_error: Option<String>, seconds: f64) -> Row {
+fn row(
+    request: &str,
+    h: &hdrhistogram::Histogram<u64>,
+    errors: u64,
+    first_error: Option<String>,
+    seconds: f64,
+) -> Row {
     let ms = |micros: u64| micros as f64 / 1000.0;
     let empty = h.is_empty();
     Row {
@@ -108,7 +122,8 @@ impl Report {
     pub fn new(scenario: &str, options: &crate::LoadOptions, m: &Measurements) -> Report {
         let seconds = m.elapsed.as_secs_f64();
         let mut rows = Vec::new();
-        let mut all = hdrhistogram::Histogram::<u64>::new_with_bounds(1, 600_000_000, 3).expect("valid bounds");
+        let mut all = hdrhistogram::Histogram::<u64>::new_with_bounds(1, 600_000_000, 3)
+            .expect("valid bounds");
         let mut all_errors = 0;
         let mut seen = std::collections::HashSet::new();
         for name in &m.order {
@@ -118,12 +133,22 @@ impl Report {
             if let Some(stats) = m.by_request.get(name) {
                 all.add(&stats.histogram).expect("same bounds");
                 all_errors += stats.errors;
-                rows.push(row(name, &stats.histogram, stats.errors, stats.first_error.clone(), seconds));
+                rows.push(row(
+                    name,
+                    &stats.histogram,
+                    stats.errors,
+                    stats.first_error.clone(),
+                    seconds,
+                ));
             }
         }
         let model = match options.rate {
             Some(rate) => format!("open, {rate} requests/s, at most {} in flight", options.users),
-            None => format!("closed, {} virtual users, think time {} ms", options.users, options.think_time.as_millis()),
+            None => format!(
+                "closed, {} virtual users, think time {} ms",
+                options.users,
+                options.think_time.as_millis()
+            ),
         };
         Report {
             scenario: scenario.to_string(),
@@ -166,7 +191,8 @@ impl Report {
             ));
         }
         out.push_str("(times in milliseconds)\n");
-        let compared: Vec<&Row> = self.rows.iter().filter(|r| r.folio.is_some() && r.total > 0).collect();
+        let compared: Vec<&Row> =
+            self.rows.iter().filter(|r| r.folio.is_some() && r.total > 0).collect();
         if !compared.is_empty() {
             out.push_str("\nBeside FOLIO's published figures:\n");
             for row in compared {
@@ -203,7 +229,8 @@ impl Report {
         let escape = |s: &str| s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
         let mut rows = String::new();
         for row in self.rows.iter().chain(std::iter::once(&self.all)) {
-            let folio = row.folio.map(|f| format!("{:.0} / {:.0}", f.avg_ms, f.p95_ms)).unwrap_or_default();
+            let folio =
+                row.folio.map(|f| format!("{:.0} / {:.0}", f.avg_ms, f.p95_ms)).unwrap_or_default();
             rows.push_str(&format!(
                 "<tr><td>{}</td><td>{}</td><td>{:.1}</td><td>{:.2}</td><td>{:.2}</td><td>{:.2}</td><td>{:.2}</td><td>{:.2}</td><td>{:.2}</td><td>{:.2}</td><td>{}</td><td>{}</td></tr>\n",
                 escape(&row.request), row.total, row.requests_per_second, row.min_ms, row.p50_ms, row.p75_ms,
@@ -234,9 +261,19 @@ impl Report {
         let x = |i: usize| pad + (w - 2.0 * pad) * i as f64 / (n - 1) as f64;
         let y = |v: f64, max: f64| h - pad - (h - 2.0 * pad) * v / max;
         let line = |f: &dyn Fn(&Second) -> f64, max: f64| {
-            self.timeline.iter().enumerate().map(|(i, s)| format!("{:.1},{:.1}", x(i), y(f(s), max))).collect::<Vec<_>>().join(" ")
+            self.timeline
+                .iter()
+                .enumerate()
+                .map(|(i, s)| format!("{:.1},{:.1}", x(i), y(f(s), max)))
+                .collect::<Vec<_>>()
+                .join(" ")
         };
-        let avg = line(&|s| if s.requests == 0 { 0.0 } else { s.sum_micros as f64 / s.requests as f64 / 1000.0 }, max_ms);
+        let avg = line(
+            &|s| {
+                if s.requests == 0 { 0.0 } else { s.sum_micros as f64 / s.requests as f64 / 1000.0 }
+            },
+            max_ms,
+        );
         let max = line(&|s| s.max_micros as f64 / 1000.0, max_ms);
         let rps = line(&|s| s.requests as f64, max_rps);
         format!(

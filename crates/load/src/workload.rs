@@ -96,8 +96,9 @@ pub fn search_workload(dir: &Path) -> anyhow::Result<Workload> {
         if line.trim().is_empty() {
             continue;
         }
-        let (name, path) =
-            line.split_once('\t').with_context(|| format!("requests.tsv line {}: no tab", idx + 1))?;
+        let (name, path) = line
+            .split_once('\t')
+            .with_context(|| format!("requests.tsv line {}: no tab", idx + 1))?;
         requests.push(RequestTemplate {
             name: name.to_string(),
             method: reqwest::Method::GET,
@@ -107,8 +108,10 @@ pub fn search_workload(dir: &Path) -> anyhow::Result<Workload> {
     }
     let mut values = HashMap::new();
     for (variable, file) in SEARCH_VARIABLES {
-        let text = std::fs::read_to_string(dir.join(file)).with_context(|| format!("reading {}/{file}", dir.display()))?;
-        let lines: Vec<String> = text.lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_string).collect();
+        let text = std::fs::read_to_string(dir.join(file))
+            .with_context(|| format!("reading {}/{file}", dir.display()))?;
+        let lines: Vec<String> =
+            text.lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_string).collect();
         anyhow::ensure!(!lines.is_empty(), "{file} is empty");
         values.insert(variable.to_string(), lines);
     }
@@ -211,7 +214,9 @@ pub fn encode_query(path: &str) -> String {
         out.push('=');
         for b in value.bytes() {
             match b {
-                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => out.push(b as char),
+                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                    out.push(b as char)
+                }
                 _ => out.push_str(&format!("%{b:02X}")),
             }
         }
@@ -227,7 +232,10 @@ mod tests {
     fn renders_round_robin_and_encodes() {
         let workload = Workload {
             requests: Vec::new(),
-            values: HashMap::from([("w".to_string(), vec!["fusion".to_string(), "in transit".to_string()])]),
+            values: HashMap::from([(
+                "w".to_string(),
+                vec!["fusion".to_string(), "in transit".to_string()],
+            )]),
         };
         let t = RequestTemplate {
             name: "t".into(),
@@ -235,8 +243,14 @@ mod tests {
             path: "/search/instances?query=title all *${w}&limit=100".into(),
             body: None,
         };
-        assert_eq!(workload.render(&t, 0), "/search/instances?query=title%20all%20%2Afusion&limit=100");
-        assert_eq!(workload.render(&t, 3), "/search/instances?query=title%20all%20%2Ain%20transit&limit=100");
+        assert_eq!(
+            workload.render(&t, 0),
+            "/search/instances?query=title%20all%20%2Afusion&limit=100"
+        );
+        assert_eq!(
+            workload.render(&t, 3),
+            "/search/instances?query=title%20all%20%2Ain%20transit&limit=100"
+        );
     }
 
     #[test]

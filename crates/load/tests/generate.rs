@@ -2,9 +2,17 @@
 
 use std::collections::BTreeMap;
 
-fn generated(seed: u64, n: usize) -> (load::GenerateReport, BTreeMap<String, String>, tempfile::TempDir) {
+fn generated(
+    seed: u64,
+    n: usize,
+) -> (load::GenerateReport, BTreeMap<String, String>, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
-    let store = store::Store::open(dir.path(), store::Options::default(), &[auth::MIGRATIONS, inventory::MIGRATIONS]).unwrap();
+    let store = store::Store::open(
+        dir.path(),
+        store::Options::default(),
+        &[auth::MIGRATIONS, inventory::MIGRATIONS],
+    )
+    .unwrap();
     let (tenant, _) = store.create_tenant("gen").unwrap();
     tenant.write(inventory::load_reference_data).unwrap();
     let options = load::GenerateOptions { instances: n, seed, batch_size: 500 };

@@ -9,7 +9,11 @@ use std::{
     time::{Duration, Instant},
 };
 
-use axum::{Router, http::StatusCode, routing::{get, post}};
+use axum::{
+    Router,
+    http::StatusCode,
+    routing::{get, post},
+};
 
 #[derive(Default)]
 struct Counts {
@@ -25,7 +29,9 @@ async fn start_server() -> (String, Arc<Counts>) {
     let app = Router::new()
         .route(
             "/authn/login",
-            post(|| async { (StatusCode::CREATED, [("x-okapi-token", "t0k3n")], "{\"okapiToken\":\"t0k3n\"}") }),
+            post(|| async {
+                (StatusCode::CREATED, [("x-okapi-token", "t0k3n")], "{\"okapiToken\":\"t0k3n\"}")
+            }),
         )
         .route(
             "/fast",
@@ -65,7 +71,12 @@ fn workload(paths: &[&str]) -> Arc<load::Workload> {
     Arc::new(load::Workload {
         requests: paths
             .iter()
-            .map(|p| load::RequestTemplate { name: p.to_string(), method: reqwest::Method::GET, path: p.to_string(), body: None })
+            .map(|p| load::RequestTemplate {
+                name: p.to_string(),
+                method: reqwest::Method::GET,
+                path: p.to_string(),
+                body: None,
+            })
             .collect(),
         values: HashMap::new(),
     })
@@ -101,7 +112,9 @@ async fn closed_model_counts_requests_errors_and_latencies() {
     assert_eq!(slow.histogram.len(), counts.slow.load(Ordering::SeqCst));
     assert_eq!(flaky.histogram.len(), counts.flaky.load(Ordering::SeqCst));
     assert_eq!(flaky.errors, counts.flaky_failed.load(Ordering::SeqCst));
-    assert!(flaky.errors > 0 && flaky.first_error.as_deref() == Some("HTTP 500 Internal Server Error"));
+    assert!(
+        flaky.errors > 0 && flaky.first_error.as_deref() == Some("HTTP 500 Internal Server Error")
+    );
     assert_eq!(fast.errors + slow.errors, 0);
     // 4 users, each loop about 23 ms: about 4 * 2 s / 23 ms ≈ 350 of each.
     assert!(fast.histogram.len() > 100, "{}", fast.histogram.len());
@@ -115,8 +128,17 @@ async fn closed_model_counts_requests_errors_and_latencies() {
 
     let report = load::Report::new("test", &options(&url, 4, 2), &m);
     let text = report.text();
-    assert!(text.contains("Total") && text.contains("95pct") && text.contains("/slow") && text.contains("All requests"), "{text}");
-    assert_eq!(report.all.total, fast.histogram.len() + slow.histogram.len() + flaky.histogram.len());
+    assert!(
+        text.contains("Total")
+            && text.contains("95pct")
+            && text.contains("/slow")
+            && text.contains("All requests"),
+        "{text}"
+    );
+    assert_eq!(
+        report.all.total,
+        fast.histogram.len() + slow.histogram.len() + flaky.histogram.len()
+    );
     assert_eq!(report.all.errors, flaky.errors);
     let timeline_total: u64 = report.timeline.iter().map(|s| s.requests).sum();
     assert_eq!(timeline_total, report.all.total);
@@ -155,6 +177,9 @@ async fn missing_endpoints_are_named() {
     let opts = options(&url, 1, 1);
     let client = reqwest::Client::new();
     let token = load::login(&client, &opts).await.unwrap();
-    let missing = load::missing_endpoints(&client, &opts, &token, &workload(&["/fast", "/nope?x=1"])).await.unwrap();
+    let missing =
+        load::missing_endpoints(&client, &opts, &token, &workload(&["/fast", "/nope?x=1"]))
+            .await
+            .unwrap();
     assert_eq!(missing, vec!["GET /nope".to_string()]);
 }

@@ -275,32 +275,54 @@ impl From<search::Error> for ApiError {
     fn from(e: search::Error) -> ApiError {
         let message = e.to_string();
         match e {
-            search::Error::InvalidQuery { .. } => {
-                ApiError::new(StatusCode::BAD_REQUEST, "SearchServiceException", "service_error", message)
-            }
-            search::Error::UnknownField { field } => {
-                ApiError::new(StatusCode::BAD_REQUEST, "RequestValidationException", "validation_error", message)
-                    .with_parameter("field", field)
-            }
-            search::Error::UnsupportedRelation { .. } | search::Error::UnsupportedOperator { .. } => {
-                ApiError::new(StatusCode::BAD_REQUEST, "UnsupportedOperationException", "service_error", message)
-            }
-            search::Error::InvalidPaging { parameter, value, .. } => {
-                ApiError::new(StatusCode::BAD_REQUEST, "RequestValidationException", "validation_error", message)
-                    .with_parameter(parameter, value)
-            }
-            search::Error::InvalidDate { field, value } => {
-                ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "ValidationException", "validation_error", message)
-                    .with_parameter(field, value)
-            }
-            search::Error::InvalidSort { field } => {
-                ApiError::new(StatusCode::BAD_REQUEST, "RequestValidationException", "validation_error", message)
-                    .with_parameter("sortBy", field)
-            }
-            search::Error::InvalidFacet { facet } => {
-                ApiError::new(StatusCode::BAD_REQUEST, "RequestValidationException", "validation_error", message)
-                    .with_parameter("facet", facet)
-            }
+            search::Error::InvalidQuery { .. } => ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "SearchServiceException",
+                "service_error",
+                message,
+            ),
+            search::Error::UnknownField { field } => ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "RequestValidationException",
+                "validation_error",
+                message,
+            )
+            .with_parameter("field", field),
+            search::Error::UnsupportedRelation { .. }
+            | search::Error::UnsupportedOperator { .. } => ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "UnsupportedOperationException",
+                "service_error",
+                message,
+            ),
+            search::Error::InvalidPaging { parameter, value, .. } => ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "RequestValidationException",
+                "validation_error",
+                message,
+            )
+            .with_parameter(parameter, value),
+            search::Error::InvalidDate { field, value } => ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "ValidationException",
+                "validation_error",
+                message,
+            )
+            .with_parameter(field, value),
+            search::Error::InvalidSort { field } => ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "RequestValidationException",
+                "validation_error",
+                message,
+            )
+            .with_parameter("sortBy", field),
+            search::Error::InvalidFacet { facet } => ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "RequestValidationException",
+                "validation_error",
+                message,
+            )
+            .with_parameter("facet", facet),
             search::Error::Store(e) => ApiError::from(e),
             search::Error::Inventory(e) => ApiError::from(e),
             e @ (search::Error::Index(_) | search::Error::Io { .. }) => ApiError::internal(e),

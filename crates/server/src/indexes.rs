@@ -25,7 +25,10 @@ pub(crate) struct Indexes {
 impl Indexes {
     /// The index of a tenant, opening it (and rebuilding it if it is missing or corrupt)
     /// on first use. Blocking: call from a blocking thread.
-    pub(crate) fn instances(&self, tenant: &Arc<store::Tenant>) -> Result<Arc<search::InstanceIndex>, ApiError> {
+    pub(crate) fn instances(
+        &self,
+        tenant: &Arc<store::Tenant>,
+    ) -> Result<Arc<search::InstanceIndex>, ApiError> {
         if let Some(open) = self.open.lock().unwrap().get(tenant.name()) {
             return Ok(open.index.clone());
         }

@@ -33,10 +33,17 @@ pub(super) fn router() -> Router<AppState> {
 
 /// The query, with FOLIO's message when it is missing.
 fn required_query(params: &ListParams) -> Result<String, ApiError> {
-    params.query.clone().ok_or_else(|| ApiError::bad_parameter("query", "", "Parameter 'query' is required"))
+    params
+        .query
+        .clone()
+        .ok_or_else(|| ApiError::bad_parameter("query", "", "Parameter 'query' is required"))
 }
 
-async fn search_instances(State(state): State<AppState>, caller: Caller, params: ListParams) -> Result<Response, ApiError> {
+async fn search_instances(
+    State(state): State<AppState>,
+    caller: Caller,
+    params: ListParams,
+) -> Result<Response, ApiError> {
     caller.require("search.instances.collection.get")?;
     let query = required_query(&params)?;
     // mod-search's default differs from storage's: 100 records unless asked.
@@ -59,7 +66,11 @@ fn raw_limit(params: &ListParams) -> Option<u64> {
     if params.explicit_limit { Some(params.page.limit) } else { None }
 }
 
-async fn instance_facets(State(state): State<AppState>, caller: Caller, params: ListParams) -> Result<Response, ApiError> {
+async fn instance_facets(
+    State(state): State<AppState>,
+    caller: Caller,
+    params: ListParams,
+) -> Result<Response, ApiError> {
     caller.require("search.facets.collection.get")?;
     let query = required_query(&params)?;
     let mut facets = Vec::new();
@@ -85,7 +96,11 @@ async fn instance_facets(State(state): State<AppState>, caller: Caller, params: 
 /// Every id matching the query as `{"ids":[{"id":"..."}],"totalRecords":N}`, written as
 /// it is found: a blocking thread walks the index and hands chunks to the response
 /// through a bounded channel, so memory stays flat for any number of ids.
-async fn instance_ids(State(state): State<AppState>, caller: Caller, params: ListParams) -> Result<Response, ApiError> {
+async fn instance_ids(
+    State(state): State<AppState>,
+    caller: Caller,
+    params: ListParams,
+) -> Result<Response, ApiError> {
     caller.require("inventory-storage.instances.collection.get")?;
     let query = params.query.clone().unwrap_or_else(|| "cql.allRecords=1".to_string());
     let limit = raw_limit(&params).unwrap_or(u64::MAX);
@@ -96,7 +111,8 @@ async fn instance_ids(State(state): State<AppState>, caller: Caller, params: Lis
         let query = query.clone();
         blocking(move || {
             let index = state.indexes.instances(&tenant)?;
-            index.search(&search::SearchRequest { limit: 0, ..search::SearchRequest::new(query) })?;
+            index
+                .search(&search::SearchRequest { limit: 0, ..search::SearchRequest::new(query) })?;
             Ok(index)
         })
         .await?
@@ -120,7 +136,8 @@ async fn instance_ids(State(state): State<AppState>, caller: Caller, params: Lis
             buffer.push_str("\"}");
             n += 1;
             if buffer.len() >= CHUNK {
-                let chunk = Bytes::from(std::mem::replace(&mut buffer, String::with_capacity(CHUNK + 64)));
+                let chunk =
+                    Bytes::from(std::mem::replace(&mut buffer, String::with_capacity(CHUNK + 64)));
                 if sender.blocking_send(Ok(chunk)).is_err() {
                     closed = true;
                     return std::ops::ControlFlow::Break(());
@@ -146,7 +163,9 @@ async fn instance_ids(State(state): State<AppState>, caller: Caller, params: Lis
         receiver.recv().await.map(|item| (item, receiver))
     });
     let mut response = ResponseBody::from_stream(stream).into_response();
-    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+        .headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
     Ok(response)
 }
 
@@ -157,19 +176,24 @@ fn start_reindex(state: &AppState, caller: &Caller) -> Result<(), ApiError> {
     std::thread::Builder::new()
         .name(format!("reindex-{}", tenant.name()))
         .spawn(move || {
-            let result = indexes.instances(&tenant).and_then(|index| {
-                index.reindex(&tenant, |_| {}).map_err(ApiError::from)
-            });
+            let result = indexes
+                .instances(&tenant)
+                .and_then(|index| index.reindex(&tenant, |_| {}).map_err(ApiError::from));
             match result {
                 Ok(stats) => tracing::info!(tenant = tenant.name(), ?stats, "reindex done"),
-                Err(e) => tracing::error!(tenant = tenant.name(), status = %e.status(), "reindex failed"),
+                Err(e) => {
+                    tracing::error!(tenant = tenant.name(), status = %e.status(), "reindex failed")
+                }
             }
         })
         .map_err(ApiError::internal)?;
     Ok(())
 }
 
-async fn reindex_legacy(State(state): State<AppState>, caller: Caller) -> Result<Response, ApiError> {
+async fn reindex_legacy(
+    State(state): State<AppState>,
+    caller: Caller,
+) -> Result<Response, ApiError> {
     caller.require("search.index.inventory.reindex.post")?;
     start_reindex(&state, &caller)?;
     let submitted = chrono::Utc::now().format("%Y-%m-%dT%H:%M:%S%.3f+00:00").to_string();
@@ -185,7 +209,10 @@ async fn reindex_full(State(state): State<AppState>, caller: Caller) -> Result<R
     Ok(StatusCode::OK.into_response())
 }
 
-async fn reindex_status(State(state): State<AppState>, caller: Caller) -> Result<Response, ApiError> {
+async fn reindex_status(
+    State(state): State<AppState>,
+    caller: Caller,
+) -> Result<Response, ApiError> {
     caller.require("search.index.instance-records.reindex.status.get")?;
     let tenant = caller.tenant.clone();
     let status = blocking(move || Ok(state.indexes.instances(&tenant)?.status())).await?;
@@ -194,7 +221,11 @@ async fn reindex_status(State(state): State<AppState>, caller: Caller) -> Result
         (None, Some(last)) => ("UPLOAD_COMPLETED", last.instances, last.instances),
         (None, None) => ("UPLOAD_COMPLETED", status.documents, status.documents),
     };
-    let phase = if status.last_error.is_some() && status.reindex.is_none() { "UPLOAD_FAILED" } else { phase };
+    let phase = if status.last_error.is_some() && status.reindex.is_none() {
+        "UPLOAD_FAILED"
+    } else {
+        phase
+    };
     Ok(super::json::value(
         StatusCode::OK,
         &serde_json::json!([{

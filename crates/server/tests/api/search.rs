@@ -34,14 +34,22 @@ async fn writes_become_searchable_and_deletes_disappear() {
     }
     let body = search_until(&c, "title all primer", 2).await;
     assert_eq!(body["totalRecords"], 2, "{body}");
-    let titles: Vec<&str> = body["instances"].as_array().unwrap().iter().map(|i| i["title"].as_str().unwrap()).collect();
+    let titles: Vec<&str> = body["instances"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["title"].as_str().unwrap())
+        .collect();
     assert!(titles.contains(&"The semantic web primer") && titles.contains(&"A primer of ecology"));
 
     // Whole-value wildcards: a title ending with "primer".
     let body = search_until(&c, "title all *primer", 1).await;
     assert_eq!(body["instances"][0]["title"], "The semantic web primer");
 
-    assert_eq!(c.delete(&format!("/instance-storage/instances/{}", ids[0])).await.status, StatusCode::NO_CONTENT);
+    assert_eq!(
+        c.delete(&format!("/instance-storage/instances/{}", ids[0])).await.status,
+        StatusCode::NO_CONTENT
+    );
     let body = search_until(&c, "title all primer", 1).await;
     assert_eq!(body["totalRecords"], 1, "{body}");
 
@@ -60,7 +68,12 @@ async fn item_fields_filter_instances_and_facets_count_them() {
     assert_eq!(c.post("/item-storage/items", &item).await.status, StatusCode::CREATED);
     let body = search_until(&c, "items.status.name == Available", 1).await;
     assert_eq!(body["instances"][0]["id"], holdings["instanceId"]);
-    let r = c.get(&format!("/search/instances/facets?query={}&facet=source:5", urlencode("cql.allRecords=1"))).await;
+    let r = c
+        .get(&format!(
+            "/search/instances/facets?query={}&facet=source:5",
+            urlencode("cql.allRecords=1")
+        ))
+        .await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
     assert_eq!(r.body["facets"]["source"]["values"][0]["id"], "FOLIO", "{}", r.text);
     assert_eq!(r.body["facets"]["source"]["values"][0]["totalRecords"], 1);
@@ -112,14 +125,28 @@ async fn folio_errors_for_bad_queries_and_paging() {
     let c = Client::admin(&app, "diku").await;
     let r = c.get(&format!("/search/instances?query={}", urlencode("title all (unclosed"))).await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
-    assert_eq!(r.error().0, "Failed to parse CQL query [cql: 'title all (unclosed', resource: instance]");
+    assert_eq!(
+        r.error().0,
+        "Failed to parse CQL query [cql: 'title all (unclosed', resource: instance]"
+    );
     let r = c.get(&format!("/search/instances?query={}", urlencode("colour = blue"))).await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
-    assert_eq!(r.error(), ("Invalid search field provided in the CQL query".to_string(), vec![("field".to_string(), "colour".to_string())]));
+    assert_eq!(
+        r.error(),
+        (
+            "Invalid search field provided in the CQL query".to_string(),
+            vec![("field".to_string(), "colour".to_string())]
+        )
+    );
     let r = c.get(&format!("/search/instances?query={}", urlencode("title within x"))).await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
     assert!(r.error().0.contains("'within' is not supported"), "{}", r.text);
-    let r = c.get(&format!("/search/instances?query={}&limit=500&offset=9600", urlencode("cql.allRecords=1"))).await;
+    let r = c
+        .get(&format!(
+            "/search/instances?query={}&limit=500&offset=9600",
+            urlencode("cql.allRecords=1")
+        ))
+        .await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.text);
     let r = c.get("/search/instances").await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
