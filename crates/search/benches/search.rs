@@ -53,7 +53,11 @@ impl Words {
     fn load() -> Words {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(WORKLOAD);
         let mut words = Vec::new();
-        for file in ["contributors_queries_word.csv", "auth_queries.csv", "contributors_queries_2_words.csv"] {
+        for file in [
+            "contributors_queries_word.csv",
+            "auth_queries.csv",
+            "contributors_queries_2_words.csv",
+        ] {
             let text = std::fs::read_to_string(dir.join(file)).expect("PTF word list");
             for word in text.split_whitespace() {
                 let word = word.to_lowercase();
@@ -90,7 +94,7 @@ fn capitalise(word: &str) -> String {
 fn generate(tenant: &store::Tenant, n: usize, words: &Words) {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let actor = Actor::default();
-    tenant.write(|w| inventory::load_reference_data(w)).unwrap();
+    tenant.write(inventory::load_reference_data).unwrap();
     for start in (0..n).step_by(1_000) {
         let mut instances = Vec::new();
         let mut holdings = Vec::new();
@@ -114,9 +118,11 @@ fn generate(tenant: &store::Tenant, n: usize, words: &Words) {
             instances.push(serde_json::from_value::<Instance>(instance).unwrap());
             let holdings_id = Uuid::from_u64_pair(rng.next(), rng.next());
             holdings.push(
-                serde_json::from_value::<HoldingsRecord>(json!({"id": holdings_id, "instanceId": id,
+                serde_json::from_value::<HoldingsRecord>(
+                    json!({"id": holdings_id, "instanceId": id,
                     "sourceId": FOLIO_SOURCE, "permanentLocationId": LOCATIONS[rng.below(3)],
-                    "callNumber": format!("QA{} .{}", rng.below(999), rng.below(99))}))
+                    "callNumber": format!("QA{} .{}", rng.below(999), rng.below(99))}),
+                )
                 .unwrap(),
             );
             for _ in 0..1 + rng.below(2) {
@@ -145,8 +151,8 @@ fn bench(c: &mut Criterion) {
         std::env::var("QUIRE_BENCH_INSTANCES").ok().and_then(|v| v.parse().ok()).unwrap_or(100_000);
     let words = Words::load();
     let dir = tempfile::tempdir().unwrap();
-    let store =
-        store::Store::open(dir.path(), store::Options::default(), &[inventory::MIGRATIONS]).unwrap();
+    let store = store::Store::open(dir.path(), store::Options::default(), &[inventory::MIGRATIONS])
+        .unwrap();
     let (tenant, _) = store.create_tenant("bench").unwrap();
     let started = Instant::now();
     generate(&tenant, n, &words);
@@ -171,18 +177,36 @@ fn bench(c: &mut Criterion) {
     type Make<'a> = Box<dyn Fn(usize) -> String + 'a>;
     let queries: Vec<(&str, Make<'_>)> = vec![
         ("title all word", Box::new(|i| format!("title all {}", word(i)))),
-        ("keyword all 2words", Box::new(|i| format!("keyword all \"{} {}\"", word(i), word(i + 1)))),
+        (
+            "keyword all 2words",
+            Box::new(|i| format!("keyword all \"{} {}\"", word(i), word(i + 1))),
+        ),
         ("keyword == 2words", Box::new(|i| format!("keyword == \"{} {}\"", word(i), word(i + 1)))),
-        ("title any 3words", Box::new(|i| format!("title any \"{} {} {}\"", word(i), word(i + 1), word(i + 2)))),
+        (
+            "title any 3words",
+            Box::new(|i| format!("title any \"{} {} {}\"", word(i), word(i + 1), word(i + 2))),
+        ),
         ("title all word* (trailing)", Box::new(|i| format!("title all {}*", word(i)))),
         ("title all *word (leading)", Box::new(|i| format!("title all *{}", word(i)))),
         ("subjects = *word (leading)", Box::new(|i| format!("subjects = *{}", word(i)))),
         ("contributors = *word (leading)", Box::new(|i| format!("contributors = *{}", word(i)))),
         ("keyword <> word", Box::new(|i| format!("keyword <> {}", word(i)))),
-        ("title <> 3words", Box::new(|i| format!("title <> \"{} {} {}\"", word(i), word(i + 1), word(i + 2)))),
-        ("languages + status filter", Box::new(|_| "languages == eng and items.status.name == \"Available\"".to_string())),
-        ("subjects all NOT title all", Box::new(|i| format!("subjects all {} NOT title all {}", word(i), word(i + 1)))),
-        ("cql.allRecords=1 sortBy title", Box::new(|_| "cql.allRecords=1 sortBy title".to_string())),
+        (
+            "title <> 3words",
+            Box::new(|i| format!("title <> \"{} {} {}\"", word(i), word(i + 1), word(i + 2))),
+        ),
+        (
+            "languages + status filter",
+            Box::new(|_| "languages == eng and items.status.name == \"Available\"".to_string()),
+        ),
+        (
+            "subjects all NOT title all",
+            Box::new(|i| format!("subjects all {} NOT title all {}", word(i), word(i + 1))),
+        ),
+        (
+            "cql.allRecords=1 sortBy title",
+            Box::new(|_| "cql.allRecords=1 sortBy title".to_string()),
+        ),
     ];
     let mut group = c.benchmark_group("search");
     for (name, make) in &queries {
@@ -203,7 +227,13 @@ fn bench(c: &mut Criterion) {
         b.iter(|| black_box(index.facets("cql.allRecords=1", &facets).unwrap().total_records))
     });
     group.bench_function("stream all ids", |b| {
-        b.iter(|| black_box(index.stream_ids("cql.allRecords=1", |_| std::ops::ControlFlow::Continue(())).unwrap()))
+        b.iter(|| {
+            black_box(
+                index
+                    .stream_ids("cql.allRecords=1", |_| std::ops::ControlFlow::Continue(()))
+                    .unwrap(),
+            )
+        })
     });
     group.finish();
 }

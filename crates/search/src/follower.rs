@@ -6,8 +6,8 @@
 //! [`FollowerOptions::commit_interval`], so a burst of writes becomes one commit. Does
 //! not own what applying a change means (`InstanceIndex::catch_up`).
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -78,7 +78,9 @@ fn run(tenant: &Tenant, index: &InstanceIndex, options: &FollowerOptions, stop: 
             last_poll = Instant::now();
             match tenant.last_seq() {
                 Ok(seq) => target = target.max(seq),
-                Err(e) => tracing::warn!(tenant = tenant.name(), error = %e, "reading the change log failed"),
+                Err(e) => {
+                    tracing::warn!(tenant = tenant.name(), error = %e, "reading the change log failed")
+                }
             }
         }
         if target <= applied {

@@ -42,7 +42,7 @@ mod text;
 pub use crate::error::{Error, Result};
 pub use crate::follower::{Follower, FollowerHandle, FollowerOptions};
 pub use crate::instance::{
-    DEFAULT_FACET_SIZE, Facet, FacetRequest, FacetValue, FacetsResponse, IndexOptions,
-    IndexStatus, InstanceIndex, MAX_LIMIT, MAX_WINDOW, ReindexProgress, ReindexStats,
-    SearchRequest, SearchResponse,
+    DEFAULT_FACET_SIZE, Facet, FacetRequest, FacetValue, FacetsResponse, IndexOptions, IndexStatus,
+    InstanceIndex, MAX_LIMIT, MAX_WINDOW, ReindexProgress, ReindexStats, SearchRequest,
+    SearchResponse,
 };

@@ -90,7 +90,9 @@ fn load(tenant: &store::Tenant) {
                 ("3fb87c8e-d0d2-4c3a-821a-b481f32f48a9", "Canceled LCCN"),
             ];
             for (id, name) in mocks {
-                if let Some(seed) = inventory::reference_id_by_name(w, RefKind::IdentifierType, name)? {
+                if let Some(seed) =
+                    inventory::reference_id_by_name(w, RefKind::IdentifierType, name)?
+                {
                     inventory::delete_reference(w, RefKind::IdentifierType, seed)?;
                 }
                 let body = json!({"id": id, "name": name, "source": "folio"}).to_string();
@@ -115,10 +117,9 @@ fn load(tenant: &store::Tenant) {
             identifier["identifierTypeId"] = json!("82fb97e1-1f1d-4e0e-8f4a-4bd6e4e5d3a2");
         }
     }
-    object["subjects"]
-        .as_array_mut()
-        .unwrap()
-        .push(json!({"value": "Stand-in subject", "authorityId": "4d56bbff-f18c-45de-bf87-2dcbfad3b821"}));
+    object["subjects"].as_array_mut().unwrap().push(
+        json!({"value": "Stand-in subject", "authorityId": "4d56bbff-f18c-45de-bf87-2dcbfad3b821"}),
+    );
     let stand_ins = [
         json!({"id": "00000001-0000-4000-8000-000000000000", "hrid": "in00010000001",
                "source": "FOLIO", "title": "Applied Linguistic Theory",
@@ -173,8 +174,8 @@ fn load(tenant: &store::Tenant) {
 #[test]
 fn folio_conformance_cases() {
     let dir = tempfile::tempdir().unwrap();
-    let store =
-        store::Store::open(dir.path(), store::Options::default(), &[inventory::MIGRATIONS]).unwrap();
+    let store = store::Store::open(dir.path(), store::Options::default(), &[inventory::MIGRATIONS])
+        .unwrap();
     let (tenant, _) = store.create_tenant("test_tenant").unwrap();
     // An empty index first, then the records through the change log, as in production.
     let index = InstanceIndex::open(&tenant).unwrap();
@@ -184,7 +185,8 @@ fn folio_conformance_cases() {
     let mut failures = Vec::new();
     let cases = cases();
     for (case, query, expected) in &cases {
-        let result = index.search(&SearchRequest { limit: 100, ..SearchRequest::new(query.as_str()) });
+        let result =
+            index.search(&SearchRequest { limit: 100, ..SearchRequest::new(query.as_str()) });
         let outcome = match result {
             Ok(found)
                 if found.total_records == 1
@@ -205,7 +207,12 @@ fn folio_conformance_cases() {
         })
         .collect();
     println!("{} of {} cases pass", cases.len() - failures.len(), cases.len());
-    assert!(unexpected.is_empty(), "{} unexpected failures:\n{}", unexpected.len(), failures.join("\n"));
+    assert!(
+        unexpected.is_empty(),
+        "{} unexpected failures:\n{}",
+        unexpected.len(),
+        failures.join("\n")
+    );
     // Every documented deviation still deviates, so the list stays honest.
     assert_eq!(failures.len(), DEVIATIONS.len(), "{}", failures.join("\n"));
 }

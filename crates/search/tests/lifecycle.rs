@@ -24,15 +24,16 @@ struct Fixture {
 
 fn fixture() -> Fixture {
     let dir = tempfile::tempdir().unwrap();
-    let store =
-        store::Store::open(dir.path(), store::Options::default(), &[inventory::MIGRATIONS]).unwrap();
+    let store = store::Store::open(dir.path(), store::Options::default(), &[inventory::MIGRATIONS])
+        .unwrap();
     let (tenant, _) = store.create_tenant("diku").unwrap();
-    tenant.write(|w| inventory::load_reference_data(w)).unwrap();
+    tenant.write(inventory::load_reference_data).unwrap();
     Fixture { dir, tenant }
 }
 
 fn create_instance(tenant: &store::Tenant, hrid: &str, title: &str) -> Uuid {
-    let body = json!({"hrid": hrid, "source": "FOLIO", "title": title, "instanceTypeId": INSTANCE_TYPE});
+    let body =
+        json!({"hrid": hrid, "source": "FOLIO", "title": title, "instanceTypeId": INSTANCE_TYPE});
     tenant
         .write(|w| inventory::create::<Instance>(w, body.to_string().as_bytes(), Actor::default()))
         .unwrap()
@@ -43,7 +44,9 @@ fn create_instance(tenant: &store::Tenant, hrid: &str, title: &str) -> Uuid {
 fn create_holdings(tenant: &store::Tenant, instance: Uuid) -> Uuid {
     let body = json!({"instanceId": instance, "sourceId": FOLIO_SOURCE, "permanentLocationId": MAIN_LIBRARY});
     tenant
-        .write(|w| inventory::create::<HoldingsRecord>(w, body.to_string().as_bytes(), Actor::default()))
+        .write(|w| {
+            inventory::create::<HoldingsRecord>(w, body.to_string().as_bytes(), Actor::default())
+        })
         .unwrap()
         .id
         .unwrap()
@@ -83,10 +86,11 @@ fn follower_makes_writes_searchable_within_a_second() {
     }
     // Writes by "another process": the follower's poll of the database finds them.
     follower.stop();
-    let other = store::Store::open(f.dir.path(), store::Options::default(), &[inventory::MIGRATIONS])
-        .unwrap()
-        .tenant("diku")
-        .unwrap();
+    let other =
+        store::Store::open(f.dir.path(), store::Options::default(), &[inventory::MIGRATIONS])
+            .unwrap()
+            .tenant("diku")
+            .unwrap();
     let follower = Follower::spawn(f.tenant.clone(), index.clone());
     create_instance(&other, "elsewhere", "Written elsewhere");
     let started = Instant::now();
@@ -134,7 +138,12 @@ fn item_and_holdings_changes_reindex_their_instances() {
         let mut hrids: Vec<String> = found
             .instances
             .iter()
-            .map(|i| serde_json::from_str::<serde_json::Value>(i).unwrap()["hrid"].as_str().unwrap().to_string())
+            .map(|i| {
+                serde_json::from_str::<serde_json::Value>(i).unwrap()["hrid"]
+                    .as_str()
+                    .unwrap()
+                    .to_string()
+            })
             .collect();
         hrids.sort();
         hrids.join(" ")
@@ -145,7 +154,9 @@ fn item_and_holdings_changes_reindex_their_instances() {
     let mut moved = item_body(holdings_b, "Checked out");
     moved["id"] = json!(item);
     f.tenant
-        .write(|w| inventory::replace::<Item>(w, item, moved.to_string().as_bytes(), Actor::default()))
+        .write(|w| {
+            inventory::replace::<Item>(w, item, moved.to_string().as_bytes(), Actor::default())
+        })
         .unwrap();
     index.catch_up(&f.tenant).unwrap();
     assert_eq!(hits("items.status.name == Available"), "");
@@ -216,14 +227,25 @@ fn reindex_while_writing_and_searching() {
             let mut created = Vec::new();
             while !stop.load(Ordering::SeqCst) {
                 let n = created.len();
-                created.push(create_instance(&tenant, &format!("live{n}"), &format!("Live record {n}")));
+                created.push(create_instance(
+                    &tenant,
+                    &format!("live{n}"),
+                    &format!("Live record {n}"),
+                ));
                 if n % 5 == 0 {
                     // Rename an earlier record: the last title must win.
                     let id = created[n / 2];
                     let body = json!({"id": id, "hrid": format!("live{}", n / 2), "source": "FOLIO",
                         "title": format!("Renamed record {}", n / 2), "instanceTypeId": INSTANCE_TYPE});
                     tenant
-                        .write(|w| inventory::replace::<Instance>(w, id, body.to_string().as_bytes(), Actor::default()))
+                        .write(|w| {
+                            inventory::replace::<Instance>(
+                                w,
+                                id,
+                                body.to_string().as_bytes(),
+                                Actor::default(),
+                            )
+                        })
                         .unwrap();
                 }
                 std::thread::sleep(Duration::from_millis(2));
@@ -236,7 +258,11 @@ fn reindex_while_writing_and_searching() {
         std::thread::spawn(move || {
             while !stop.load(Ordering::SeqCst) {
                 let found = index.search(&SearchRequest::new("title all record")).unwrap();
-                assert!(found.total_records >= 3_000, "a search saw {} records", found.total_records);
+                assert!(
+                    found.total_records >= 3_000,
+                    "a search saw {} records",
+                    found.total_records
+                );
                 searches.fetch_add(1, Ordering::SeqCst);
             }
         })

@@ -245,7 +245,12 @@ impl<'a> Deref for Writer<'a> {
 
 impl<'a> Writer<'a> {
     pub(crate) fn new(tx: &'a Transaction<'a>) -> Writer<'a> {
-        Writer { reader: Reader::new(tx), last_seq: None, sequences: std::collections::HashMap::new(), now: None }
+        Writer {
+            reader: Reader::new(tx),
+            last_seq: None,
+            sequences: std::collections::HashMap::new(),
+            now: None,
+        }
     }
 
     /// Writes back what the transaction kept in memory; called just before commit.
@@ -280,7 +285,7 @@ impl<'a> Writer<'a> {
     ) -> Result<()> {
         check_arity(table, columns);
         let sql = plain_insert_sql(table);
-        let mut stmt = self.reader.tx.prepare_cached(&sql)?;
+        let mut stmt = self.reader.tx.prepare_cached(sql)?;
         let params = record_params(&id, &version, &body, columns);
         match stmt.execute(params.as_slice()) {
             Ok(_) => {}
@@ -371,16 +376,16 @@ impl<'a> Writer<'a> {
         if let Some((value, _)) = self.sequences.get(name) {
             return Ok(Some(*value));
         }
-        let mut stmt = self.reader.tx.prepare_cached("SELECT value FROM sequences WHERE name = ?1")?;
+        let mut stmt =
+            self.reader.tx.prepare_cached("SELECT value FROM sequences WHERE name = ?1")?;
         Ok(stmt.query_row([name], |row| row.get(0)).optional()?)
     }
 
     fn log(&mut self, table: &RecordTable, id: &str, op: Operation) -> Result<()> {
         let at = self.now.get_or_insert_with(now);
-        let mut stmt = self
-            .reader
-            .tx
-            .prepare_cached("INSERT INTO change_log (record_type, record_id, op, at) VALUES (?1, ?2, ?3, ?4)")?;
+        let mut stmt = self.reader.tx.prepare_cached(
+            "INSERT INTO change_log (record_type, record_id, op, at) VALUES (?1, ?2, ?3, ?4)",
+        )?;
         stmt.execute((table.record_type, id, op.as_str(), at.as_str()))?;
         // `seq` is the rowid, so this is the sequence number just assigned.
         self.last_seq = Some(self.reader.tx.last_insert_rowid());
@@ -403,8 +408,9 @@ fn check_arity(table: &RecordTable, columns: &[ColumnValue]) {
 /// The plain INSERT of a table, built once per table: a bulk load inserts millions of
 /// rows, and formatting the statement for each was a measurable share of the work.
 fn plain_insert_sql(table: &RecordTable) -> &'static str {
-    static CACHE: std::sync::OnceLock<std::sync::Mutex<std::collections::HashMap<&'static str, &'static str>>> =
-        std::sync::OnceLock::new();
+    static CACHE: std::sync::OnceLock<
+        std::sync::Mutex<std::collections::HashMap<&'static str, &'static str>>,
+    > = std::sync::OnceLock::new();
     let mut cache = CACHE.get_or_init(Default::default).lock().unwrap();
     // Leaked on purpose: one short string per table, for the life of the process.
     cache.entry(table.table).or_insert_with(|| Box::leak(insert_sql(table, "").into_boxed_str()))
@@ -469,7 +475,8 @@ mod tests {
             .unwrap();
         tenant
             .read(|r| {
-                let ids: Vec<String> = (0..600).rev().step_by(7).map(|n| format!("id{n:04}")).collect();
+                let ids: Vec<String> =
+                    (0..600).rev().step_by(7).map(|n| format!("id{n:04}")).collect();
                 let id_refs: Vec<&str> = ids.iter().map(String::as_str).collect();
                 let mut with_missing = id_refs.clone();
                 with_missing.push("nope");
@@ -506,8 +513,9 @@ mod sequence_tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path(), Options::default(), &[]).unwrap();
         let (tenant, _) = store.create_tenant("t").unwrap();
-        let first: Vec<i64> =
-            tenant.write(|w| (0..3).map(|_| w.next_sequence("hrid", 1)).collect::<crate::Result<_>>()).unwrap();
+        let first: Vec<i64> = tenant
+            .write(|w| (0..3).map(|_| w.next_sequence("hrid", 1)).collect::<crate::Result<_>>())
+            .unwrap();
         assert_eq!(first, [1, 2, 3]);
         // A failed transaction gives its numbers back.
         let failed: crate::Result<()> = tenant.write(|w| {

@@ -50,7 +50,11 @@ struct Values {
 
 impl Values {
     fn new(fields: &'static Fields) -> Values {
-        Values { fields, values: vec![Vec::new(); FIELDS.len()], dates: vec![Vec::new(); FIELDS.len()] }
+        Values {
+            fields,
+            values: vec![Vec::new(); FIELDS.len()],
+            dates: vec![Vec::new(); FIELDS.len()],
+        }
     }
 
     fn idx(&self, name: &str) -> usize {
@@ -179,7 +183,9 @@ pub(crate) fn normalize(norm: Norm, value: &str) -> String {
         }
         Norm::Lower => text::lowercase(value),
         Norm::Icu => text::plain(value),
-        Norm::NoSpaceDash => text::plain(value).chars().filter(|c| *c != ' ' && *c != '-').collect(),
+        Norm::NoSpaceDash => {
+            text::plain(value).chars().filter(|c| *c != ' ' && *c != '-').collect()
+        }
     }
 }
 
@@ -459,11 +465,8 @@ fn call_numbers(v: &mut Values, kind: &str, parts: [&Option<String>; 3], number:
 
 /// FOLIO's `sort_title`: the index title when there is one, else the title, folded.
 fn sort_title(instance: &Instance) -> String {
-    let title = instance
-        .index_title
-        .as_deref()
-        .filter(|t| !t.trim().is_empty())
-        .unwrap_or(&instance.title);
+    let title =
+        instance.index_title.as_deref().filter(|t| !t.trim().is_empty()).unwrap_or(&instance.title);
     text::plain(title)
 }
 

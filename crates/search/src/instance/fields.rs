@@ -30,7 +30,9 @@ use crate::text;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Kind {
     /// `standard` (`stem: false`) or `multilang` (`stem: true`, with English stems).
-    Text { stem: bool },
+    Text {
+        stem: bool,
+    },
     /// `whitespace`: split on whitespace, folded.
     Whitespace,
     /// A whole-value keyword under a normaliser.
@@ -280,42 +282,53 @@ pub(crate) const FIELDS: &[FieldDef] = &[
 /// FOLIO's `searchAliases`, inverted: each alias and the fields it searches. An alias
 /// wins over a field of the same name (`title` searches four fields).
 pub(crate) const ALIASES: &[(&str, &[&str])] = &[
-    ("keyword", &[
-        "title",
-        "alternativeTitles.alternativeTitle",
-        "indexTitle",
-        "series.value",
-        "contributors.name",
-    ]),
+    (
+        "keyword",
+        &[
+            "title",
+            "alternativeTitles.alternativeTitle",
+            "indexTitle",
+            "series.value",
+            "contributors.name",
+        ],
+    ),
     ("title", &["title", "alternativeTitles.alternativeTitle", "indexTitle", "series.value"]),
     ("series", &["series.value"]),
     ("contributors", &["contributors.name"]),
     ("subjects", &["subjects.value"]),
     ("publisher", &["publication.publisher"]),
     ("identifiers", &["identifiers.value"]),
-    ("authorityId", &[
-        "alternativeTitles.authorityId",
-        "series.authorityId",
-        "contributors.authorityId",
-        "subjects.authorityId",
-    ]),
+    (
+        "authorityId",
+        &[
+            "alternativeTitles.authorityId",
+            "series.authorityId",
+            "contributors.authorityId",
+            "subjects.authorityId",
+        ],
+    ),
     ("sourceId", &["subjects.sourceId"]),
     ("typeId", &["subjects.typeId"]),
-    ("electronicAccess", &[
-        "electronicAccess.uri",
-        "electronicAccess.linkText",
-        "electronicAccess.publicNote",
-    ]),
-    ("items.electronicAccess", &[
-        "items.electronicAccess.uri",
-        "items.electronicAccess.linkText",
-        "items.electronicAccess.publicNote",
-    ]),
-    ("holdings.electronicAccess", &[
-        "holdings.electronicAccess.uri",
-        "holdings.electronicAccess.linkText",
-        "holdings.electronicAccess.publicNote",
-    ]),
+    (
+        "electronicAccess",
+        &["electronicAccess.uri", "electronicAccess.linkText", "electronicAccess.publicNote"],
+    ),
+    (
+        "items.electronicAccess",
+        &[
+            "items.electronicAccess.uri",
+            "items.electronicAccess.linkText",
+            "items.electronicAccess.publicNote",
+        ],
+    ),
+    (
+        "holdings.electronicAccess",
+        &[
+            "holdings.electronicAccess.uri",
+            "holdings.electronicAccess.linkText",
+            "holdings.electronicAccess.publicNote",
+        ],
+    ),
     ("items.notes.note", &["items.notes.note", "items.circulationNotes.note"]),
     ("items.effectiveCallNumberComponents", &["itemFullCallNumbers"]),
     ("items.fullCallNumber", &["itemFullCallNumbers"]),
@@ -389,10 +402,8 @@ impl Fields {
         for (idx, def) in FIELDS.iter().enumerate() {
             let name = tantivy_name(def.name);
             let main = match def.kind {
-                Kind::Text { stem } => builder.add_text_field(
-                    &name,
-                    indexed(if stem { text::STEMMED } else { text::TEXT }),
-                ),
+                Kind::Text { stem } => builder
+                    .add_text_field(&name, indexed(if stem { text::STEMMED } else { text::TEXT })),
                 Kind::Whitespace => builder.add_text_field(&name, indexed(text::WHITESPACE)),
                 Kind::Keyword(_) | Kind::Bool => {
                     let options = if def.has(FACET) { raw() | FAST } else { raw() };
@@ -461,7 +472,9 @@ pub(crate) fn resolve(index: &str) -> Option<Vec<usize>> {
     let fields = Fields::get();
     let index = normalize_index(index);
     if let Some((_, names)) = ALIASES.iter().find(|(alias, _)| *alias == index) {
-        return Some(names.iter().map(|n| fields.index_of(n).expect("alias names a field")).collect());
+        return Some(
+            names.iter().map(|n| fields.index_of(n).expect("alias names a field")).collect(),
+        );
     }
     fields.index_of(&index).map(|idx| vec![idx])
 }

@@ -87,9 +87,7 @@ fn isbn13_prefix(s: &str) -> Option<usize> {
 fn isbn10_prefix(s: &str) -> Option<usize> {
     let is_check = |c: char| c.is_ascii_digit() || c == 'X';
     let bytes = s.as_bytes();
-    if bytes.len() >= 10
-        && bytes[..9].iter().all(u8::is_ascii_digit)
-        && is_check(bytes[9] as char)
+    if bytes.len() >= 10 && bytes[..9].iter().all(u8::is_ascii_digit) && is_check(bytes[9] as char)
     {
         return Some(10);
     }
@@ -206,7 +204,14 @@ mod tests {
     #[test]
     fn normalisations() {
         check(
-            &["978-0-471-44250-9 (cloth : alk. paper)", "0262012103", "047144250X", "0471-4*", "(OCoLC)ocm0060710867", "*1691 .I5 1967"],
+            &[
+                "978-0-471-44250-9 (cloth : alk. paper)",
+                "0262012103",
+                "047144250X",
+                "0471-4*",
+                "(OCoLC)ocm0060710867",
+                "*1691 .I5 1967",
+            ],
             expect![[r#"
                 978-0-471-44250-9 (cloth : alk. paper) => isbn ["9780471442509", "(cloth : alk. paper)"] term "9780471442509" oclc Some("978-0-471-44250-9-") alnum "9780471442509clothalkpaper"
                 0262012103 => isbn ["0262012103", "9780262012102"] term "0262012103" oclc Some("262012103") alnum "0262012103"

@@ -28,9 +28,7 @@ use crate::generation;
 use crate::instance::document::{self, RefIds};
 use crate::instance::fields::Fields;
 use crate::instance::query;
-use crate::instance::search::{
-    self, FacetRequest, FacetsResponse, SearchRequest, SearchResponse,
-};
+use crate::instance::search::{self, FacetRequest, FacetsResponse, SearchRequest, SearchResponse};
 use crate::instance::source;
 use crate::text;
 
@@ -295,7 +293,12 @@ impl InstanceIndex {
                 drop(old);
                 generation::remove_others(&self.root, &name);
                 tracing::info!(tenant = %self.tenant_name, generation = %name, instances, replayed, "search reindex done");
-                Ok(ReindexStats { generation: name, instances, replayed, elapsed: started.elapsed() })
+                Ok(ReindexStats {
+                    generation: name,
+                    instances,
+                    replayed,
+                    elapsed: started.elapsed(),
+                })
             }
             Err(e) => {
                 let _ignored = std::fs::remove_dir_all(&dir);
@@ -378,7 +381,7 @@ fn build(
                 writer.add_document(document::build(&family, &refs, &tenant_name))?;
             }
             done += n;
-            if done % (PAGE as u64 * 10) == 0 {
+            if done.is_multiple_of(PAGE as u64 * 10) {
                 progress(ReindexProgress { done, total });
             }
         }

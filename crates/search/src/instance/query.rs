@@ -16,7 +16,9 @@ use std::ops::Bound;
 
 use cql::{BooleanOp, Node, RelationKind, SearchClause};
 use tantivy::Term;
-use tantivy::query::{AllQuery, BooleanQuery, EmptyQuery, Occur, PhraseQuery, Query, RangeQuery, TermQuery};
+use tantivy::query::{
+    AllQuery, BooleanQuery, EmptyQuery, Occur, PhraseQuery, Query, RangeQuery, TermQuery,
+};
 use tantivy::schema::IndexRecordOption;
 
 use crate::error::{Error, Result};
@@ -236,7 +238,11 @@ fn wildcard(idx: usize, def: &FieldDef, term: &str) -> Box<dyn Query> {
         }
         Kind::Keyword(norm) => (handles.main, normalize(norm, &processed)),
         Kind::Bool | Kind::Date | Kind::Number => {
-            return if Pattern::parse(term).is_match_all() { exists(def) } else { Box::new(EmptyQuery) };
+            return if Pattern::parse(term).is_match_all() {
+                exists(def)
+            } else {
+                Box::new(EmptyQuery)
+            };
         }
     };
     let pattern = Pattern::parse(&value);
@@ -256,7 +262,11 @@ enum Match {
 
 /// `all`/`any`/`==` over the fields of an index: text fields by their words, keyword
 /// fields by their whole value.
-fn match_words(defs: &[(usize, &'static FieldDef)], term: &str, how: Match) -> Result<Box<dyn Query>> {
+fn match_words(
+    defs: &[(usize, &'static FieldDef)],
+    term: &str,
+    how: Match,
+) -> Result<Box<dyn Query>> {
     let mut alternatives = Vec::new();
     let text: Vec<(usize, &FieldDef)> =
         defs.iter().filter(|(_, d)| d.is_text()).map(|&(i, d)| (i, d)).collect();
@@ -286,7 +296,8 @@ fn keyword_or_date(idx: usize, def: &FieldDef, term: &str, _how: Match) -> Resul
             let (start, end) = parse_date_or_number(def, term)?;
             Ok(i64_range(idx, Bound::Included(start), Bound::Excluded(end)))
         }
-        _ => Ok(keyword_term(idx, def, term).map_or_else(|| Box::new(EmptyQuery) as Box<dyn Query>, term_query)),
+        _ => Ok(keyword_term(idx, def, term)
+            .map_or_else(|| Box::new(EmptyQuery) as Box<dyn Query>, term_query)),
     }
 }
 
@@ -331,23 +342,24 @@ fn text_group(group: &[(usize, &FieldDef)], term: &str, how: Match) -> Box<dyn Q
                         .iter()
                         .map(|part| {
                             let mut alternatives = vec![in_any_field(group, part)];
-                            if how == Match::Any && !stemmed.is_empty() {
-                                if let Some(stem) = text::stem(part) {
-                                    alternatives.push(in_any_field(&stemmed, &stem));
-                                }
+                            if how == Match::Any
+                                && !stemmed.is_empty()
+                                && let Some(stem) = text::stem(part)
+                            {
+                                alternatives.push(in_any_field(&stemmed, &stem));
                             }
                             any_of(alternatives)
                         })
                         .collect();
-                    let parts =
-                        if how == Match::All { all_of(parts) } else { any_of(parts) };
+                    let parts = if how == Match::All { all_of(parts) } else { any_of(parts) };
                     match &word.catenated {
                         Some(cat) => any_of(vec![parts, in_any_field(group, cat)]),
                         None => parts,
                     }
                 })
                 .collect();
-            let source = if how == Match::All { all_of(word_clauses) } else { any_of(word_clauses) };
+            let source =
+                if how == Match::All { all_of(word_clauses) } else { any_of(word_clauses) };
             if how == Match::Any || stemmed.is_empty() {
                 return source;
             }
@@ -483,7 +495,9 @@ mod tests {
     #[test]
     fn errors_and_terms() {
         assert!(matches!(translate("title all"), Err(Error::InvalidQuery { .. })));
-        assert!(matches!(translate("foo = bar"), Err(Error::UnknownField { field }) if field == "foo"));
+        assert!(
+            matches!(translate("foo = bar"), Err(Error::UnknownField { field }) if field == "foo")
+        );
         assert!(matches!(
             translate("title within x"),
             Err(Error::UnsupportedRelation { relation }) if relation == "within"

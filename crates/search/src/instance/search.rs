@@ -207,10 +207,8 @@ pub(crate) fn facets(
         .iter()
         .zip(counts)
         .map(|(request, counts)| {
-            let mut values: Vec<FacetValue> = counts
-                .into_iter()
-                .map(|(id, n)| FacetValue { id, total_records: n })
-                .collect();
+            let mut values: Vec<FacetValue> =
+                counts.into_iter().map(|(id, n)| FacetValue { id, total_records: n }).collect();
             values.sort_by(|a, b| b.total_records.cmp(&a.total_records).then(a.id.cmp(&b.id)));
             values.truncate(request.size);
             Facet { name: request.name.clone(), values }
@@ -312,13 +310,19 @@ impl Collector for SortCollector {
     type Fruit = Vec<DocAddress>;
     type Child = SegmentSort;
 
-    fn for_segment(&self, segment: SegmentOrdinal, reader: &SegmentReader) -> tantivy::Result<SegmentSort> {
+    fn for_segment(
+        &self,
+        segment: SegmentOrdinal,
+        reader: &SegmentReader,
+    ) -> tantivy::Result<SegmentSort> {
         let num = |name: &str| -> tantivy::Result<Option<Primary>> {
             Ok(Some(Primary::Num(reader.fast_fields().i64(name)?)))
         };
         let primary = match self.key.field {
             SortField::Title => str_column(reader, fields::SORT_TITLE)?.map(Primary::Str),
-            SortField::Contributors => str_column(reader, fields::SORT_CONTRIBUTORS)?.map(Primary::Str),
+            SortField::Contributors => {
+                str_column(reader, fields::SORT_CONTRIBUTORS)?.map(Primary::Str)
+            }
             SortField::ItemStatus => str_column(reader, "items_status_name")?.map(Primary::Str),
             SortField::NormalizedDate1 => num("normalizedDate1")?,
             SortField::CreatedDate => num("metadata_createdDate")?,
@@ -362,7 +366,10 @@ fn missing_last<T: Ord>(a: &Option<T>, b: &Option<T>, descending: bool) -> Order
 fn compare_sorted(a: &SortedDoc, b: &SortedDoc, descending: bool) -> Ordering {
     missing_last(&a.primary, &b.primary, descending)
         .then_with(|| missing_last(&a.secondary, &b.secondary, false))
-        .then_with(|| (a.address.segment_ord, a.address.doc_id).cmp(&(b.address.segment_ord, b.address.doc_id)))
+        .then_with(|| {
+            (a.address.segment_ord, a.address.doc_id)
+                .cmp(&(b.address.segment_ord, b.address.doc_id))
+        })
 }
 
 impl SegmentCollector for SegmentSort {
@@ -431,7 +438,11 @@ impl Collector for FacetCounts {
     type Fruit = Vec<HashMap<String, u64>>;
     type Child = SegmentFacets;
 
-    fn for_segment(&self, _segment: SegmentOrdinal, reader: &SegmentReader) -> tantivy::Result<SegmentFacets> {
+    fn for_segment(
+        &self,
+        _segment: SegmentOrdinal,
+        reader: &SegmentReader,
+    ) -> tantivy::Result<SegmentFacets> {
         let mut columns = Vec::with_capacity(self.fields.len());
         let mut counts = Vec::with_capacity(self.fields.len());
         for name in &self.fields {
@@ -539,7 +550,7 @@ mod tests {
         })
         .unwrap();
         assert_eq!(sent, N);
-        assert!(seen.iter().all(|w| *w == u64::MAX) || N % 64 != 0);
+        assert!(seen.iter().all(|w| *w == u64::MAX) || !N.is_multiple_of(64));
         eprintln!("indexed {N} in {indexed:?}, streamed in {:?}", started.elapsed());
 
         let mut taken = 0;

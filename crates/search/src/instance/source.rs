@@ -34,7 +34,9 @@ pub(crate) fn ref_ids(reader: &Reader<'_>) -> Result<RefIds> {
     let ids = |names: &[&str]| -> Result<HashSet<Uuid>> {
         let mut out = HashSet::new();
         for name in names {
-            if let Some(id) = inventory::reference_id_by_name(reader, RefKind::IdentifierType, name)? {
+            if let Some(id) =
+                inventory::reference_id_by_name(reader, RefKind::IdentifierType, name)?
+            {
                 out.insert(id);
             }
         }
