@@ -2,7 +2,7 @@
 //! the throughput of a full reindex.
 //!
 //! `cargo bench -p quire-search --bench search` (QUIRE_BENCH_INSTANCES sets the size,
-//! default 100,000). The catalogue's words are the PTF workload's own query words
+//! default 100,000; QUIRE_BENCH_BUILD_THREADS and QUIRE_BENCH_BUILD_MB the build writer). The catalogue's words are the PTF workload's own query words
 //! (shared/reference/ptf-search-workload), drawn with a Zipf-like distribution, so
 //! queries hit realistic posting-list sizes.
 
@@ -53,15 +53,19 @@ impl Words {
     fn load() -> Words {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(WORKLOAD);
         let mut words = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         for file in [
             "contributors_queries_word.csv",
             "auth_queries.csv",
             "contributors_queries_2_words.csv",
+            "filter_queries_sentence.csv",
+            "title_queries_sentence3words.csv",
+            "auth_queries_sentence.csv",
         ] {
             let text = std::fs::read_to_string(dir.join(file)).expect("PTF word list");
             for word in text.split_whitespace() {
                 let word = word.to_lowercase();
-                if word.chars().all(char::is_alphabetic) && !words.contains(&word) {
+                if word.chars().all(char::is_alphabetic) && seen.insert(word.clone()) {
                     words.push(word);
                 }
             }
@@ -118,11 +122,9 @@ fn generate(tenant: &store::Tenant, n: usize, words: &Words) {
             instances.push(serde_json::from_value::<Instance>(instance).unwrap());
             let holdings_id = Uuid::from_u64_pair(rng.next(), rng.next());
             holdings.push(
-                serde_json::from_value::<HoldingsRecord>(
-                    json!({"id": holdings_id, "instanceId": id,
+                serde_json::from_value::<HoldingsRecord>(json!({"id": holdings_id, "instanceId": id,
                     "sourceId": FOLIO_SOURCE, "permanentLocationId": LOCATIONS[rng.below(3)],
-                    "callNumber": format!("QA{} .{}", rng.below(999), rng.below(99))}),
-                )
+                    "callNumber": format!("QA{} .{}", rng.below(999), rng.below(99))}))
                 .unwrap(),
             );
             for _ in 0..1 + rng.below(2) {
@@ -150,16 +152,25 @@ fn bench(c: &mut Criterion) {
     let n: usize =
         std::env::var("QUIRE_BENCH_INSTANCES").ok().and_then(|v| v.parse().ok()).unwrap_or(100_000);
     let words = Words::load();
+    eprintln!("vocabulary: {} words", words.words.len());
     let dir = tempfile::tempdir().unwrap();
-    let store = store::Store::open(dir.path(), store::Options::default(), &[inventory::MIGRATIONS])
-        .unwrap();
+    let store =
+        store::Store::open(dir.path(), store::Options::default(), &[inventory::MIGRATIONS]).unwrap();
     let (tenant, _) = store.create_tenant("bench").unwrap();
     let started = Instant::now();
     generate(&tenant, n, &words);
     eprintln!("generated {n} instances in {:.1} s", started.elapsed().as_secs_f64());
 
+    let env = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<usize>().ok());
+    let mut options = search::IndexOptions::default();
+    if let Some(threads) = env("QUIRE_BENCH_BUILD_THREADS") {
+        options.build_threads = threads;
+    }
+    if let Some(mb) = env("QUIRE_BENCH_BUILD_MB") {
+        options.build_memory = mb << 20;
+    }
     let started = Instant::now();
-    let index = InstanceIndex::open(&tenant).unwrap();
+    let index = InstanceIndex::open_with(&tenant, options).unwrap();
     let secs = started.elapsed().as_secs_f64();
     eprintln!("initial build: {n} instances in {secs:.1} s = {:.0} instances/s", n as f64 / secs);
     for _ in 0..2 {
@@ -173,40 +184,22 @@ fn bench(c: &mut Criterion) {
     }
 
     // The PTF mix's instance queries, each cycling through the workload's own words.
-    let word = |i: usize| words.words[(i * 7919) % 2_000].clone();
+    let word = |i: usize| words.words[(i * 7919) % words.words.len()].clone();
     type Make<'a> = Box<dyn Fn(usize) -> String + 'a>;
     let queries: Vec<(&str, Make<'_>)> = vec![
         ("title all word", Box::new(|i| format!("title all {}", word(i)))),
-        (
-            "keyword all 2words",
-            Box::new(|i| format!("keyword all \"{} {}\"", word(i), word(i + 1))),
-        ),
+        ("keyword all 2words", Box::new(|i| format!("keyword all \"{} {}\"", word(i), word(i + 1)))),
         ("keyword == 2words", Box::new(|i| format!("keyword == \"{} {}\"", word(i), word(i + 1)))),
-        (
-            "title any 3words",
-            Box::new(|i| format!("title any \"{} {} {}\"", word(i), word(i + 1), word(i + 2))),
-        ),
+        ("title any 3words", Box::new(|i| format!("title any \"{} {} {}\"", word(i), word(i + 1), word(i + 2)))),
         ("title all word* (trailing)", Box::new(|i| format!("title all {}*", word(i)))),
         ("title all *word (leading)", Box::new(|i| format!("title all *{}", word(i)))),
         ("subjects = *word (leading)", Box::new(|i| format!("subjects = *{}", word(i)))),
         ("contributors = *word (leading)", Box::new(|i| format!("contributors = *{}", word(i)))),
         ("keyword <> word", Box::new(|i| format!("keyword <> {}", word(i)))),
-        (
-            "title <> 3words",
-            Box::new(|i| format!("title <> \"{} {} {}\"", word(i), word(i + 1), word(i + 2))),
-        ),
-        (
-            "languages + status filter",
-            Box::new(|_| "languages == eng and items.status.name == \"Available\"".to_string()),
-        ),
-        (
-            "subjects all NOT title all",
-            Box::new(|i| format!("subjects all {} NOT title all {}", word(i), word(i + 1))),
-        ),
-        (
-            "cql.allRecords=1 sortBy title",
-            Box::new(|_| "cql.allRecords=1 sortBy title".to_string()),
-        ),
+        ("title <> 3words", Box::new(|i| format!("title <> \"{} {} {}\"", word(i), word(i + 1), word(i + 2)))),
+        ("languages + status filter", Box::new(|_| "languages == eng and items.status.name == \"Available\"".to_string())),
+        ("subjects all NOT title all", Box::new(|i| format!("subjects all {} NOT title all {}", word(i), word(i + 1)))),
+        ("cql.allRecords=1 sortBy title", Box::new(|_| "cql.allRecords=1 sortBy title".to_string())),
     ];
     let mut group = c.benchmark_group("search");
     for (name, make) in &queries {
@@ -227,13 +220,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| black_box(index.facets("cql.allRecords=1", &facets).unwrap().total_records))
     });
     group.bench_function("stream all ids", |b| {
-        b.iter(|| {
-            black_box(
-                index
-                    .stream_ids("cql.allRecords=1", |_| std::ops::ControlFlow::Continue(()))
-                    .unwrap(),
-            )
-        })
+        b.iter(|| black_box(index.stream_ids("cql.allRecords=1", |_| std::ops::ControlFlow::Continue(())).unwrap()))
     });
     group.finish();
 }

@@ -12,7 +12,7 @@
 //! let dir = tempfile::tempdir().unwrap();
 //! let store = store::Store::open(dir.path(), Default::default(), &[inventory::MIGRATIONS]).unwrap();
 //! let (tenant, _) = store.create_tenant("diku").unwrap();
-//! tenant.write(|w| inventory::load_reference_data(w)).unwrap();
+//! tenant.write(inventory::load_reference_data).unwrap();
 //! let body = br#"{"source": "FOLIO", "title": "A semantic web primer",
 //!     "instanceTypeId": "6312d172-f0cf-40f6-b27d-9fa8feaf332f"}"#;
 //! tenant.write(|w| inventory::create::<inventory::Instance>(w, body, Default::default())).unwrap();
