@@ -122,9 +122,11 @@ fn generate(tenant: &store::Tenant, n: usize, words: &Words) {
             instances.push(serde_json::from_value::<Instance>(instance).unwrap());
             let holdings_id = Uuid::from_u64_pair(rng.next(), rng.next());
             holdings.push(
-                serde_json::from_value::<HoldingsRecord>(json!({"id": holdings_id, "instanceId": id,
+                serde_json::from_value::<HoldingsRecord>(
+                    json!({"id": holdings_id, "instanceId": id,
                     "sourceId": FOLIO_SOURCE, "permanentLocationId": LOCATIONS[rng.below(3)],
-                    "callNumber": format!("QA{} .{}", rng.below(999), rng.below(99))}))
+                    "callNumber": format!("QA{} .{}", rng.below(999), rng.below(99))}),
+                )
                 .unwrap(),
             );
             for _ in 0..1 + rng.below(2) {
@@ -154,8 +156,8 @@ fn bench(c: &mut Criterion) {
     let words = Words::load();
     eprintln!("vocabulary: {} words", words.words.len());
     let dir = tempfile::tempdir().unwrap();
-    let store =
-        store::Store::open(dir.path(), store::Options::default(), &[inventory::MIGRATIONS]).unwrap();
+    let store = store::Store::open(dir.path(), store::Options::default(), &[inventory::MIGRATIONS])
+        .unwrap();
     let (tenant, _) = store.create_tenant("bench").unwrap();
     let started = Instant::now();
     generate(&tenant, n, &words);
@@ -188,18 +190,36 @@ fn bench(c: &mut Criterion) {
     type Make<'a> = Box<dyn Fn(usize) -> String + 'a>;
     let queries: Vec<(&str, Make<'_>)> = vec![
         ("title all word", Box::new(|i| format!("title all {}", word(i)))),
-        ("keyword all 2words", Box::new(|i| format!("keyword all \"{} {}\"", word(i), word(i + 1)))),
+        (
+            "keyword all 2words",
+            Box::new(|i| format!("keyword all \"{} {}\"", word(i), word(i + 1))),
+        ),
         ("keyword == 2words", Box::new(|i| format!("keyword == \"{} {}\"", word(i), word(i + 1)))),
-        ("title any 3words", Box::new(|i| format!("title any \"{} {} {}\"", word(i), word(i + 1), word(i + 2)))),
+        (
+            "title any 3words",
+            Box::new(|i| format!("title any \"{} {} {}\"", word(i), word(i + 1), word(i + 2))),
+        ),
         ("title all word* (trailing)", Box::new(|i| format!("title all {}*", word(i)))),
         ("title all *word (leading)", Box::new(|i| format!("title all *{}", word(i)))),
         ("subjects = *word (leading)", Box::new(|i| format!("subjects = *{}", word(i)))),
         ("contributors = *word (leading)", Box::new(|i| format!("contributors = *{}", word(i)))),
         ("keyword <> word", Box::new(|i| format!("keyword <> {}", word(i)))),
-        ("title <> 3words", Box::new(|i| format!("title <> \"{} {} {}\"", word(i), word(i + 1), word(i + 2)))),
-        ("languages + status filter", Box::new(|_| "languages == eng and items.status.name == \"Available\"".to_string())),
-        ("subjects all NOT title all", Box::new(|i| format!("subjects all {} NOT title all {}", word(i), word(i + 1)))),
-        ("cql.allRecords=1 sortBy title", Box::new(|_| "cql.allRecords=1 sortBy title".to_string())),
+        (
+            "title <> 3words",
+            Box::new(|i| format!("title <> \"{} {} {}\"", word(i), word(i + 1), word(i + 2))),
+        ),
+        (
+            "languages + status filter",
+            Box::new(|_| "languages == eng and items.status.name == \"Available\"".to_string()),
+        ),
+        (
+            "subjects all NOT title all",
+            Box::new(|i| format!("subjects all {} NOT title all {}", word(i), word(i + 1))),
+        ),
+        (
+            "cql.allRecords=1 sortBy title",
+            Box::new(|_| "cql.allRecords=1 sortBy title".to_string()),
+        ),
     ];
     let mut group = c.benchmark_group("search");
     for (name, make) in &queries {
@@ -220,7 +240,13 @@ fn bench(c: &mut Criterion) {
         b.iter(|| black_box(index.facets("cql.allRecords=1", &facets).unwrap().total_records))
     });
     group.bench_function("stream all ids", |b| {
-        b.iter(|| black_box(index.stream_ids("cql.allRecords=1", |_| std::ops::ControlFlow::Continue(())).unwrap()))
+        b.iter(|| {
+            black_box(
+                index
+                    .stream_ids("cql.allRecords=1", |_| std::ops::ControlFlow::Continue(()))
+                    .unwrap(),
+            )
+        })
     });
     group.finish();
 }

@@ -21,9 +21,9 @@ use unicode_normalization::char::{decompose_compatible, is_combining_mark};
 /// English stopwords of Lucene's `EnglishAnalyzer`, which FOLIO's `multilang` fields
 /// use through their `eng` sub-field.
 const ENGLISH_STOPWORDS: &[&str] = &[
-    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is",
-    "it", "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there",
-    "these", "they", "this", "to", "was", "will", "with",
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it",
+    "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there", "these",
+    "they", "this", "to", "was", "will", "with",
 ];
 
 /// Longest whole value kept in a `plain` copy: longer values are cut (on a character
@@ -161,7 +161,11 @@ pub(crate) fn is_stopword(word: &str) -> bool {
 }
 
 fn replace_ampersand(text: &str) -> Cow<'_, str> {
-    if text.contains(" & ") { Cow::Owned(text.replace(" & ", " and ")) } else { Cow::Borrowed(text) }
+    if text.contains(" & ") {
+        Cow::Owned(text.replace(" & ", " and "))
+    } else {
+        Cow::Borrowed(text)
+    }
 }
 
 /// Word boundaries after UAX #29 for alphabetic scripts and digits.
@@ -455,14 +459,27 @@ mod tests {
     #[test]
     fn source_analyzer() {
         check("Déjà Vu", expect![["0:deja 1:vu"]]);
-        check("Pang'ok bangk'asyurangsŭ", expect![["0:pang 1:ok 0:pangok 2:bangk 3:asyurangsu 2:bangkasyurangsu"]]);
+        check(
+            "Pang'ok bangk'asyurangsŭ",
+            expect![["0:pang 1:ok 0:pangok 2:bangk 3:asyurangsu 2:bangkasyurangsu"]],
+        );
         check(
             "A sem\\ntic web primer :0747-0850 & wolves",
             expect![["0:a 1:sem 2:ntic 3:web 4:primer 5:0747 6:0850 7:and 8:wolv 8:wolves"]],
         );
-        check("testCirculationNote", expect![["0:test 1:circul 1:circulation 2:note 0:testcirculationnot 0:testcirculationnote"]]);
+        check(
+            "testCirculationNote",
+            expect![[
+                "0:test 1:circul 1:circulation 2:note 0:testcirculationnot 0:testcirculationnote"
+            ]],
+        );
         check("Holding's v2.0 047144250X", expect!["0:hold 0:holding 1:v 2:2 3:0 4:047144250 5:x"]);
-        check("item_accession_number", expect!["0:item 1:access 1:accession 2:number 0:itemaccessionnumb 0:itemaccessionnumber"]);
+        check(
+            "item_accession_number",
+            expect![
+                "0:item 1:access 1:accession 2:number 0:itemaccessionnumb 0:itemaccessionnumber"
+            ],
+        );
         check("Straße, ØRE; 1,000.5", expect!["0:strass 0:strasse 1:ore 2:1 3:000 4:5"]);
     }
 

@@ -75,11 +75,14 @@ pub fn add_family(
 ) -> inventory::Result<uuid::Uuid> {
     let mut instance = instance.clone();
     instance["instanceTypeId"] = json!(INSTANCE_TYPE);
-    let created: Instance = inventory::create(w, instance.to_string().as_bytes(), Actor::default())?;
+    let created: Instance =
+        inventory::create(w, instance.to_string().as_bytes(), Actor::default())?;
     let id = created.id.unwrap();
     for (location, statuses) in holdings {
-        let body = json!({"instanceId": id, "sourceId": FOLIO_SOURCE, "permanentLocationId": location});
-        let h: HoldingsRecord = inventory::create(w, body.to_string().as_bytes(), Actor::default())?;
+        let body =
+            json!({"instanceId": id, "sourceId": FOLIO_SOURCE, "permanentLocationId": location});
+        let h: HoldingsRecord =
+            inventory::create(w, body.to_string().as_bytes(), Actor::default())?;
         for status in statuses {
             let body = json!({"holdingsRecordId": h.id.unwrap(), "status": {"name": status},
                 "materialTypeId": BOOK, "permanentLoanTypeId": CAN_CIRCULATE});
@@ -97,8 +100,8 @@ struct Fixture {
 
 fn fixture() -> Fixture {
     let dir = tempfile::tempdir().unwrap();
-    let store =
-        store::Store::open(dir.path(), store::Options::default(), &[inventory::MIGRATIONS]).unwrap();
+    let store = store::Store::open(dir.path(), store::Options::default(), &[inventory::MIGRATIONS])
+        .unwrap();
     let (tenant, _) = store.create_tenant("diku").unwrap();
     tenant.write(inventory::load_reference_data).unwrap();
     tenant
@@ -120,7 +123,9 @@ fn hrids(index: &InstanceIndex, request: &SearchRequest) -> String {
             let mut hrids: Vec<String> = found
                 .instances
                 .iter()
-                .map(|i| serde_json::from_str::<Value>(i).unwrap()["hrid"].as_str().unwrap().to_string())
+                .map(|i| {
+                    serde_json::from_str::<Value>(i).unwrap()["hrid"].as_str().unwrap().to_string()
+                })
                 .collect();
             if !request.query.contains("sortBy") {
                 hrids.sort();
@@ -315,8 +320,10 @@ fn errors_and_paging() {
         "metadata.createdDate > yesterday",
         "title all x sortBy publisher",
     ];
-    let mut out: Vec<String> =
-        cases.iter().map(|q| format!("{q} => {}", hrids(&f.index, &SearchRequest::new(*q)))).collect();
+    let mut out: Vec<String> = cases
+        .iter()
+        .map(|q| format!("{q} => {}", hrids(&f.index, &SearchRequest::new(*q))))
+        .collect();
     for (limit, offset) in [(501, 0), (500, 9_500), (100, 9_900), (0, 0), (2, 1), (2, 4)] {
         let request =
             SearchRequest { limit, offset, ..SearchRequest::new("cql.allRecords=1 sortBy title") };
@@ -369,29 +376,47 @@ fn sorting() {
     // of t3 later makes it the most recently updated.
     std::thread::sleep(std::time::Duration::from_millis(5));
     let (instance, _) = catalogue().swap_remove(2);
-    let id = f.index.search(&SearchRequest { expand_all: true, ..SearchRequest::new("hrid == t3") }).unwrap();
-    let id = serde_json::from_str::<Value>(&id.instances[0]).unwrap()["id"].as_str().unwrap().to_string();
+    let id = f
+        .index
+        .search(&SearchRequest { expand_all: true, ..SearchRequest::new("hrid == t3") })
+        .unwrap();
+    let id = serde_json::from_str::<Value>(&id.instances[0]).unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let mut body = instance;
     body["id"] = json!(id);
     body["instanceTypeId"] = json!(INSTANCE_TYPE);
     f.tenant
-        .write(|w| inventory::replace::<Instance>(w, id.parse().unwrap(), body.to_string().as_bytes(), Actor::default()))
+        .write(|w| {
+            inventory::replace::<Instance>(
+                w,
+                id.parse().unwrap(),
+                body.to_string().as_bytes(),
+                Actor::default(),
+            )
+        })
         .unwrap();
     f.index.catch_up(&f.tenant).unwrap();
     let first = |q: &str| hrids(&f.index, &SearchRequest { limit: 1, ..SearchRequest::new(q) });
     assert_eq!(first("cql.allRecords=1 sortBy metadata.updatedDate/sort.descending"), "5 t3");
     assert_ne!(first("cql.allRecords=1 sortBy metadata.updatedDate"), "5 t3");
     assert_ne!(first("cql.allRecords=1 sortBy metadata.createdDate/sort.descending"), "5 t3");
-
 }
 
 #[test]
 fn facets_and_results() {
     let f = fixture();
-    let facets: Vec<FacetRequest> = ["languages", "items.status.name", "discoverySuppress:1", "source", "holdings.permanentLocationId"]
-        .iter()
-        .map(|s| FacetRequest::parse(s).unwrap())
-        .collect();
+    let facets: Vec<FacetRequest> = [
+        "languages",
+        "items.status.name",
+        "discoverySuppress:1",
+        "source",
+        "holdings.permanentLocationId",
+    ]
+    .iter()
+    .map(|s| FacetRequest::parse(s).unwrap())
+    .collect();
     let all = f.index.facets("cql.allRecords=1", &facets).unwrap();
     let eng = f.index.facets("languages == eng", &facets[..2]).unwrap();
     expect![[r#"
