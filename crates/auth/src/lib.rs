@@ -31,5 +31,6 @@ pub use crate::{
     token::{Claims, TokenKey, TokenType},
     users::{
         LoginOutcome, MIGRATIONS, User, create_user, get_user, list_users, login, set_password,
+        username_taken,
     },
 };

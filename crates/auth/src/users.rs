@@ -134,6 +134,11 @@ pub fn get_user(reader: &Reader<'_>, id: Uuid) -> Result<Option<User>> {
     reader.get(&USERS, &id.to_string())?.map(|r| parse_user(&r)).transpose()
 }
 
+/// Whether a user with this username exists (usernames compare case-insensitively).
+pub fn username_taken(reader: &Reader<'_>, username: &str) -> Result<bool> {
+    Ok(!reader.find_by(&USERS, "username", username)?.is_empty())
+}
+
 /// Users matching a CQL query, one page of their JSON bodies, and the total.
 pub fn list_users(
     reader: &Reader<'_>,

@@ -182,15 +182,13 @@ pub(crate) fn load(args: LoadArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn reqwest_client() -> anyhow::Result<reqwest_alias::Client> {
-    Ok(reqwest_alias::Client::builder().timeout(Duration::from_secs(120)).build()?)
+fn reqwest_client() -> anyhow::Result<load::reqwest::Client> {
+    Ok(load::reqwest::Client::builder().timeout(Duration::from_secs(120)).build()?)
 }
-
-use load::reqwest as reqwest_alias;
 
 /// Starts a full reindex of another tenant, logged in with the same credentials.
 async fn start_reindex(
-    client: &reqwest_alias::Client,
+    client: &load::reqwest::Client,
     options: &load::LoadOptions,
     tenant: &str,
 ) -> anyhow::Result<()> {

@@ -35,6 +35,11 @@ pub trait Record: Serialize + DeserializeOwned + Clone + sealed::Sealed {
     fn columns(&self) -> Vec<ColumnValue>;
     /// Checks references to other records and derives read-only fields.
     fn prepare(&mut self, reader: &Reader<'_>, checked: &mut Checked) -> Result<()>;
+
+    /// Keeps records derived from this one true after it was updated.
+    fn after_update(&self, _writer: &mut Writer<'_>, _actor: Actor) -> Result<()> {
+        Ok(())
+    }
 }
 
 /// References already found to exist in this transaction. A batch of a thousand items
@@ -83,8 +88,6 @@ pub(crate) fn save<R: Record>(
     if mode == Mode::Update && existing.is_none() {
         return Err(Error::NotFound { record_type: R::NAME, id: id_text });
     }
-    let now = Timestamp::now();
-    let actor_id = actor.user_id;
     let version = match &existing {
         Some(stored) => {
             if let Some(sent) = record.version()
@@ -93,33 +96,17 @@ pub(crate) fn save<R: Record>(
                 return Err(Error::VersionConflict { id: id_text, stored: stored.version, sent });
             }
             let previous: R = parse(&stored.body)?;
-            let created = previous.metadata().map(|m| (m.created_date, m.created_by_user_id));
-            let (created_date, created_by) = created.unwrap_or((now, actor_id));
             if record.hrid().is_none() {
                 // An update without an HRID keeps the one assigned at creation.
                 if let Some(hrid) = previous.hrid() {
                     record.set_hrid(hrid.to_string());
                 }
             }
-            record.set_metadata(Metadata {
-                created_date,
-                created_by_user_id: created_by,
-                created_by_username: None,
-                updated_date: Some(now),
-                updated_by_user_id: actor_id,
-                updated_by_username: None,
-            });
+            record.set_metadata(stamp(previous.metadata(), actor));
             stored.version + 1
         }
         None => {
-            record.set_metadata(Metadata {
-                created_date: now,
-                created_by_user_id: actor_id,
-                created_by_username: None,
-                updated_date: Some(now),
-                updated_by_user_id: actor_id,
-                updated_by_username: None,
-            });
+            record.set_metadata(stamp(None, actor));
             1
         }
     };
@@ -137,7 +124,23 @@ pub(crate) fn save<R: Record>(
         writer.insert(&R::TABLE, &id_text, version, &body, &columns)
     };
     result.map_err(|e| unique_error::<R>(e, &record))?;
+    if existing.is_some() {
+        record.after_update(writer, actor)?;
+    }
     Ok(record)
+}
+
+/// `metadata` for a write: created date and user kept from `previous`, updated now.
+pub(crate) fn stamp(previous: Option<&Metadata>, actor: Actor) -> Metadata {
+    let now = Timestamp::now();
+    Metadata {
+        created_date: previous.map_or(now, |m| m.created_date),
+        created_by_user_id: previous.map_or(actor.user_id, |m| m.created_by_user_id),
+        created_by_username: None,
+        updated_date: Some(now),
+        updated_by_user_id: actor.user_id,
+        updated_by_username: None,
+    }
 }
 
 /// Names the field behind a unique-index violation, as FOLIO's 422 does.
@@ -236,6 +239,36 @@ pub(crate) fn require_reference(
 
 use store::FieldKind::{Exact, Text};
 
+/// The accessors every inventory model has under the same field names.
+macro_rules! common_accessors {
+    () => {
+        fn id(&self) -> Option<Uuid> {
+            self.id
+        }
+        fn set_id(&mut self, id: Uuid) {
+            self.id = Some(id);
+        }
+        fn version(&self) -> Option<i64> {
+            self.version
+        }
+        fn set_version(&mut self, version: i64) {
+            self.version = Some(version);
+        }
+        fn hrid(&self) -> Option<&str> {
+            self.hrid.as_deref()
+        }
+        fn set_hrid(&mut self, hrid: String) {
+            self.hrid = Some(hrid);
+        }
+        fn metadata(&self) -> Option<&Metadata> {
+            self.metadata.as_ref()
+        }
+        fn set_metadata(&mut self, metadata: Metadata) {
+            self.metadata = Some(metadata);
+        }
+    };
+}
+
 impl Record for Instance {
     const TABLE: RecordTable = INSTANCES;
     const NAME: &'static str = "Instance";
@@ -247,30 +280,7 @@ impl Record for Instance {
         QueryField { index: "metadata.updatedDate", column: "updated_date", kind: Exact },
     ];
 
-    fn id(&self) -> Option<Uuid> {
-        self.id
-    }
-    fn set_id(&mut self, id: Uuid) {
-        self.id = Some(id);
-    }
-    fn version(&self) -> Option<i64> {
-        self.version
-    }
-    fn set_version(&mut self, version: i64) {
-        self.version = Some(version);
-    }
-    fn hrid(&self) -> Option<&str> {
-        self.hrid.as_deref()
-    }
-    fn set_hrid(&mut self, hrid: String) {
-        self.hrid = Some(hrid);
-    }
-    fn metadata(&self) -> Option<&Metadata> {
-        self.metadata.as_ref()
-    }
-    fn set_metadata(&mut self, metadata: Metadata) {
-        self.metadata = Some(metadata);
-    }
+    common_accessors!();
     fn columns(&self) -> Vec<ColumnValue> {
         vec![
             self.hrid.clone().into(),
@@ -304,30 +314,7 @@ impl Record for HoldingsRecord {
         QueryField { index: "metadata.updatedDate", column: "updated_date", kind: Exact },
     ];
 
-    fn id(&self) -> Option<Uuid> {
-        self.id
-    }
-    fn set_id(&mut self, id: Uuid) {
-        self.id = Some(id);
-    }
-    fn version(&self) -> Option<i64> {
-        self.version
-    }
-    fn set_version(&mut self, version: i64) {
-        self.version = Some(version);
-    }
-    fn hrid(&self) -> Option<&str> {
-        self.hrid.as_deref()
-    }
-    fn set_hrid(&mut self, hrid: String) {
-        self.hrid = Some(hrid);
-    }
-    fn metadata(&self) -> Option<&Metadata> {
-        self.metadata.as_ref()
-    }
-    fn set_metadata(&mut self, metadata: Metadata) {
-        self.metadata = Some(metadata);
-    }
+    common_accessors!();
     fn columns(&self) -> Vec<ColumnValue> {
         vec![
             self.hrid.clone().into(),
@@ -377,6 +364,25 @@ impl Record for HoldingsRecord {
         self.derive_effective_fields();
         Ok(())
     }
+
+    /// A holdings record's location and call number flow into its items' effective
+    /// values; items whose values change are rewritten.
+    fn after_update(&self, writer: &mut Writer<'_>, actor: Actor) -> Result<()> {
+        let id = self.id.expect("a saved record has an id").to_string();
+        for stored in writer.find_by(&ITEMS, "holdings_record_id", &id)? {
+            let item: Item = parse(&stored.body)?;
+            let mut derived = item.clone();
+            derived.derive_effective_fields(self);
+            if derived.effective_location_id != item.effective_location_id
+                || derived.effective_call_number_components != item.effective_call_number_components
+            {
+                // The item's check reads its holdings from here, not the database.
+                let mut checked = Checked { holdings: Some(self.clone()), ..Checked::default() };
+                save(writer, derived, Mode::Update, actor, &mut checked)?;
+            }
+        }
+        Ok(())
+    }
 }
 
 impl Record for Item {
@@ -395,30 +401,7 @@ impl Record for Item {
         QueryField { index: "metadata.updatedDate", column: "updated_date", kind: Exact },
     ];
 
-    fn id(&self) -> Option<Uuid> {
-        self.id
-    }
-    fn set_id(&mut self, id: Uuid) {
-        self.id = Some(id);
-    }
-    fn version(&self) -> Option<i64> {
-        self.version
-    }
-    fn set_version(&mut self, version: i64) {
-        self.version = Some(version);
-    }
-    fn hrid(&self) -> Option<&str> {
-        self.hrid.as_deref()
-    }
-    fn set_hrid(&mut self, hrid: String) {
-        self.hrid = Some(hrid);
-    }
-    fn metadata(&self) -> Option<&Metadata> {
-        self.metadata.as_ref()
-    }
-    fn set_metadata(&mut self, metadata: Metadata) {
-        self.metadata = Some(metadata);
-    }
+    common_accessors!();
     fn columns(&self) -> Vec<ColumnValue> {
         vec![
             self.hrid.clone().into(),
@@ -525,10 +508,7 @@ pub fn replace<R: Record>(
         Some(_) => {}
         None => record.set_id(id),
     }
-    let previous: Option<R> = get(writer, id)?;
-    let record = save(writer, record, Mode::Update, actor, &mut Checked::default())?;
-    cascade::<R>(writer, previous.as_ref(), &record, actor)?;
-    Ok(record)
+    save(writer, record, Mode::Update, actor, &mut Checked::default())
 }
 
 /// Writes many records in one transaction (FOLIO's `batch/synchronous`): all or none.
@@ -543,14 +523,7 @@ pub fn save_batch<R: Record>(
     let mode = if upsert { Mode::Upsert } else { Mode::Create };
     let mut checked = Checked::default();
     for (idx, record) in records.into_iter().enumerate() {
-        // Only holdings cascade to dependants, so only they need the previous version.
-        let previous: Option<R> = match (upsert && R::TABLE.table == HOLDINGS.table, record.id()) {
-            (true, Some(id)) => get(writer, id)?,
-            _ => None,
-        };
-        let saved =
-            save(writer, record, mode, actor, &mut checked).map_err(|e| in_batch(e, idx))?;
-        cascade::<R>(writer, previous.as_ref(), &saved, actor)?;
+        save(writer, record, mode, actor, &mut checked).map_err(|e| in_batch(e, idx))?;
     }
     Ok(n)
 }
@@ -563,35 +536,8 @@ fn in_batch(e: Error, idx: usize) -> Error {
             value,
             message: format!("record {idx}: {message}"),
         },
-        Error::VersionConflict { id, stored, sent } => Error::VersionConflict { id, stored, sent },
         other => other,
     }
-}
-
-/// Keeps derived fields of dependent records true after a change: a holdings record's
-/// location and call number flow into its items' effective values.
-fn cascade<R: Record>(
-    writer: &mut Writer<'_>,
-    previous: Option<&R>,
-    _saved: &R,
-    actor: Actor,
-) -> Result<()> {
-    if R::TABLE.table != HOLDINGS.table || previous.is_none() {
-        return Ok(());
-    }
-    let holdings_id = previous.and_then(|p| p.id()).expect("previous record has an id");
-    for stored in writer.find_by(&ITEMS, "holdings_record_id", &holdings_id.to_string())? {
-        let item: Item = parse(&stored.body)?;
-        let mut derived = item.clone();
-        let holdings: HoldingsRecord = get(writer, holdings_id)?.expect("holdings saved above");
-        derived.derive_effective_fields(&holdings);
-        if derived.effective_location_id != item.effective_location_id
-            || derived.effective_call_number_components != item.effective_call_number_components
-        {
-            save(writer, derived, Mode::Update, actor, &mut Checked::default())?;
-        }
-    }
-    Ok(())
 }
 
 /// Deletes a record. Instances with holdings and holdings with items cannot be deleted.
@@ -635,8 +581,7 @@ pub fn list_json<R: Record>(
 /// Decodes a batch body such as `{"instances":[...]}`; `key` names the array.
 pub fn decode_batch<R: Record>(body: &[u8], key: &str) -> Result<Vec<R>> {
     let mut map: std::collections::BTreeMap<String, Vec<R>> = crate::decode(body)?;
-    let unexpected =
-        map.keys().find(|k| k.as_str() != key && k.as_str() != "totalRecords").cloned();
+    let unexpected = map.keys().find(|k| k.as_str() != key).cloned();
     if let Some(other) = unexpected {
         return Err(Error::invalid(
             &other,

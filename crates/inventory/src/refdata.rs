@@ -4,13 +4,11 @@
 //! unique code) compared case-insensitively; the location hierarchy's links must point
 //! to existing records; a record other records use cannot be deleted.
 
-use std::collections::HashMap;
-
 use store::{ColumnValue, FieldKind::Text, Page, QueryField, Reader, RecordTable, Writer};
 use uuid::Uuid;
 
 use crate::{
-    Metadata, RefKind, RefRecord, Timestamp,
+    RefKind, RefRecord,
     storage::{Actor, Error, HOLDINGS, ITEMS, Result},
 };
 
@@ -90,7 +88,7 @@ pub fn load_reference_data(writer: &mut Writer<'_>) -> Result<usize> {
             {
                 continue;
             }
-            record.set_metadata(Some(metadata(None, Actor::default())));
+            record.set_metadata(Some(crate::records::stamp(None, Actor::default())));
             write(writer, &record, 1, false)?;
             n_added += 1;
         }
@@ -122,7 +120,7 @@ pub fn create_reference(
         ));
     }
     check(writer, &record, id)?;
-    record.set_metadata(Some(metadata(None, actor)));
+    record.set_metadata(Some(crate::records::stamp(None, actor)));
     write(writer, &record, 1, false)?;
     Ok(record)
 }
@@ -152,7 +150,7 @@ pub fn replace_reference(
     };
     check(writer, &record, id)?;
     let previous = kind.decode(stored.body.as_bytes())?;
-    record.set_metadata(Some(metadata(previous.metadata(), actor)));
+    record.set_metadata(Some(crate::records::stamp(previous.metadata(), actor)));
     write(writer, &record, stored.version + 1, true)
 }
 
@@ -226,18 +224,12 @@ pub fn list_reference_json(
     Ok((records.into_iter().map(|r| r.body).collect(), total))
 }
 
-/// Every record of a kind by id, with its name (for views that show names).
-pub(crate) fn names(reader: &Reader<'_>, kind: RefKind) -> Result<HashMap<Uuid, String>> {
-    let (records, _) =
-        reader.list(&table(kind), QUERY_FIELDS, None, Page { offset: 0, limit: u64::MAX >> 1 })?;
-    let mut names = HashMap::with_capacity(records.len());
-    for stored in records {
-        let record = kind.decode(stored.body.as_bytes())?;
-        if let Some(id) = record.id() {
-            names.insert(id, record.name().to_string());
-        }
+/// The name of one reference record, if it exists (for views that show names).
+pub(crate) fn name_of(reader: &Reader<'_>, kind: RefKind, id: Uuid) -> Result<Option<String>> {
+    match reader.get(&table(kind), &id.to_string())? {
+        Some(stored) => Ok(Some(kind.decode(stored.body.as_bytes())?.name().to_string())),
+        None => Ok(None),
     }
-    Ok(names)
 }
 
 /// The id of the record of a kind with this name, if any (names are unique per kind).
@@ -293,18 +285,6 @@ fn unique_clash(
         }
     }
     Ok(None)
-}
-
-fn metadata(previous: Option<&Metadata>, actor: Actor) -> Metadata {
-    let now = Timestamp::now();
-    Metadata {
-        created_date: previous.map_or(now, |m| m.created_date),
-        created_by_user_id: previous.map_or(actor.user_id, |m| m.created_by_user_id),
-        created_by_username: None,
-        updated_date: Some(now),
-        updated_by_user_id: actor.user_id,
-        updated_by_username: None,
-    }
 }
 
 fn write(writer: &mut Writer<'_>, record: &RefRecord, version: i64, exists: bool) -> Result<()> {

@@ -66,29 +66,35 @@ pub struct InstanceView {
     pub succeeding_titles: Vec<serde_json::Value>,
 }
 
-/// Names of reference records, loaded once per request.
+/// Names of the reference records a request shows, each looked up once by id: a desk's
+/// barcode lookup names three records and should not read every location the tenant has.
+#[derive(Default)]
 struct Names {
-    locations: HashMap<Uuid, String>,
-    material_types: HashMap<Uuid, String>,
-    loan_types: HashMap<Uuid, String>,
+    known: HashMap<(RefKind, Uuid), String>,
 }
 
 impl Names {
-    fn load(reader: &Reader<'_>) -> Result<Names> {
-        Ok(Names {
-            locations: crate::refdata::names(reader, RefKind::Location)?,
-            material_types: crate::refdata::names(reader, RefKind::MaterialType)?,
-            loan_types: crate::refdata::names(reader, RefKind::LoanType)?,
-        })
-    }
-
-    fn named(map: &HashMap<Uuid, String>, id: Option<Uuid>) -> Option<NamedRef> {
-        let id = id?;
-        Some(NamedRef { id, name: map.get(&id).cloned().unwrap_or_default() })
+    fn named(
+        &mut self,
+        reader: &Reader<'_>,
+        kind: RefKind,
+        id: Option<Uuid>,
+    ) -> Result<Option<NamedRef>> {
+        let Some(id) = id else { return Ok(None) };
+        let name = match self.known.get(&(kind, id)) {
+            Some(name) => name.clone(),
+            None => {
+                // A dangling id is shown with an empty name, as before it was checked.
+                let name = crate::refdata::name_of(reader, kind, id)?.unwrap_or_default();
+                self.known.insert((kind, id), name.clone());
+                name
+            }
+        };
+        Ok(Some(NamedRef { id, name }))
     }
 }
 
-fn item_view(reader: &Reader<'_>, item: Item, names: &Names) -> Result<ItemView> {
+fn item_view(reader: &Reader<'_>, item: Item, names: &mut Names) -> Result<ItemView> {
     let holdings: Option<HoldingsRecord> = records::get(reader, item.holdings_record_id)?;
     let instance: Option<Instance> = match &holdings {
         Some(h) => records::get(reader, h.instance_id)?,
@@ -105,12 +111,16 @@ fn item_view(reader: &Reader<'_>, item: Item, names: &Names) -> Result<ItemView>
             })
             .unwrap_or_default(),
         call_number,
-        effective_location: Names::named(&names.locations, item.effective_location_id),
-        permanent_location: Names::named(&names.locations, item.permanent_location_id),
-        temporary_location: Names::named(&names.locations, item.temporary_location_id),
-        material_type: Names::named(&names.material_types, Some(item.material_type_id)),
-        permanent_loan_type: Names::named(&names.loan_types, Some(item.permanent_loan_type_id)),
-        temporary_loan_type: Names::named(&names.loan_types, item.temporary_loan_type_id),
+        effective_location: names.named(reader, RefKind::Location, item.effective_location_id)?,
+        permanent_location: names.named(reader, RefKind::Location, item.permanent_location_id)?,
+        temporary_location: names.named(reader, RefKind::Location, item.temporary_location_id)?,
+        material_type: names.named(reader, RefKind::MaterialType, Some(item.material_type_id))?,
+        permanent_loan_type: names.named(
+            reader,
+            RefKind::LoanType,
+            Some(item.permanent_loan_type_id),
+        )?,
+        temporary_loan_type: names.named(reader, RefKind::LoanType, item.temporary_loan_type_id)?,
         is_bound_with: false,
         item,
     })
@@ -120,7 +130,7 @@ fn item_view(reader: &Reader<'_>, item: Item, names: &Names) -> Result<ItemView>
 pub fn item_view_json(reader: &Reader<'_>, id: Uuid) -> Result<String> {
     let item: Item = records::get(reader, id)?
         .ok_or_else(|| Error::NotFound { record_type: Item::NAME, id: id.to_string() })?;
-    let view = item_view(reader, item, &Names::load(reader)?)?;
+    let view = item_view(reader, item, &mut Names::default())?;
     serde_json::to_string(&view).map_err(|e| Error::Corrupt(e.to_string()))
 }
 
@@ -131,10 +141,10 @@ pub fn list_item_views_json(
     page: Page,
 ) -> Result<(Vec<String>, u64)> {
     let (bodies, total) = records::list_json::<Item>(reader, cql, page)?;
-    let names = Names::load(reader)?;
+    let mut names = Names::default();
     let mut out = Vec::with_capacity(bodies.len());
     for body in bodies {
-        let view = item_view(reader, records::parse(&body)?, &names)?;
+        let view = item_view(reader, records::parse(&body)?, &mut names)?;
         out.push(serde_json::to_string(&view).map_err(|e| Error::Corrupt(e.to_string()))?);
     }
     Ok((out, total))

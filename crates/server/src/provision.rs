@@ -30,13 +30,7 @@ pub fn provision_tenant(
     let created_admin = match admin {
         None => false,
         Some(admin) => tenant.write(|w| {
-            let exists = auth::list_users(
-                w,
-                Some(&format!("username==\"{}\"", cql_quote(&admin.username))),
-                store::Page { offset: 0, limit: 1 },
-            )?
-            .1 > 0;
-            if exists {
+            if auth::username_taken(w, &admin.username)? {
                 return Ok::<_, ApiError>(false);
             }
             let user: auth::User = serde_json::from_value(serde_json::json!({
@@ -54,16 +48,4 @@ pub fn provision_tenant(
         })?,
     };
     Ok(Provisioned { created_tenant, n_reference_records, created_admin })
-}
-
-/// Escapes a value for use inside a quoted CQL term.
-pub(crate) fn cql_quote(value: &str) -> String {
-    let mut out = String::with_capacity(value.len());
-    for c in value.chars() {
-        if matches!(c, '"' | '\\' | '*' | '?' | '^') {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
 }

@@ -156,6 +156,7 @@ struct CredentialsRequest {
 async fn create_credentials(caller: Caller, Body(body): Body) -> Result<Response, ApiError> {
     caller.require("login.item.post")?;
     let request: CredentialsRequest = parse_json(&body)?;
+    let user_id = request.user_id;
     let tenant = caller.tenant.clone();
     blocking(move || {
         tenant.write(|w| {
@@ -171,14 +172,7 @@ async fn create_credentials(caller: Caller, Body(body): Body) -> Result<Response
         })
     })
     .await?;
-    Ok(super::json::value(
-        StatusCode::CREATED,
-        &serde_json::json!({ "userId": request_user_id(&body) }),
-    ))
-}
-
-fn request_user_id(body: &[u8]) -> Option<String> {
-    serde_json::from_slice::<CredentialsRequest>(body).ok().map(|r| r.user_id.to_string())
+    Ok(super::json::value(StatusCode::CREATED, &serde_json::json!({ "userId": user_id })))
 }
 
 #[derive(Deserialize)]
