@@ -37,6 +37,8 @@ mod follower;
 mod generation;
 mod instance;
 mod pattern;
+mod query;
+mod registry;
 mod text;
 
 pub use crate::error::{Error, Result};

@@ -6,136 +6,19 @@
 //! schema. Does not own how values are extracted from records (`document`) or how a
 //! relation becomes a query (`query`).
 //!
-//! Each field becomes up to four tantivy fields, named after the FOLIO path with `.`
-//! replaced by `_`:
-//! - the field itself: analysed tokens with positions (text kinds), or the whole
-//!   normalised value as one term (keyword kinds), or an `i64` (dates, numbers);
-//! - `#p`, text kinds only: the whole value folded (`plain_<field>` in FOLIO), for
-//!   `==/string` and wildcards;
-//! - `#r`: the whole value reversed, so a suffix pattern is a term-dictionary prefix;
-//! - `#g`: trigrams of the whole value with positions, for infix patterns.
+//! The kinds, flags and the tantivy fields each becomes are the crate's `registry`.
 //!
 //! Invariant: `id` is the first field, so `Fields::id` is its handle.
 
-use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use tantivy::schema::{
-    FAST, Field, INDEXED, IndexRecordOption, STORED, Schema, TextFieldIndexing, TextOptions,
+use tantivy::schema::{FAST, Field, STORED, Schema};
+
+pub(crate) use crate::registry::tantivy_name;
+use crate::registry::{
+    Alias, Registry, add_fields, boolean, date, def, id, kw, raw, standard, stemmed, with_term,
 };
-
-use crate::text;
-
-/// How a field is analysed, after FOLIO's index types.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Kind {
-    /// `standard` (`stem: false`) or `multilang` (`stem: true`, with English stems).
-    Text {
-        stem: bool,
-    },
-    /// `whitespace`: split on whitespace, folded.
-    Whitespace,
-    /// A whole-value keyword under a normaliser.
-    Keyword(Norm),
-    Bool,
-    /// Epoch milliseconds; ISO dates in queries.
-    Date,
-    /// A small integer (`normalizedDate1`).
-    Number,
-}
-
-/// FOLIO's keyword normalisers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Norm {
-    /// `keyword` and `source`: the value as it is, case-sensitive.
-    Exact,
-    /// `keyword_lowercase`: trimmed, lowercased.
-    Lower,
-    /// `keyword_icu`: trimmed, lowercased, diacritics folded.
-    Icu,
-    /// ISSNs: folded, spaces and dashes removed.
-    NoSpaceDash,
-}
-
-/// How a query term is rewritten before it is matched (FOLIO's `searchTermProcessor`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum TermProc {
-    None,
-    Isbn,
-    Oclc,
-    /// Whitespace removed, lowercased (LCCNs).
-    NoSpace,
-    /// Only letters and digits kept (classification and call numbers).
-    AlphaNumeric,
-}
-
-pub(crate) const FACET: u8 = 1;
-/// Trigrams of the whole value, for infix wildcards.
-pub(crate) const NGRAM: u8 = 2;
-/// Values are UUIDs: no reversed or trigram copies (a leading wildcard on an id field
-/// scans its term dictionary instead).
-pub(crate) const UUID: u8 = 4;
-/// No reversed copy: per-record values (former ids, call-number parts, notes, URIs)
-/// whose suffix patterns are rare, where a reversed copy would only grow the term
-/// dictionary (its build dominates indexing time). Suffix patterns on these scan the
-/// field's own dictionary.
-pub(crate) const NO_REV: u8 = 8;
-
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct FieldDef {
-    pub(crate) name: &'static str,
-    pub(crate) kind: Kind,
-    pub(crate) flags: u8,
-    pub(crate) term: TermProc,
-}
-
-impl FieldDef {
-    pub(crate) fn has(&self, flag: u8) -> bool {
-        self.flags & flag != 0
-    }
-
-    pub(crate) fn is_text(&self) -> bool {
-        matches!(self.kind, Kind::Text { .. } | Kind::Whitespace)
-    }
-
-    pub(crate) fn stemmed(&self) -> bool {
-        matches!(self.kind, Kind::Text { stem: true })
-    }
-
-    /// Whether the whole value is kept as a term (keyword kinds, or text kinds' plain
-    /// copy), so it has a reversed copy for suffix patterns.
-    pub(crate) fn has_reversed(&self) -> bool {
-        !self.has(UUID)
-            && !self.has(NO_REV)
-            && matches!(self.kind, Kind::Text { .. } | Kind::Whitespace | Kind::Keyword(_))
-    }
-}
-
-const fn def(name: &'static str, kind: Kind, flags: u8) -> FieldDef {
-    FieldDef { name, kind, flags, term: TermProc::None }
-}
-const fn stemmed(name: &'static str, flags: u8) -> FieldDef {
-    def(name, Kind::Text { stem: true }, flags)
-}
-const fn standard(name: &'static str, flags: u8) -> FieldDef {
-    def(name, Kind::Text { stem: false }, flags)
-}
-const fn kw(name: &'static str, norm: Norm, flags: u8) -> FieldDef {
-    def(name, Kind::Keyword(norm), flags)
-}
-const fn id(name: &'static str, flags: u8) -> FieldDef {
-    def(name, Kind::Keyword(Norm::Lower), flags | UUID)
-}
-const fn boolean(name: &'static str, flags: u8) -> FieldDef {
-    def(name, Kind::Bool, flags)
-}
-const fn date(name: &'static str) -> FieldDef {
-    def(name, Kind::Date, 0)
-}
-const fn with_term(mut field: FieldDef, term: TermProc) -> FieldDef {
-    field.term = term;
-    field
-}
+pub(crate) use crate::registry::{FACET, FieldDef, Kind, NGRAM, NO_REV, Norm, TermProc, UUID};
 
 use Norm::{Exact, Icu, Lower};
 
@@ -281,7 +164,7 @@ pub(crate) const FIELDS: &[FieldDef] = &[
 
 /// FOLIO's `searchAliases`, inverted: each alias and the fields it searches. An alias
 /// wins over a field of the same name (`title` searches four fields).
-pub(crate) const ALIASES: &[(&str, &[&str])] = &[
+pub(crate) const ALIASES: &[Alias] = &[
     (
         "keyword",
         &[
@@ -337,25 +220,14 @@ pub(crate) const ALIASES: &[(&str, &[&str])] = &[
     ("holdings.normalizedCallNumbers", &["holdingsNormalizedCallNumbers"]),
 ];
 
-/// The tantivy fields of one registry field.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Handles {
-    pub(crate) main: Field,
-    pub(crate) plain: Option<Field>,
-    pub(crate) reversed: Option<Field>,
-    pub(crate) grams: Option<Field>,
-}
-
-/// The instance schema: the registry's fields plus Quire's own.
+/// The instance schema: the registry's fields plus Quire's own. Derefs to the
+/// [`Registry`], so `fields.handles`, `fields.present` and `fields.index_of` read it.
 pub(crate) struct Fields {
     pub(crate) schema: Schema,
-    pub(crate) handles: Vec<Handles>,
-    by_name: HashMap<&'static str, usize>,
+    registry: Registry,
     /// The instance id as two `u64` fast values, for id streaming and linkage lookups.
     pub(crate) id_hi: Field,
     pub(crate) id_lo: Field,
-    /// The names of the registry fields a document has a value in (`field = ""`).
-    pub(crate) present: Field,
     pub(crate) sort_title: Field,
     pub(crate) sort_contributors: Field,
     /// Stored: the instance with its holdings and items (`expandAll=true`).
@@ -364,15 +236,18 @@ pub(crate) struct Fields {
     pub(crate) basic: Field,
 }
 
+impl std::ops::Deref for Fields {
+    type Target = Registry;
+
+    fn deref(&self) -> &Registry {
+        &self.registry
+    }
+}
+
 pub(crate) const ID_HI: &str = "_id_hi";
 pub(crate) const ID_LO: &str = "_id_lo";
 pub(crate) const SORT_TITLE: &str = "_sort_title";
 pub(crate) const SORT_CONTRIBUTORS: &str = "_sort_contributors";
-
-/// The tantivy name of a registry field.
-pub(crate) fn tantivy_name(name: &str) -> String {
-    name.replace('.', "_")
-}
 
 impl Fields {
     pub(crate) fn get() -> &'static Fields {
@@ -382,101 +257,32 @@ impl Fields {
 
     fn build() -> Fields {
         let mut builder = Schema::builder();
-        let indexed = |tokenizer: &str| {
-            TextOptions::default().set_indexing_options(
-                TextFieldIndexing::default()
-                    .set_tokenizer(tokenizer)
-                    .set_index_option(IndexRecordOption::WithFreqsAndPositions),
-            )
-        };
-        let raw = || {
-            TextOptions::default().set_indexing_options(
-                TextFieldIndexing::default()
-                    .set_tokenizer("raw")
-                    .set_index_option(IndexRecordOption::Basic)
-                    .set_fieldnorms(false),
-            )
-        };
-        let mut handles = Vec::with_capacity(FIELDS.len());
-        let mut by_name = HashMap::with_capacity(FIELDS.len());
-        for (idx, def) in FIELDS.iter().enumerate() {
-            let name = tantivy_name(def.name);
-            let main = match def.kind {
-                Kind::Text { stem } => builder
-                    .add_text_field(&name, indexed(if stem { text::STEMMED } else { text::TEXT })),
-                Kind::Whitespace => builder.add_text_field(&name, indexed(text::WHITESPACE)),
-                Kind::Keyword(_) | Kind::Bool => {
-                    let options = if def.has(FACET) { raw() | FAST } else { raw() };
-                    builder.add_text_field(&name, options)
-                }
-                // Dates are millisecond instants, nearly all distinct: as terms they would grow the
-                // dictionary by one entry per value, so they are fast columns only (ranges
-                // scan the column). Numbers (`normalizedDate1`) are few and indexed.
-                Kind::Date => builder.add_i64_field(&name, FAST),
-                Kind::Number => builder.add_i64_field(&name, INDEXED | FAST),
-            };
-            let plain = def.is_text().then(|| builder.add_text_field(&format!("{name}#p"), raw()));
-            let reversed =
-                def.has_reversed().then(|| builder.add_text_field(&format!("{name}#r"), raw()));
-            let grams = def.has(NGRAM).then(|| {
-                let options = TextOptions::default().set_indexing_options(
-                    TextFieldIndexing::default()
-                        .set_tokenizer(text::TRIGRAM)
-                        .set_index_option(IndexRecordOption::WithFreqsAndPositions)
-                        .set_fieldnorms(false),
-                );
-                builder.add_text_field(&format!("{name}#g"), options)
-            });
-            handles.push(Handles { main, plain, reversed, grams });
-            by_name.insert(def.name, idx);
-        }
+        let handles = add_fields(&mut builder, FIELDS);
         let id_hi = builder.add_u64_field(ID_HI, FAST);
         let id_lo = builder.add_u64_field(ID_LO, FAST);
         let present = builder.add_text_field("_present", raw());
+        let registry =
+            Registry::new(FIELDS, ALIASES, handles, present, "instance", normalize_index);
         let sort_title = builder.add_text_field(SORT_TITLE, raw() | FAST);
         let sort_contributors = builder.add_text_field(SORT_CONTRIBUTORS, raw() | FAST);
         let full = builder.add_text_field("_full", STORED);
         let basic = builder.add_text_field("_basic", STORED);
         Fields {
             schema: builder.build(),
-            handles,
-            by_name,
+            registry,
             id_hi,
             id_lo,
-            present,
             sort_title,
             sort_contributors,
             full,
             basic,
         }
     }
-
-    /// The registry index of a field name.
-    pub(crate) fn index_of(&self, name: &str) -> Option<usize> {
-        self.by_name.get(name).copied()
-    }
-
-    pub(crate) fn def(&self, idx: usize) -> &'static FieldDef {
-        &FIELDS[idx]
-    }
-
-    /// The instance's `id` field: one term per document, what updates and deletes
-    /// replace.
-    pub(crate) fn id(&self) -> Field {
-        self.handles[0].main
-    }
 }
 
 /// What a CQL index names: the registry fields it searches.
 pub(crate) fn resolve(index: &str) -> Option<Vec<usize>> {
-    let fields = Fields::get();
-    let index = normalize_index(index);
-    if let Some((_, names)) = ALIASES.iter().find(|(alias, _)| *alias == index) {
-        return Some(
-            names.iter().map(|n| fields.index_of(n).expect("alias names a field")).collect(),
-        );
-    }
-    fields.index_of(&index).map(|idx| vec![idx])
+    Fields::get().resolve(index)
 }
 
 /// `item.` is `items.` (FOLIO's `ItemSearchFieldModifier`).
@@ -495,11 +301,8 @@ mod tests {
     fn registry_is_consistent() {
         let fields = Fields::get();
         assert_eq!(fields.handles.len(), FIELDS.len());
-        for (_, names) in ALIASES {
-            for name in *names {
-                assert!(fields.index_of(name).is_some(), "{name}");
-            }
-        }
+        assert!(!ALIASES.is_empty());
+        fields.check_aliases();
         assert_eq!(resolve("title").unwrap().len(), 4);
         assert_eq!(resolve("item.status.name"), resolve("items.status.name"));
         assert!(resolve("unknownField").is_none());

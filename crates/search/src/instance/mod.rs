@@ -6,7 +6,7 @@
 
 mod document;
 mod fields;
-mod identifiers;
+pub(crate) mod identifiers;
 mod index;
 mod query;
 mod search;

@@ -1,0 +1,470 @@
+//! CQL to tantivy for any record family, with mod-search's meaning
+//! (`CqlSearchQueryConverter` and the term query builders), over a family's
+//! [`Registry`].
+//!
+//! Owns the relation table: `all`/`adj`/`=` are a cross-field AND of the words, `any`
+//! an OR, `==` a phrase on text and an exact term on keywords, `==/string` the whole
+//! value folded, `<>` a must-not, `<`..`>=` ranges, `field = ""` exists, a `*` anywhere
+//! a whole-value wildcard; and the booleans. Does not own parsing (`cql`), a family's
+//! sort keys, or how the query is run.
+//!
+//! `multilang` fields are matched as FOLIO's `cross_fields` query matches its two
+//! analyser groups: every word in the source-analysed text of some field, or every
+//! non-stopword's English stem in some field. Both live in one tantivy field here (a
+//! stem is indexed at its word's position only when it differs from the word).
+
+use std::ops::Bound;
+
+use cql::{BooleanOp, Node, RelationKind, SearchClause};
+use tantivy::Term;
+use tantivy::query::{
+    AllQuery, BooleanQuery, EmptyQuery, Occur, PhraseQuery, Query, RangeQuery, TermQuery,
+};
+use tantivy::schema::IndexRecordOption;
+
+use crate::error::{Error, Result};
+use crate::instance::identifiers;
+use crate::pattern::{self, Pattern, TermScanQuery, WildcardFields};
+use crate::registry::{FieldDef, Kind, Registry, TermProc, normalize};
+use crate::text::{self, Word};
+
+/// Parses a query for a family, with FOLIO's parse error naming the family's resource.
+pub(crate) fn parse(reg: &Registry, query_text: &str) -> Result<cql::Query> {
+    cql::parse(query_text).map_err(|detail| Error::InvalidQuery {
+        query: query_text.to_string(),
+        resource: reg.resource,
+        detail,
+    })
+}
+
+pub(crate) fn node(reg: &Registry, node: &Node) -> Result<Box<dyn Query>> {
+    match node {
+        Node::Search(clause) => search_clause(reg, clause),
+        Node::Prefixed { node, .. } => self::node(reg, node),
+        Node::Boolean { op, left, right, .. } => {
+            let (left, right) = (self::node(reg, left)?, self::node(reg, right)?);
+            let clauses = match op {
+                BooleanOp::And => vec![(Occur::Must, left), (Occur::Must, right)],
+                BooleanOp::Or => vec![(Occur::Should, left), (Occur::Should, right)],
+                BooleanOp::Not => vec![(Occur::Must, left), (Occur::MustNot, right)],
+                BooleanOp::Prox => {
+                    return Err(Error::UnsupportedOperator { operator: "PROX".to_string() });
+                }
+            };
+            Ok(Box::new(BooleanQuery::new(clauses)))
+        }
+    }
+}
+
+/// mod-search collapses doubled backslashes, and an escaped quote is a quote.
+fn unescape(term: &str) -> String {
+    let mut out = String::with_capacity(term.len());
+    let mut chars = term.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\' && matches!(chars.peek(), Some('\\' | '"')) {
+            out.push(chars.next().unwrap_or('\\'));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn search_clause(reg: &Registry, clause: &SearchClause) -> Result<Box<dyn Query>> {
+    let kind = clause.relation.kind();
+    let index = if clause.is_server_choice() { "keyword" } else { clause.index.as_str() };
+    let term = unescape(&clause.term);
+    if index.eq_ignore_ascii_case("cql.allRecords") {
+        return Ok(Box::new(AllQuery));
+    }
+    if matches!(kind, RelationKind::Within | RelationKind::Encloses | RelationKind::Other) {
+        return Err(Error::UnsupportedRelation { relation: clause.relation.base.clone() });
+    }
+    if index == "keyword" && term.trim() == "*" {
+        return Ok(Box::new(AllQuery));
+    }
+    let field_ids =
+        reg.resolve(index).ok_or_else(|| Error::UnknownField { field: index.to_string() })?;
+    let defs: Vec<(usize, &'static FieldDef)> =
+        field_ids.iter().map(|&idx| (idx, reg.def(idx))).collect();
+
+    let positive: Box<dyn Query> = if term.contains('*') {
+        any_of(defs.iter().map(|&(idx, def)| wildcard(reg, idx, def, &term)).collect())
+    } else {
+        match kind {
+            RelationKind::Eq if term.is_empty() => {
+                any_of(defs.iter().map(|(_, def)| exists(reg, def)).collect())
+            }
+            RelationKind::Eq | RelationKind::All | RelationKind::Adj | RelationKind::NotEq => {
+                match_words(reg, &defs, &term, Match::All)?
+            }
+            RelationKind::Any => match_words(reg, &defs, &term, Match::Any)?,
+            RelationKind::Exact if clause.relation.modifier("string").is_some() => {
+                any_of(defs.iter().map(|&(idx, def)| whole_value(reg, idx, def, &term)).collect())
+            }
+            RelationKind::Exact if term == "[]" => {
+                let present = any_of(defs.iter().map(|(_, def)| exists(reg, def)).collect());
+                not(present)
+            }
+            RelationKind::Exact => match_words(reg, &defs, &term, Match::Phrase)?,
+            RelationKind::Lt | RelationKind::Gt | RelationKind::Le | RelationKind::Ge => {
+                let ranges = defs
+                    .iter()
+                    .map(|&(idx, def)| range(reg, idx, def, kind, &term))
+                    .collect::<Result<Vec<_>>>()?;
+                any_of(ranges)
+            }
+            RelationKind::Within | RelationKind::Encloses | RelationKind::Other => {
+                unreachable!("rejected above")
+            }
+        }
+    };
+    Ok(if kind == RelationKind::NotEq { not(positive) } else { positive })
+}
+
+fn not(query: Box<dyn Query>) -> Box<dyn Query> {
+    Box::new(BooleanQuery::new(vec![(Occur::Must, Box::new(AllQuery)), (Occur::MustNot, query)]))
+}
+
+fn any_of(mut queries: Vec<Box<dyn Query>>) -> Box<dyn Query> {
+    match queries.len() {
+        0 => Box::new(EmptyQuery),
+        1 => queries.pop().expect("one query"),
+        _ => Box::new(BooleanQuery::new(queries.into_iter().map(|q| (Occur::Should, q)).collect())),
+    }
+}
+
+fn all_of(mut queries: Vec<Box<dyn Query>>) -> Box<dyn Query> {
+    match queries.len() {
+        0 => Box::new(EmptyQuery),
+        1 => queries.pop().expect("one query"),
+        _ => Box::new(BooleanQuery::new(queries.into_iter().map(|q| (Occur::Must, q)).collect())),
+    }
+}
+
+fn exists(reg: &Registry, def: &FieldDef) -> Box<dyn Query> {
+    let term = Term::from_field_text(reg.present, def.name);
+    Box::new(TermQuery::new(term, IndexRecordOption::Basic))
+}
+
+/// The term as the field's search-term processor rewrites it.
+fn processed(def: &FieldDef, term: &str) -> String {
+    match def.term {
+        TermProc::None => term.to_string(),
+        TermProc::Isbn => identifiers::isbn_term(term),
+        TermProc::Oclc => identifiers::normalize_oclc(term).unwrap_or_default(),
+        TermProc::NoSpace => identifiers::normalize_no_space(term).unwrap_or_default(),
+        TermProc::AlphaNumeric => identifiers::alphanumeric_term(term),
+    }
+}
+
+/// A keyword (or boolean) field's whole-value term for a query term.
+fn keyword_term(reg: &Registry, idx: usize, def: &FieldDef, term: &str) -> Option<Term> {
+    let field = reg.handles[idx].main;
+    let value = match def.kind {
+        Kind::Keyword(norm) => normalize(norm, &processed(def, term)),
+        Kind::Bool => term.trim().to_lowercase(),
+        _ => return None,
+    };
+    Some(Term::from_field_text(field, &value))
+}
+
+fn term_query(term: Term) -> Box<dyn Query> {
+    Box::new(TermQuery::new(term, IndexRecordOption::WithFreqs))
+}
+
+/// `==/string`: the whole value, folded, on the plain copy (or the keyword itself).
+fn whole_value(reg: &Registry, idx: usize, def: &FieldDef, term: &str) -> Box<dyn Query> {
+    let handles = reg.handles[idx];
+    match (def.kind, handles.plain) {
+        (Kind::Text { .. } | Kind::Whitespace, Some(plain)) => {
+            term_query(Term::from_field_text(plain, &text::plain(&processed(def, term))))
+        }
+        _ => keyword_or_date(reg, idx, def, term).unwrap_or_else(|_| Box::new(EmptyQuery)),
+    }
+}
+
+fn wildcard(reg: &Registry, idx: usize, def: &FieldDef, term: &str) -> Box<dyn Query> {
+    let handles = reg.handles[idx];
+    let processed = processed(def, term);
+    let (forward, value) = match def.kind {
+        Kind::Text { .. } | Kind::Whitespace => {
+            (handles.plain.expect("text fields have a plain copy"), text::plain(&processed))
+        }
+        Kind::Keyword(norm) => (handles.main, normalize(norm, &processed)),
+        Kind::Bool | Kind::Date | Kind::Number => {
+            return if Pattern::parse(term).is_match_all() {
+                exists(reg, def)
+            } else {
+                Box::new(EmptyQuery)
+            };
+        }
+    };
+    let pattern = Pattern::parse(&value);
+    if pattern.is_match_all() {
+        return exists(reg, def);
+    }
+    let fields = WildcardFields { forward, reversed: handles.reversed, grams: handles.grams };
+    pattern::wildcard(&fields, &pattern)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Match {
+    All,
+    Any,
+    Phrase,
+}
+
+/// `all`/`any`/`==` over the fields of an index: text fields by their words, keyword
+/// fields by their whole value.
+fn match_words(
+    reg: &Registry,
+    defs: &[(usize, &'static FieldDef)],
+    term: &str,
+    how: Match,
+) -> Result<Box<dyn Query>> {
+    let mut alternatives = Vec::new();
+    let text: Vec<(usize, &FieldDef)> =
+        defs.iter().filter(|(_, d)| d.is_text()).map(|&(i, d)| (i, d)).collect();
+    // Fields with the same term processor and analyser form one cross-field group.
+    let mut groups: Vec<Vec<(usize, &FieldDef)>> = Vec::new();
+    for field in text {
+        match groups.iter_mut().find(|g| {
+            g[0].1.term == field.1.term
+                && (g[0].1.kind == Kind::Whitespace) == (field.1.kind == Kind::Whitespace)
+        }) {
+            Some(group) => group.push(field),
+            None => groups.push(vec![field]),
+        }
+    }
+    for group in groups {
+        alternatives.push(text_group(reg, &group, term, how));
+    }
+    for &(idx, def) in defs.iter().filter(|(_, d)| !d.is_text()) {
+        alternatives.push(keyword_or_date(reg, idx, def, term)?);
+    }
+    Ok(any_of(alternatives))
+}
+
+fn keyword_or_date(
+    reg: &Registry,
+    idx: usize,
+    def: &FieldDef,
+    term: &str,
+) -> Result<Box<dyn Query>> {
+    match def.kind {
+        Kind::Date | Kind::Number => {
+            let (start, end) = parse_date_or_number(def, term)?;
+            Ok(i64_range(reg, idx, Bound::Included(start), Bound::Excluded(end)))
+        }
+        _ => Ok(keyword_term(reg, idx, def, term)
+            .map_or_else(|| Box::new(EmptyQuery) as Box<dyn Query>, term_query)),
+    }
+}
+
+fn analyze(def: &FieldDef, term: &str) -> Vec<Word> {
+    if def.kind == Kind::Whitespace {
+        text::whitespace_words(term)
+            .into_iter()
+            .map(|w| Word { parts: vec![w], catenated: None })
+            .collect()
+    } else {
+        text::words(term)
+    }
+}
+
+/// A token in any of the group's fields.
+fn in_any_field(reg: &Registry, group: &[(usize, &FieldDef)], token: &str) -> Box<dyn Query> {
+    let handles = &reg.handles;
+    any_of(
+        group
+            .iter()
+            .map(|&(idx, _)| term_query(Term::from_field_text(handles[idx].main, token)))
+            .collect(),
+    )
+}
+
+fn text_group(
+    reg: &Registry,
+    group: &[(usize, &FieldDef)],
+    term: &str,
+    how: Match,
+) -> Box<dyn Query> {
+    let def = group[0].1;
+    let term = processed(def, term);
+    let words = analyze(def, &term);
+    if words.is_empty() {
+        return Box::new(EmptyQuery);
+    }
+    let stemmed: Vec<(usize, &FieldDef)> =
+        group.iter().filter(|(_, d)| d.stemmed()).copied().collect();
+    match how {
+        Match::All | Match::Any => {
+            let word_clauses: Vec<Box<dyn Query>> = words
+                .iter()
+                .map(|word| {
+                    let parts: Vec<Box<dyn Query>> = word
+                        .parts
+                        .iter()
+                        .map(|part| {
+                            let mut alternatives = vec![in_any_field(reg, group, part)];
+                            if how == Match::Any
+                                && !stemmed.is_empty()
+                                && let Some(stem) = text::stem(part)
+                            {
+                                alternatives.push(in_any_field(reg, &stemmed, &stem));
+                            }
+                            any_of(alternatives)
+                        })
+                        .collect();
+                    let parts = if how == Match::All { all_of(parts) } else { any_of(parts) };
+                    match &word.catenated {
+                        Some(cat) => any_of(vec![parts, in_any_field(reg, group, cat)]),
+                        None => parts,
+                    }
+                })
+                .collect();
+            let source =
+                if how == Match::All { all_of(word_clauses) } else { any_of(word_clauses) };
+            if how == Match::Any || stemmed.is_empty() {
+                return source;
+            }
+            // The English group: every non-stopword's stem in some stemmed field.
+            let stems: Vec<Box<dyn Query>> = words
+                .iter()
+                .flat_map(|w| w.parts.iter())
+                .filter(|p| !text::is_stopword(p))
+                .map(|p| in_any_field(reg, &stemmed, &text::stem(p).unwrap_or_else(|| p.clone())))
+                .collect();
+            if stems.is_empty() { source } else { any_of(vec![source, all_of(stems)]) }
+        }
+        Match::Phrase => {
+            let handles = &reg.handles;
+            let parts: Vec<&String> = words.iter().flat_map(|w| w.parts.iter()).collect();
+            let mut phrases = Vec::new();
+            for &(idx, def) in group {
+                let field = handles[idx].main;
+                let source: Vec<(usize, Term)> = parts
+                    .iter()
+                    .enumerate()
+                    .map(|(pos, p)| (pos, Term::from_field_text(field, p)))
+                    .collect();
+                phrases.push(phrase(source));
+                if def.stemmed() {
+                    let english: Vec<(usize, Term)> = parts
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, p)| !text::is_stopword(p))
+                        .map(|(pos, p)| {
+                            let stem = text::stem(p).unwrap_or_else(|| (*p).clone());
+                            (pos, Term::from_field_text(field, &stem))
+                        })
+                        .collect();
+                    if !english.is_empty() {
+                        phrases.push(phrase(english));
+                    }
+                }
+            }
+            any_of(phrases)
+        }
+    }
+}
+
+fn phrase(mut terms: Vec<(usize, Term)>) -> Box<dyn Query> {
+    if terms.len() == 1 {
+        return term_query(terms.pop().expect("one term").1);
+    }
+    let first = terms[0].0;
+    let terms = terms.into_iter().map(|(pos, t)| (pos - first, t)).collect();
+    Box::new(PhraseQuery::new_with_offset(terms))
+}
+
+fn range(
+    reg: &Registry,
+    idx: usize,
+    def: &FieldDef,
+    kind: RelationKind,
+    term: &str,
+) -> Result<Box<dyn Query>> {
+    let handles = reg.handles[idx];
+    match def.kind {
+        Kind::Date | Kind::Number => {
+            let (start, end) = parse_date_or_number(def, term)?;
+            let (lower, upper) = match kind {
+                RelationKind::Gt => (Bound::Included(end), Bound::Unbounded),
+                RelationKind::Ge => (Bound::Included(start), Bound::Unbounded),
+                RelationKind::Lt => (Bound::Unbounded, Bound::Excluded(start)),
+                _ => (Bound::Unbounded, Bound::Excluded(end)),
+            };
+            Ok(i64_range(reg, idx, lower, upper))
+        }
+        _ => {
+            let (field, value) = match (def.kind, handles.plain) {
+                (Kind::Keyword(norm), _) => (handles.main, normalize(norm, &processed(def, term))),
+                (_, Some(plain)) => (plain, text::plain(term)),
+                _ => (handles.main, term.trim().to_lowercase()),
+            };
+            let value = value.into_bytes();
+            let (lower, upper) = match kind {
+                RelationKind::Gt => (Bound::Excluded(value), Bound::Unbounded),
+                RelationKind::Ge => (Bound::Included(value), Bound::Unbounded),
+                RelationKind::Lt => (Bound::Unbounded, Bound::Excluded(value)),
+                _ => (Bound::Unbounded, Bound::Included(value)),
+            };
+            Ok(Box::new(TermScanQuery::range(field, lower, upper)))
+        }
+    }
+}
+
+fn i64_range(reg: &Registry, idx: usize, lower: Bound<i64>, upper: Bound<i64>) -> Box<dyn Query> {
+    let field = reg.handles[idx].main;
+    let term = |v: i64| Term::from_field_i64(field, v);
+    Box::new(RangeQuery::new(lower.map(term), upper.map(term)))
+}
+
+/// A date as the half-open range of milliseconds it names (a day for `2021-01-15`), or
+/// a number as the range holding just it.
+fn parse_date_or_number(def: &FieldDef, term: &str) -> Result<(i64, i64)> {
+    let invalid = || Error::InvalidDate { field: def.name.to_string(), value: term.to_string() };
+    let term = term.trim();
+    if def.kind == Kind::Number {
+        let n: i64 = term.parse().map_err(|_| invalid())?;
+        return Ok((n, n + 1));
+    }
+    parse_date(term).ok_or_else(invalid)
+}
+
+pub(crate) fn parse_date(term: &str) -> Option<(i64, i64)> {
+    use chrono::{Datelike, Months, NaiveDate};
+    let millis = |d: NaiveDate| d.and_hms_opt(0, 0, 0).map(|t| t.and_utc().timestamp_millis());
+    if term.len() > 8 && term.bytes().all(|b| b.is_ascii_digit()) {
+        let ms: i64 = term.parse().ok()?;
+        return Some((ms, ms + 1));
+    }
+    let bytes = term.as_bytes();
+    if bytes.len() == 4 && bytes.iter().all(u8::is_ascii_digit) {
+        let year: i32 = term.parse().ok()?;
+        let start = NaiveDate::from_ymd_opt(year, 1, 1)?;
+        return Some((millis(start)?, millis(start.with_year(year + 1)?)?));
+    }
+    if bytes.len() == 7 && bytes[4] == b'-' {
+        let start = NaiveDate::parse_from_str(&format!("{term}-01"), "%Y-%m-%d").ok()?;
+        return Some((millis(start)?, millis(start.checked_add_months(Months::new(1))?)?));
+    }
+    if bytes.len() == 10 {
+        let day = NaiveDate::parse_from_str(term, "%Y-%m-%d").ok()?;
+        return Some((millis(day)?, millis(day.succ_opt()?)?));
+    }
+    let t = inventory::Timestamp::parse(term)?.as_datetime().timestamp_millis();
+    Some((t, t + 1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unescape;
+
+    #[test]
+    fn terms_unescape_as_in_mod_search() {
+        assert_eq!(unescape(r#"a\\b \"c\" d\e"#), r#"a\b "c" d\e"#);
+    }
+}

@@ -1,0 +1,293 @@
+//! Field registries: the CQL indexes of one record family, their kinds and aliases, and
+//! the tantivy fields that hold them.
+//!
+//! Owns what every family's registry shares: the field kinds after FOLIO's index types
+//! and normalisers, the flags (facet, trigram copy, UUID values), how one registry
+//! field becomes up to four tantivy fields, and resolving a CQL index through the
+//! aliases. Does not own a family's field list (`instance::fields`,
+//! `authority::fields`), what goes into the fields, or how relations become queries
+//! (`query`).
+//!
+//! Each field becomes up to four tantivy fields, named after the FOLIO path with `.`
+//! replaced by `_`:
+//! - the field itself: analysed tokens with positions (text kinds), or the whole
+//!   normalised value as one term (keyword kinds), or an `i64` (dates, numbers);
+//! - `#p`, text kinds only: the whole value folded (`plain_<field>` in FOLIO), for
+//!   `==/string` and wildcards;
+//! - `#r`: the whole value reversed, so a suffix pattern is a term-dictionary prefix;
+//! - `#g`: trigrams of the whole value with positions, for infix patterns.
+
+use std::collections::HashMap;
+
+use tantivy::schema::{
+    FAST, Field, INDEXED, IndexRecordOption, SchemaBuilder, TextFieldIndexing, TextOptions,
+};
+
+use crate::text;
+
+/// How a field is analysed, after FOLIO's index types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// `standard` (`stem: false`) or `multilang` (`stem: true`, with English stems).
+    Text {
+        stem: bool,
+    },
+    /// `whitespace`: split on whitespace, folded.
+    Whitespace,
+    /// A whole-value keyword under a normaliser.
+    Keyword(Norm),
+    Bool,
+    /// Epoch milliseconds; ISO dates in queries.
+    Date,
+    /// A small integer (`normalizedDate1`).
+    Number,
+}
+
+/// FOLIO's keyword normalisers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Norm {
+    /// `keyword` and `source`: the value as it is, case-sensitive.
+    Exact,
+    /// `keyword_lowercase`: trimmed, lowercased.
+    Lower,
+    /// `keyword_icu`: trimmed, lowercased, diacritics folded.
+    Icu,
+    /// ISSNs: folded, spaces and dashes removed.
+    NoSpaceDash,
+}
+
+/// How a query term is rewritten before it is matched (FOLIO's `searchTermProcessor`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TermProc {
+    None,
+    Isbn,
+    Oclc,
+    /// Whitespace removed, lowercased (LCCNs).
+    NoSpace,
+    /// Only letters and digits kept (classification and call numbers).
+    AlphaNumeric,
+}
+
+pub(crate) const FACET: u8 = 1;
+/// Trigrams of the whole value, for infix wildcards.
+pub(crate) const NGRAM: u8 = 2;
+/// Values are UUIDs: no reversed or trigram copies (a leading wildcard on an id field
+/// scans its term dictionary instead).
+pub(crate) const UUID: u8 = 4;
+/// No reversed copy: per-record values (former ids, call-number parts, notes, URIs)
+/// whose suffix patterns are rare, where a reversed copy would only grow the term
+/// dictionary (its build dominates indexing time). Suffix patterns on these scan the
+/// field's own dictionary.
+pub(crate) const NO_REV: u8 = 8;
+
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct FieldDef {
+    pub(crate) name: &'static str,
+    pub(crate) kind: Kind,
+    pub(crate) flags: u8,
+    pub(crate) term: TermProc,
+}
+
+impl FieldDef {
+    pub(crate) fn has(&self, flag: u8) -> bool {
+        self.flags & flag != 0
+    }
+
+    pub(crate) fn is_text(&self) -> bool {
+        matches!(self.kind, Kind::Text { .. } | Kind::Whitespace)
+    }
+
+    pub(crate) fn stemmed(&self) -> bool {
+        matches!(self.kind, Kind::Text { stem: true })
+    }
+
+    /// Whether the whole value is kept as a term (keyword kinds, or text kinds' plain
+    /// copy), so it has a reversed copy for suffix patterns.
+    pub(crate) fn has_reversed(&self) -> bool {
+        !self.has(UUID)
+            && !self.has(NO_REV)
+            && matches!(self.kind, Kind::Text { .. } | Kind::Whitespace | Kind::Keyword(_))
+    }
+}
+
+pub(crate) const fn def(name: &'static str, kind: Kind, flags: u8) -> FieldDef {
+    FieldDef { name, kind, flags, term: TermProc::None }
+}
+pub(crate) const fn stemmed(name: &'static str, flags: u8) -> FieldDef {
+    def(name, Kind::Text { stem: true }, flags)
+}
+pub(crate) const fn standard(name: &'static str, flags: u8) -> FieldDef {
+    def(name, Kind::Text { stem: false }, flags)
+}
+pub(crate) const fn kw(name: &'static str, norm: Norm, flags: u8) -> FieldDef {
+    def(name, Kind::Keyword(norm), flags)
+}
+pub(crate) const fn id(name: &'static str, flags: u8) -> FieldDef {
+    def(name, Kind::Keyword(Norm::Lower), flags | UUID)
+}
+pub(crate) const fn boolean(name: &'static str, flags: u8) -> FieldDef {
+    def(name, Kind::Bool, flags)
+}
+pub(crate) const fn date(name: &'static str) -> FieldDef {
+    def(name, Kind::Date, 0)
+}
+pub(crate) const fn with_term(mut field: FieldDef, term: TermProc) -> FieldDef {
+    field.term = term;
+    field
+}
+
+/// An alias (FOLIO's `searchAliases`, inverted) and the fields it searches.
+pub(crate) type Alias = (&'static str, &'static [&'static str]);
+
+/// The tantivy fields of one registry field.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Handles {
+    pub(crate) main: Field,
+    pub(crate) plain: Option<Field>,
+    pub(crate) reversed: Option<Field>,
+    pub(crate) grams: Option<Field>,
+}
+
+/// One family's registry: its fields, aliases and their tantivy handles.
+///
+/// Invariant: `handles[idx]` belongs to `defs[idx]`.
+pub(crate) struct Registry {
+    pub(crate) defs: &'static [FieldDef],
+    aliases: &'static [Alias],
+    pub(crate) handles: Vec<Handles>,
+    by_name: HashMap<&'static str, usize>,
+    /// The names of the registry fields a document has a value in (`field = ""`).
+    pub(crate) present: Field,
+    /// How FOLIO names the resource in a CQL parse error (`instance`, `authority`).
+    pub(crate) resource: &'static str,
+    /// Rewrites a CQL index before it is resolved (`item.` → `items.` for instances).
+    rewrite: fn(&str) -> String,
+}
+
+/// The tantivy name of a registry field.
+pub(crate) fn tantivy_name(name: &str) -> String {
+    name.replace('.', "_")
+}
+
+/// Adds the tantivy fields of `defs` to a schema under construction, in order.
+pub(crate) fn add_fields(builder: &mut SchemaBuilder, defs: &[FieldDef]) -> Vec<Handles> {
+    let indexed = |tokenizer: &str| {
+        TextOptions::default().set_indexing_options(
+            TextFieldIndexing::default()
+                .set_tokenizer(tokenizer)
+                .set_index_option(IndexRecordOption::WithFreqsAndPositions),
+        )
+    };
+    let mut handles = Vec::with_capacity(defs.len());
+    for def in defs {
+        let name = tantivy_name(def.name);
+        let main = match def.kind {
+            Kind::Text { stem } => builder
+                .add_text_field(&name, indexed(if stem { text::STEMMED } else { text::TEXT })),
+            Kind::Whitespace => builder.add_text_field(&name, indexed(text::WHITESPACE)),
+            Kind::Keyword(_) | Kind::Bool => {
+                let options = if def.has(FACET) { raw() | FAST } else { raw() };
+                builder.add_text_field(&name, options)
+            }
+            // Dates are millisecond instants, nearly all distinct: as terms they would grow the
+            // dictionary by one entry per value, so they are fast columns only (ranges
+            // scan the column). Numbers (`normalizedDate1`) are few and indexed.
+            Kind::Date => builder.add_i64_field(&name, FAST),
+            Kind::Number => builder.add_i64_field(&name, INDEXED | FAST),
+        };
+        let plain = def.is_text().then(|| builder.add_text_field(&format!("{name}#p"), raw()));
+        let reversed =
+            def.has_reversed().then(|| builder.add_text_field(&format!("{name}#r"), raw()));
+        let grams = def.has(NGRAM).then(|| {
+            let options = TextOptions::default().set_indexing_options(
+                TextFieldIndexing::default()
+                    .set_tokenizer(text::TRIGRAM)
+                    .set_index_option(IndexRecordOption::WithFreqsAndPositions)
+                    .set_fieldnorms(false),
+            );
+            builder.add_text_field(&format!("{name}#g"), options)
+        });
+        handles.push(Handles { main, plain, reversed, grams });
+    }
+    handles
+}
+
+impl Registry {
+    /// A registry over fields already added to a schema by [`add_fields`], with the
+    /// `_present` field (a raw text field) the caller added too.
+    pub(crate) fn new(
+        defs: &'static [FieldDef],
+        aliases: &'static [Alias],
+        handles: Vec<Handles>,
+        present: Field,
+        resource: &'static str,
+        rewrite: fn(&str) -> String,
+    ) -> Registry {
+        assert_eq!(defs.len(), handles.len());
+        let by_name = defs.iter().enumerate().map(|(idx, def)| (def.name, idx)).collect();
+        Registry { defs, aliases, handles, by_name, present, resource, rewrite }
+    }
+
+    /// The registry index of a field name.
+    pub(crate) fn index_of(&self, name: &str) -> Option<usize> {
+        self.by_name.get(name).copied()
+    }
+
+    pub(crate) fn def(&self, idx: usize) -> &'static FieldDef {
+        &self.defs[idx]
+    }
+
+    /// The first field's handle: `id`, one term per document, what updates and
+    /// deletes replace.
+    pub(crate) fn id(&self) -> Field {
+        self.handles[0].main
+    }
+
+    /// What a CQL index names: the registry fields it searches. An alias wins over a
+    /// field of the same name.
+    pub(crate) fn resolve(&self, index: &str) -> Option<Vec<usize>> {
+        let index = (self.rewrite)(index);
+        if let Some((_, names)) = self.aliases.iter().find(|(alias, _)| *alias == index) {
+            return Some(
+                names.iter().map(|n| self.index_of(n).expect("alias names a field")).collect(),
+            );
+        }
+        self.index_of(&index).map(|idx| vec![idx])
+    }
+
+    /// Checks that every alias names a field (for the registries' tests).
+    #[cfg(test)]
+    pub(crate) fn check_aliases(&self) {
+        for (_, names) in self.aliases {
+            for name in *names {
+                assert!(self.index_of(name).is_some(), "{name}");
+            }
+        }
+    }
+}
+
+/// A whole-value, untokenised text field without norms.
+pub(crate) fn raw() -> TextOptions {
+    TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer("raw")
+            .set_index_option(IndexRecordOption::Basic)
+            .set_fieldnorms(false),
+    )
+}
+
+/// A keyword value under its normaliser.
+pub(crate) fn normalize(norm: Norm, value: &str) -> String {
+    match norm {
+        Norm::Exact => {
+            let mut out = value.to_string();
+            text::truncate(&mut out, text::MAX_PLAIN_BYTES);
+            out
+        }
+        Norm::Lower => text::lowercase(value),
+        Norm::Icu => text::plain(value),
+        Norm::NoSpaceDash => {
+            text::plain(value).chars().filter(|c| *c != ' ' && *c != '-').collect()
+        }
+    }
+}
