@@ -1,5 +1,6 @@
 //! Inventory: FOLIO's instances, holdings records, items and the reference data they
-//! point to, as mod-inventory-storage defines them.
+//! point to, as mod-inventory-storage defines them, and authority records, as
+//! mod-entities-links defines them.
 //!
 //! This crate owns the typed model of every inventory record (`model`), decoding
 //! request bodies into it with FOLIO's 400/422 distinctions (`decode`), the
@@ -51,7 +52,7 @@ mod storage;
 mod views;
 
 pub use decode::{DecodeError, decode};
-pub use model::{HoldingsRecord, Instance, Item, ItemStatusName, Metadata, Timestamp};
+pub use model::{Authority, HoldingsRecord, Instance, Item, ItemStatusName, Metadata, Timestamp};
 pub use records::{
     Checked, Record, create, decode_batch, delete, get_json, list_json, replace, save_batch,
 };

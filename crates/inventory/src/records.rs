@@ -1,4 +1,5 @@
-//! Storing instances, holdings and items: one set of verbs over the three record types.
+//! Storing instances, holdings, items and authorities: one set of verbs over the record
+//! types.
 //!
 //! Every write goes through [`save`], which applies FOLIO's storage rules in order:
 //! assign an id, check `_version` (optimistic locking), keep `createdDate`, stamp
@@ -10,18 +11,19 @@ use store::{ColumnValue, Page, QueryField, Reader, RecordTable, Writer};
 use uuid::Uuid;
 
 use crate::{
-    HoldingsRecord, Instance, Item, Metadata, Timestamp,
-    storage::{Actor, Error, HOLDINGS, INSTANCES, ITEMS, Result},
+    Authority, HoldingsRecord, Instance, Item, Metadata, Timestamp,
+    storage::{AUTHORITIES, Actor, Error, HOLDINGS, INSTANCES, ITEMS, Result},
 };
 
-/// An inventory record type that the storage verbs work on: [`Instance`],
-/// [`HoldingsRecord`] or [`Item`]. Sealed: the set is fixed by this crate.
+/// A record type that the storage verbs work on: [`Instance`], [`HoldingsRecord`],
+/// [`Item`] or [`Authority`]. Sealed: the set is fixed by this crate.
 pub trait Record: Serialize + DeserializeOwned + Clone + sealed::Sealed {
     const TABLE: RecordTable;
     /// How the record type is named in messages.
     const NAME: &'static str;
-    /// FOLIO's default HRID prefix (`in`, `ho`, `it`).
-    const HRID_PREFIX: &'static str;
+    /// FOLIO's default HRID prefix (`in`, `ho`, `it`); `None` for records without
+    /// HRIDs (authorities).
+    const HRID_PREFIX: Option<&'static str>;
     const QUERY_FIELDS: &'static [QueryField];
 
     fn id(&self) -> Option<Uuid>;
@@ -111,9 +113,11 @@ pub(crate) fn save<R: Record>(
         }
     };
     record.set_version(version);
-    if record.hrid().is_none() {
+    if let Some(prefix) = R::HRID_PREFIX
+        && record.hrid().is_none()
+    {
         let n = writer.next_sequence(&format!("hrid_{}", R::TABLE.record_type), 1)?;
-        record.set_hrid(format!("{}{n:011}", R::HRID_PREFIX));
+        record.set_hrid(format!("{prefix}{n:011}"));
     }
     record.prepare(writer, checked)?;
     let body = serde_json::to_string(&record).map_err(|e| Error::Corrupt(e.to_string()))?;
@@ -272,7 +276,7 @@ macro_rules! common_accessors {
 impl Record for Instance {
     const TABLE: RecordTable = INSTANCES;
     const NAME: &'static str = "Instance";
-    const HRID_PREFIX: &'static str = "in";
+    const HRID_PREFIX: Option<&'static str> = Some("in");
     const QUERY_FIELDS: &'static [QueryField] = &[
         QueryField { index: "id", column: "id", kind: Text },
         QueryField { index: "hrid", column: "hrid", kind: Text },
@@ -304,7 +308,7 @@ impl Record for Instance {
 impl Record for HoldingsRecord {
     const TABLE: RecordTable = HOLDINGS;
     const NAME: &'static str = "Holdings record";
-    const HRID_PREFIX: &'static str = "ho";
+    const HRID_PREFIX: Option<&'static str> = Some("ho");
     const QUERY_FIELDS: &'static [QueryField] = &[
         QueryField { index: "id", column: "id", kind: Text },
         QueryField { index: "hrid", column: "hrid", kind: Text },
@@ -388,7 +392,7 @@ impl Record for HoldingsRecord {
 impl Record for Item {
     const TABLE: RecordTable = ITEMS;
     const NAME: &'static str = "Item";
-    const HRID_PREFIX: &'static str = "it";
+    const HRID_PREFIX: Option<&'static str> = Some("it");
     const QUERY_FIELDS: &'static [QueryField] = &[
         QueryField { index: "id", column: "id", kind: Text },
         QueryField { index: "hrid", column: "hrid", kind: Text },
@@ -476,8 +480,69 @@ impl Record for Item {
     }
 }
 
+impl Record for Authority {
+    const TABLE: RecordTable = AUTHORITIES;
+    const NAME: &'static str = "Authority";
+    const HRID_PREFIX: Option<&'static str> = None;
+    // mod-entities-links answers CQL on its table's columns; these are the ones kept.
+    const QUERY_FIELDS: &'static [QueryField] = &[
+        QueryField { index: "id", column: "id", kind: Text },
+        QueryField { index: "naturalId", column: "natural_id", kind: Text },
+        QueryField { index: "source", column: "source", kind: Text },
+        QueryField { index: "sourceFileId", column: "source_file_id", kind: Text },
+        QueryField { index: "headingType", column: "heading_type", kind: Exact },
+        QueryField { index: "metadata.updatedDate", column: "updated_date", kind: Exact },
+    ];
+
+    fn id(&self) -> Option<Uuid> {
+        self.id
+    }
+    fn set_id(&mut self, id: Uuid) {
+        self.id = Some(id);
+    }
+    fn version(&self) -> Option<i64> {
+        self.version
+    }
+    fn set_version(&mut self, version: i64) {
+        self.version = Some(version);
+    }
+    fn hrid(&self) -> Option<&str> {
+        None
+    }
+    fn set_hrid(&mut self, _hrid: String) {}
+    fn metadata(&self) -> Option<&Metadata> {
+        self.metadata.as_ref()
+    }
+    fn set_metadata(&mut self, metadata: Metadata) {
+        self.metadata = Some(metadata);
+    }
+    fn columns(&self) -> Vec<ColumnValue> {
+        let heading_type = crate::model::HeadingKind::ALL
+            .into_iter()
+            .find(|kind| self.headings(*kind).0.is_some())
+            .map(|kind| kind.field());
+        vec![
+            ColumnValue::Text(self.natural_id.clone()),
+            ColumnValue::Text(self.source.clone()),
+            uuid_column(self.source_file_id),
+            heading_type.into(),
+            date_column(self.metadata.as_ref()),
+        ]
+    }
+    fn prepare(&mut self, _reader: &Reader<'_>, _checked: &mut Checked) -> Result<()> {
+        // FOLIO requires these to be present; an empty string is as good as absent.
+        for (field, value) in [("source", &self.source), ("naturalId", &self.natural_id)] {
+            if value.trim().is_empty() {
+                return Err(Error::invalid(field, value, format!("{field} must not be blank")));
+            }
+        }
+        Ok(())
+    }
+}
+
 mod sealed {
     pub trait Sealed {}
+    impl Sealed for crate::Authority {}
     impl Sealed for crate::Instance {}
     impl Sealed for crate::HoldingsRecord {}
     impl Sealed for crate::Item {}

@@ -1,4 +1,5 @@
-//! Where inventory records live: their tables, migrations, and the errors of storing them.
+//! Where inventory records (and authorities) live: their tables, migrations, and the
+//! errors of storing them.
 
 use store::{Migration, RecordTable};
 
@@ -35,14 +36,27 @@ pub(crate) const ITEMS: RecordTable = RecordTable {
     ],
 };
 
+pub(crate) const AUTHORITIES: RecordTable = RecordTable {
+    table: "authorities",
+    record_type: "authority",
+    columns: &["natural_id", "source", "source_file_id", "heading_type", "updated_date"],
+};
+
 /// The inventory component's schema.
 pub const MIGRATIONS: store::Component = store::Component {
     name: "inventory",
-    migrations: &[Migration {
-        version: 1,
-        description: "instances, holdings, items and reference data",
-        sql: include_str!("../migrations/0001_inventory.sql"),
-    }],
+    migrations: &[
+        Migration {
+            version: 1,
+            description: "instances, holdings, items and reference data",
+            sql: include_str!("../migrations/0001_inventory.sql"),
+        },
+        Migration {
+            version: 2,
+            description: "authorities",
+            sql: include_str!("../migrations/0002_authorities.sql"),
+        },
+    ],
 };
 
 /// An inventory error.

@@ -23,6 +23,7 @@
 //! - Virtual fields (joined copies of linked records) are accepted and dropped, see
 //!   [`Virtual`].
 
+mod authority;
 mod common;
 mod holdings_record;
 mod instance;
@@ -32,6 +33,7 @@ pub(crate) mod nullable;
 mod reference;
 mod timestamp;
 
+pub use authority::{Authority, AuthorityIdentifier, AuthorityNote, HeadingKind};
 pub use common::{CallNumberComponents, ElectronicAccess, Metadata, Tags, Virtual};
 pub use holdings_record::{
     HoldingsNote, HoldingsRecord, HoldingsStatement, ReceivingHistory, ReceivingHistoryEntry,

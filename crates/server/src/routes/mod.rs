@@ -16,6 +16,7 @@ use crate::{ApiError, AppState};
 
 mod admin;
 mod authn;
+mod authorities;
 mod holdings;
 mod instances;
 mod inventory_views;
@@ -40,6 +41,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .merge(inventory_views::router())
         .merge(reference::router())
         .merge(search::router())
+        .merge(authorities::router())
         .fallback(|| async { ApiError::not_found("No such endpoint") })
         .layer(axum::extract::DefaultBodyLimit::max(max_body))
         .layer(middleware::from_fn_with_state(state.clone(), observe))

@@ -28,6 +28,20 @@ pub(super) fn router<R>(spec: &'static Spec) -> Router<AppState>
 where
     R: inventory::Record + Send + 'static,
 {
+    single_records::<R>(spec).route(
+        spec.batch_path,
+        post(move |caller: Caller, params: ListParams, body: Body| {
+            batch::<R>(spec, caller, params, body)
+        }),
+    )
+}
+
+/// The endpoints without the batch upsert (record types FOLIO has no batch API for;
+/// their `batch_path` is unused).
+pub(super) fn single_records<R>(spec: &'static Spec) -> Router<AppState>
+where
+    R: inventory::Record + Send + 'static,
+{
     Router::new()
         .route(
             spec.path,
@@ -43,12 +57,6 @@ where
                 .delete(move |caller: Caller, Path(id): Path<String>| {
                     delete::<R>(spec, caller, id)
                 }),
-        )
-        .route(
-            spec.batch_path,
-            post(move |caller: Caller, params: ListParams, body: Body| {
-                batch::<R>(spec, caller, params, body)
-            }),
         )
 }
 
