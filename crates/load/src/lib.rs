@@ -6,6 +6,7 @@
 //! users, latency histograms and reports. What it does not own: any record rule (it goes
 //! through `inventory`'s verbs, and through the HTTP API like any client).
 
+pub mod authorities;
 mod engine;
 mod generate;
 mod report;

@@ -4,7 +4,8 @@
 //! (`Tenant::wait_for_change`), polls `Tenant::last_seq` every second for writes by
 //! other processes on the same data directory, and commits at most every
 //! [`FollowerOptions::commit_interval`], so a burst of writes becomes one commit. Does
-//! not own what applying a change means (`InstanceIndex::catch_up`).
+//! not own what applying a change means (each index's `catch_up`, behind
+//! [`FollowedIndex`]).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -13,7 +14,42 @@ use std::time::{Duration, Instant};
 
 use store::Tenant;
 
+use crate::authority::AuthorityIndex;
+use crate::error::Result;
 use crate::instance::InstanceIndex;
+
+/// An index a follower keeps up with the change log: the instance index and the
+/// authority index. Sealed: the set is fixed by this crate.
+pub trait FollowedIndex: Send + Sync + sealed::Sealed {
+    /// The change-log sequence number the index has applied.
+    fn applied_seq(&self) -> i64;
+    /// Applies the change-log rows committed before the call.
+    fn catch_up(&self, tenant: &Tenant) -> Result<u64>;
+}
+
+impl FollowedIndex for InstanceIndex {
+    fn applied_seq(&self) -> i64 {
+        InstanceIndex::applied_seq(self)
+    }
+    fn catch_up(&self, tenant: &Tenant) -> Result<u64> {
+        InstanceIndex::catch_up(self, tenant)
+    }
+}
+
+impl FollowedIndex for AuthorityIndex {
+    fn applied_seq(&self) -> i64 {
+        AuthorityIndex::applied_seq(self)
+    }
+    fn catch_up(&self, tenant: &Tenant) -> Result<u64> {
+        AuthorityIndex::catch_up(self, tenant)
+    }
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for crate::InstanceIndex {}
+    impl Sealed for crate::AuthorityIndex {}
+}
 
 /// Follower timing.
 #[derive(Debug, Clone)]
@@ -49,26 +85,26 @@ const WAKE: Duration = Duration::from_millis(100);
 
 impl Follower {
     /// Follows `tenant`'s change log into `index` on a new thread, with default timing.
-    pub fn spawn(tenant: Arc<Tenant>, index: Arc<InstanceIndex>) -> FollowerHandle {
+    pub fn spawn<I: FollowedIndex + 'static>(tenant: Arc<Tenant>, index: Arc<I>) -> FollowerHandle {
         Follower::spawn_with(tenant, index, FollowerOptions::default())
     }
 
-    pub fn spawn_with(
+    pub fn spawn_with<I: FollowedIndex + 'static>(
         tenant: Arc<Tenant>,
-        index: Arc<InstanceIndex>,
+        index: Arc<I>,
         options: FollowerOptions,
     ) -> FollowerHandle {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
         let thread = std::thread::Builder::new()
             .name(format!("search-follower-{}", tenant.name()))
-            .spawn(move || run(&tenant, &index, &options, &flag))
+            .spawn(move || run(&tenant, index.as_ref(), &options, &flag))
             .expect("spawning a thread");
         FollowerHandle { stop, thread: Some(thread) }
     }
 }
 
-fn run(tenant: &Tenant, index: &InstanceIndex, options: &FollowerOptions, stop: &AtomicBool) {
+fn run(tenant: &Tenant, index: &dyn FollowedIndex, options: &FollowerOptions, stop: &AtomicBool) {
     let mut last_commit = Instant::now() - options.commit_interval;
     let mut last_poll = Instant::now() - options.poll_interval;
     while !stop.load(Ordering::SeqCst) {

@@ -1,6 +1,9 @@
-//! Search: FOLIO's `/search/instances` on tantivy, derived from the store's change log.
+//! Search: FOLIO's `/search/instances` and `/search/authorities` on tantivy, derived
+//! from the store's change log.
 //!
-//! This crate owns the per-tenant instance index (`tenant.dir()/search/instances`):
+//! This crate owns the per-tenant authority index (`tenant.dir()/search/authorities`:
+//! one document per heading and tracing, see [`AuthorityIndex`]) and the per-tenant
+//! instance index (`tenant.dir()/search/instances`):
 //! what is indexed (instances with their holdings and items folded in, with FOLIO's
 //! field names, aliases and analysers), CQL translated with mod-search's semantics,
 //! results, facets and id streams in FOLIO's shapes, the follower that keeps the index
@@ -32,6 +35,7 @@
 //!   atomically, so no search fails or sees a half-built index.
 //! - No tokio, no HTTP: the follower is a plain thread.
 
+mod authority;
 mod error;
 mod follower;
 mod generation;
@@ -41,8 +45,9 @@ mod query;
 mod registry;
 mod text;
 
+pub use crate::authority::{AuthorityIndex, AuthoritySearchRequest, AuthoritySearchResponse};
 pub use crate::error::{Error, Result};
-pub use crate::follower::{Follower, FollowerHandle, FollowerOptions};
+pub use crate::follower::{FollowedIndex, Follower, FollowerHandle, FollowerOptions};
 pub use crate::instance::{
     DEFAULT_FACET_SIZE, Facet, FacetRequest, FacetValue, FacetsResponse, IndexOptions, IndexStatus,
     InstanceIndex, MAX_LIMIT, MAX_WINDOW, ReindexProgress, ReindexStats, SearchRequest,
