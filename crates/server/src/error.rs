@@ -330,6 +330,29 @@ impl From<search::Error> for ApiError {
     }
 }
 
+impl From<srs::Error> for ApiError {
+    fn from(e: srs::Error) -> ApiError {
+        let message = e.to_string();
+        match e {
+            srs::Error::NotFound { .. } => ApiError::not_found(message),
+            srs::Error::Malformed(_) => ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "JsonParseException",
+                "malformed_json",
+                message,
+            ),
+            srs::Error::Invalid { field, value, .. } => {
+                ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "1", "validation_error", message)
+                    .with_parameter(field, value)
+            }
+            // FOLIO answers a bad MARC search expression with 400 and its message.
+            srs::Error::Expression(_) => ApiError::bad_request(message),
+            srs::Error::Store(s) => ApiError::from(s),
+            e @ srs::Error::Corrupt(_) => ApiError::internal(e),
+        }
+    }
+}
+
 impl From<tokio::task::JoinError> for ApiError {
     fn from(e: tokio::task::JoinError) -> ApiError {
         ApiError::internal(format!("blocking task failed: {e}"))

@@ -13,6 +13,7 @@
 mod error;
 mod extract;
 mod indexes;
+mod marc_indexes;
 mod metrics;
 mod provision;
 mod routes;
@@ -26,7 +27,7 @@ pub use crate::{
 
 /// Every component's migrations, in dependency order, for [`store::Store::open`].
 pub fn components() -> Vec<store::Component> {
-    vec![auth::MIGRATIONS, inventory::MIGRATIONS]
+    vec![auth::MIGRATIONS, inventory::MIGRATIONS, srs::MIGRATIONS]
 }
 
 /// The application: all routes with their middleware.

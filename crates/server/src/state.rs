@@ -47,6 +47,7 @@ pub struct AppState {
     pub(crate) metrics: Arc<Metrics>,
     pub(crate) permissions: Arc<PermissionCache>,
     pub(crate) indexes: Arc<crate::indexes::Indexes>,
+    pub(crate) marc_indexes: Arc<crate::marc_indexes::MarcIndexes>,
 }
 
 impl AppState {
@@ -58,6 +59,7 @@ impl AppState {
             metrics: Arc::new(Metrics::default()),
             permissions: Arc::new(PermissionCache::default()),
             indexes: Arc::new(crate::indexes::Indexes::default()),
+            marc_indexes: Arc::new(crate::marc_indexes::MarcIndexes::default()),
         }
     }
 

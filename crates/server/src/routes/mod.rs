@@ -25,6 +25,7 @@ mod json;
 mod records;
 mod reference;
 mod search;
+mod srs;
 mod tenant;
 mod users;
 
@@ -41,6 +42,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .merge(inventory_views::router())
         .merge(reference::router())
         .merge(search::router())
+        .merge(srs::router())
         .merge(authorities::router())
         .fallback(|| async { ApiError::not_found("No such endpoint") })
         .layer(axum::extract::DefaultBodyLimit::max(max_body))

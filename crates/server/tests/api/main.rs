@@ -2,11 +2,13 @@
 
 mod admin;
 mod auth;
+mod authorities;
 mod batch;
 mod errors;
 mod holdings_items;
 mod instances;
 mod reference;
 mod search;
+mod srs;
 mod support;
 mod tenancy;

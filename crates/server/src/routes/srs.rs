@@ -1,0 +1,438 @@
+//! Source Record Storage (mod-source-record-storage).
+//!
+//! - `GET|POST /source-storage/records` (`snapshotId`, `recordType`, `state`, `offset`, `limit`)
+//! - `GET|PUT|DELETE /source-storage/records/{id}` (`idType` on DELETE)
+//! - `POST /source-storage/records/{id}/un-delete`, `GET /source-storage/records/{id}/formatted` (`idType`)
+//! - `GET|POST /source-storage/source-records`, `GET /source-storage/source-records/{id}`
+//! - `POST /source-storage/batch/records`
+//! - `GET|POST /source-storage/snapshots`, `GET|PUT|DELETE /source-storage/snapshots/{jobExecutionId}`
+//! - `POST /source-storage/stream/marc-record-identifiers`
+
+use axum::{
+    Router,
+    extract::{Path, State},
+    http::{HeaderValue, StatusCode, header},
+    response::{IntoResponse, Response},
+    routing::{get, post},
+};
+use uuid::Uuid;
+
+use crate::{
+    ApiError, AppState,
+    extract::{Body, Caller, ListParams, blocking},
+};
+
+pub(super) fn router() -> Router<AppState> {
+    Router::new()
+        .route("/source-storage/records", get(list_records).post(create_record))
+        .route(
+            "/source-storage/records/{id}",
+            get(get_record).put(replace_record).delete(delete_record),
+        )
+        .route("/source-storage/records/{id}/un-delete", post(undelete_record))
+        .route("/source-storage/records/{id}/formatted", get(formatted_record))
+        .route(
+            "/source-storage/source-records",
+            get(list_source_records).post(source_records_by_ids),
+        )
+        .route("/source-storage/source-records/{id}", get(get_source_record))
+        .route("/source-storage/batch/records", post(batch_records))
+        .route("/source-storage/snapshots", get(list_snapshots).post(create_snapshot))
+        .route(
+            "/source-storage/snapshots/{id}",
+            get(get_snapshot).put(replace_snapshot).delete(delete_snapshot),
+        )
+        .route("/source-storage/stream/marc-record-identifiers", post(marc_record_identifiers))
+}
+
+fn actor(caller: &Caller) -> srs::Actor {
+    srs::Actor { user_id: Some(caller.user_id) }
+}
+
+fn param<'p>(params: &'p ListParams, name: &str) -> Option<&'p str> {
+    params.rest.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+}
+
+fn uuid_param(params: &ListParams, name: &str) -> Result<Option<Uuid>, ApiError> {
+    param(params, name)
+        .map(|v| {
+            Uuid::parse_str(v).map_err(|_| {
+                ApiError::bad_parameter(
+                    name,
+                    v,
+                    format!("Parameter '{name}' must be a UUID, got '{v}'"),
+                )
+            })
+        })
+        .transpose()
+}
+
+fn bool_param(params: &ListParams, name: &str) -> Result<Option<bool>, ApiError> {
+    param(params, name)
+        .map(|v| match v {
+            "true" => Ok(true),
+            "false" => Ok(false),
+            _ => Err(ApiError::bad_parameter(
+                name,
+                v,
+                format!("Parameter '{name}' must be true or false, got '{v}'"),
+            )),
+        })
+        .transpose()
+}
+
+fn enum_param<T>(
+    params: &ListParams,
+    name: &str,
+    parse: impl Fn(&str) -> Option<T>,
+) -> Result<Option<T>, ApiError> {
+    param(params, name)
+        .map(|v| {
+            parse(v).ok_or_else(|| {
+                ApiError::bad_parameter(
+                    name,
+                    v,
+                    format!("Invalid value '{v}' for parameter '{name}'"),
+                )
+            })
+        })
+        .transpose()
+}
+
+fn id_type(params: &ListParams) -> Result<srs::IdType, ApiError> {
+    Ok(enum_param(params, "idType", srs::IdType::parse)?.unwrap_or_default())
+}
+
+/// A date-time parameter in the stored `metadata.updatedDate` format.
+fn date_param(params: &ListParams, name: &str) -> Result<Option<String>, ApiError> {
+    param(params, name)
+        .map(|v| {
+            let parsed = chrono::DateTime::parse_from_rfc3339(v)
+                .map(|d| d.with_timezone(&chrono::Utc))
+                .or_else(|_| {
+                    chrono::NaiveDate::parse_from_str(v, "%Y-%m-%d")
+                        .map(|d| d.and_hms_opt(0, 0, 0).unwrap_or_default().and_utc())
+                });
+            parsed.map(|d| d.format("%Y-%m-%dT%H:%M:%S%.3f+00:00").to_string()).map_err(|_| {
+                ApiError::bad_parameter(name, v, format!("Parameter '{name}' is not a date: '{v}'"))
+            })
+        })
+        .transpose()
+}
+
+fn path_uuid(id: &str) -> Result<Uuid, ApiError> {
+    super::authn::parse_uuid(id)
+}
+
+fn record_json(record: &srs::Record) -> Result<String, ApiError> {
+    serde_json::to_string(record).map_err(ApiError::internal)
+}
+
+fn collection<T: serde::Serialize>(
+    key: &str,
+    items: &[T],
+    total: u64,
+) -> Result<Response, ApiError> {
+    let bodies = items
+        .iter()
+        .map(|i| serde_json::to_string(i).map_err(ApiError::internal))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(super::json::collection(key, &bodies, total))
+}
+
+async fn list_records(caller: Caller, params: ListParams) -> Result<Response, ApiError> {
+    caller.require("source-storage.records.collection.get")?;
+    let filter = srs::RecordFilter {
+        snapshot_id: uuid_param(&params, "snapshotId")?,
+        record_type: enum_param(&params, "recordType", srs::RecordType::parse)?,
+        state: enum_param(&params, "state", srs::State::parse)?,
+        ..srs::RecordFilter::default()
+    };
+    let tenant = caller.tenant.clone();
+    let page = params.page;
+    let (records, total) =
+        blocking(move || Ok(tenant.read(|r| srs::list(r, &filter, page))?)).await?;
+    collection("records", &records, total)
+}
+
+async fn create_record(caller: Caller, Body(body): Body) -> Result<Response, ApiError> {
+    caller.require("source-storage.records.post")?;
+    let tenant = caller.tenant.clone();
+    let actor = actor(&caller);
+    let record = blocking(move || {
+        let record = srs::decode(&body)?;
+        Ok(tenant.write(|w| srs::create(w, record, actor))?)
+    })
+    .await?;
+    let id = record.id.map(|id| id.to_string()).unwrap_or_default();
+    Ok(super::json::created(format!("/source-storage/records/{id}"), record_json(&record)?))
+}
+
+async fn get_record(caller: Caller, Path(id): Path<String>) -> Result<Response, ApiError> {
+    caller.require("source-storage.records.item.get")?;
+    let id = path_uuid(&id)?;
+    let tenant = caller.tenant.clone();
+    let record = blocking(move || Ok(tenant.read(|r| srs::get(r, id))?)).await?;
+    Ok(super::json::raw(StatusCode::OK, record_json(&record)?))
+}
+
+async fn replace_record(
+    caller: Caller,
+    Path(id): Path<String>,
+    Body(body): Body,
+) -> Result<Response, ApiError> {
+    caller.require("source-storage.records.put")?;
+    let id = path_uuid(&id)?;
+    let tenant = caller.tenant.clone();
+    let actor = actor(&caller);
+    let record = blocking(move || {
+        let record = srs::decode(&body)?;
+        Ok(tenant.write(|w| srs::replace(w, id, record, actor))?)
+    })
+    .await?;
+    Ok(super::json::raw(StatusCode::OK, record_json(&record)?))
+}
+
+async fn delete_record(
+    caller: Caller,
+    Path(id): Path<String>,
+    params: ListParams,
+) -> Result<Response, ApiError> {
+    caller.require("source-storage.records.delete")?;
+    let id = path_uuid(&id)?;
+    let id_type = id_type(&params)?;
+    let tenant = caller.tenant.clone();
+    let actor = actor(&caller);
+    blocking(move || Ok(tenant.write(|w| srs::delete(w, id, id_type, actor))?)).await?;
+    Ok(super::no_content())
+}
+
+async fn undelete_record(
+    caller: Caller,
+    Path(id): Path<String>,
+    params: ListParams,
+) -> Result<Response, ApiError> {
+    caller.require("source-storage.records.undelete.item.post")?;
+    let id = path_uuid(&id)?;
+    let id_type = id_type(&params)?;
+    let tenant = caller.tenant.clone();
+    let actor = actor(&caller);
+    blocking(move || Ok(tenant.write(|w| srs::undelete(w, id, id_type, actor))?)).await?;
+    Ok(super::no_content())
+}
+
+async fn formatted_record(
+    caller: Caller,
+    Path(id): Path<String>,
+    params: ListParams,
+) -> Result<Response, ApiError> {
+    caller.require("source-storage.records.formatted.item.get")?;
+    let id = path_uuid(&id)?;
+    let id_type = id_type(&params)?;
+    let tenant = caller.tenant.clone();
+    let record = blocking(move || Ok(tenant.read(|r| srs::get_formatted(r, id, id_type))?)).await?;
+    Ok(super::json::raw(StatusCode::OK, record_json(&record)?))
+}
+
+async fn list_source_records(caller: Caller, params: ListParams) -> Result<Response, ApiError> {
+    caller.require("source-storage.source-records.collection.get")?;
+    let leader_record_status = param(&params, "leaderRecordStatus")
+        .map(|v| {
+            let mut chars = v.chars();
+            match (chars.next(), chars.next()) {
+                (Some(c), None) if "acdnposx".contains(c) => Ok(c),
+                _ => Err(ApiError::bad_parameter(
+                    "leaderRecordStatus",
+                    v,
+                    format!("Invalid value '{v}' for parameter 'leaderRecordStatus'"),
+                )),
+            }
+        })
+        .transpose()?;
+    let filter = srs::RecordFilter {
+        record_id: uuid_param(&params, "recordId")?,
+        snapshot_id: uuid_param(&params, "snapshotId")?,
+        external_id: uuid_param(&params, "externalId")?,
+        external_hrid: param(&params, "externalHrid").map(str::to_string),
+        instance_id: uuid_param(&params, "instanceId")?,
+        instance_hrid: param(&params, "instanceHrid").map(str::to_string),
+        record_type: enum_param(&params, "recordType", srs::RecordType::parse)?,
+        state: None,
+        suppress_from_discovery: bool_param(&params, "suppressFromDiscovery")?,
+        deleted: bool_param(&params, "deleted")?,
+        leader_record_status,
+        updated_after: date_param(&params, "updatedAfter")?,
+        updated_before: date_param(&params, "updatedBefore")?,
+    };
+    let tenant = caller.tenant.clone();
+    let page = params.page;
+    let (records, total) =
+        blocking(move || Ok(tenant.read(|r| srs::list_source_records(r, &filter, page))?)).await?;
+    collection("sourceRecords", &records, total)
+}
+
+async fn source_records_by_ids(
+    caller: Caller,
+    params: ListParams,
+    Body(body): Body,
+) -> Result<Response, ApiError> {
+    caller.require("source-storage.source-records.collection.get")?;
+    let id_type = id_type(&params)?;
+    let include_deleted = bool_param(&params, "deleted")?.unwrap_or(false);
+    let ids: Vec<Uuid> = serde_json::from_slice(&body).map_err(|e| {
+        ApiError::bad_request(format!("The body must be a JSON array of UUIDs: {e}"))
+    })?;
+    let tenant = caller.tenant.clone();
+    let records = blocking(move || {
+        Ok(tenant.read(|r| srs::source_records_by_ids(r, &ids, id_type, include_deleted))?)
+    })
+    .await?;
+    let total = records.len() as u64;
+    collection("sourceRecords", &records, total)
+}
+
+async fn get_source_record(
+    caller: Caller,
+    Path(id): Path<String>,
+    params: ListParams,
+) -> Result<Response, ApiError> {
+    caller.require("source-storage.source-records.item.get")?;
+    let id = path_uuid(&id)?;
+    let id_type = id_type(&params)?;
+    let tenant = caller.tenant.clone();
+    let record = blocking(move || Ok(tenant.read(|r| srs::get_by(r, id, id_type))?)).await?;
+    Ok(super::json::value(StatusCode::OK, &record.to_source_record()))
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct RecordBatch {
+    records: Vec<srs::Record>,
+    #[serde(default)]
+    #[allow(dead_code)]
+    total_records: Option<u64>,
+}
+
+async fn batch_records(caller: Caller, Body(body): Body) -> Result<Response, ApiError> {
+    caller.require("source-storage.batch.records.collection.post")?;
+    let tenant = caller.tenant.clone();
+    let actor = actor(&caller);
+    let (records, errors) = blocking(move || {
+        let batch: RecordBatch = serde_json::from_slice(&body).map_err(|e| {
+            if e.is_data() {
+                ApiError::validation("records", None, e.to_string())
+            } else {
+                ApiError::bad_request(format!("Malformed JSON: {e}"))
+            }
+        })?;
+        Ok(tenant.write(|w| srs::save_batch(w, batch.records, actor))?)
+    })
+    .await?;
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Response<'a> {
+        records: &'a [srs::Record],
+        error_messages: &'a [String],
+        total_records: usize,
+    }
+    let body =
+        Response { records: &records, error_messages: &errors, total_records: records.len() };
+    Ok(super::json::value(StatusCode::CREATED, &body))
+}
+
+async fn list_snapshots(caller: Caller, params: ListParams) -> Result<Response, ApiError> {
+    caller.require("source-storage.snapshots.collection.get")?;
+    let status = enum_param(&params, "status", |s| {
+        serde_json::from_value::<srs::SnapshotStatus>(serde_json::Value::String(s.to_string())).ok()
+    })?;
+    let tenant = caller.tenant.clone();
+    let page = params.page;
+    let (bodies, total) =
+        blocking(move || Ok(tenant.read(|r| srs::list_snapshots(r, status, page))?)).await?;
+    Ok(super::json::collection("snapshots", &bodies, total))
+}
+
+async fn create_snapshot(caller: Caller, Body(body): Body) -> Result<Response, ApiError> {
+    caller.require("source-storage.snapshots.post")?;
+    let tenant = caller.tenant.clone();
+    let snapshot = blocking(move || {
+        let snapshot = srs::decode_snapshot(&body)?;
+        Ok(tenant.write(|w| srs::create_snapshot(w, snapshot))?)
+    })
+    .await?;
+    let json = serde_json::to_string(&snapshot).map_err(ApiError::internal)?;
+    Ok(super::json::created(
+        format!("/source-storage/snapshots/{}", snapshot.job_execution_id),
+        json,
+    ))
+}
+
+async fn get_snapshot(caller: Caller, Path(id): Path<String>) -> Result<Response, ApiError> {
+    caller.require("source-storage.snapshots.item.get")?;
+    let id = path_uuid(&id)?;
+    let tenant = caller.tenant.clone();
+    let snapshot = blocking(move || Ok(tenant.read(|r| srs::get_snapshot(r, id))?)).await?;
+    Ok(super::json::value(StatusCode::OK, &snapshot))
+}
+
+async fn replace_snapshot(
+    caller: Caller,
+    Path(id): Path<String>,
+    Body(body): Body,
+) -> Result<Response, ApiError> {
+    caller.require("source-storage.snapshots.put")?;
+    let id = path_uuid(&id)?;
+    let tenant = caller.tenant.clone();
+    let snapshot = blocking(move || {
+        let snapshot = srs::decode_snapshot(&body)?;
+        Ok(tenant.write(|w| srs::replace_snapshot(w, id, snapshot))?)
+    })
+    .await?;
+    Ok(super::json::value(StatusCode::OK, &snapshot))
+}
+
+async fn delete_snapshot(caller: Caller, Path(id): Path<String>) -> Result<Response, ApiError> {
+    caller.require("source-storage.snapshots.delete")?;
+    let id = path_uuid(&id)?;
+    let tenant = caller.tenant.clone();
+    blocking(move || Ok(tenant.write(|w| srs::delete_snapshot(w, id))?)).await?;
+    Ok(super::no_content())
+}
+
+/// The MARC search. The index catches up with every committed write first, so a
+/// DELETE is visible to the next search. The body is written as FOLIO's stream
+/// (`application/stream+json`), built on the blocking thread in one piece: ids are 38
+/// bytes each, so even a million matches is a 38 MB body.
+async fn marc_record_identifiers(
+    State(state): State<AppState>,
+    caller: Caller,
+    Body(body): Body,
+) -> Result<Response, ApiError> {
+    caller.require("source-storage.stream.marc-record-identifiers.collection.post")?;
+    let tenant = caller.tenant.clone();
+    let text = blocking(move || {
+        let request = srs::SearchRequest::decode(&body)?;
+        let index = state.marc_indexes.get(&tenant)?;
+        let result = index.search(&request)?;
+        let mut out = String::with_capacity(result.ids.len() * 39 + 40);
+        out.push_str("{\"records\":[");
+        for (idx, id) in result.ids.iter().enumerate() {
+            if idx > 0 {
+                out.push(',');
+            }
+            out.push('"');
+            out.push_str(&id.to_string());
+            out.push('"');
+        }
+        out.push_str("],\"totalCount\":");
+        out.push_str(&result.total.to_string());
+        out.push('}');
+        Ok(out)
+    })
+    .await?;
+    let mut response = (StatusCode::OK, text).into_response();
+    response
+        .headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/stream+json"));
+    Ok(response)
+}
