@@ -3,7 +3,8 @@
 //! - `GET /search/instances` (`query`, `limit`, `offset`, `expandAll`)
 //! - `GET /search/instances/facets` (`query`, `facet`, repeatable or comma-separated)
 //! - `GET /instance-bulk/ids`, `GET /record-bulk/ids` (every matching id, streamed)
-//! - `POST /search/index/inventory/reindex`, `POST /search/index/instance-records/reindex/full`,
+//! - `POST /search/index/inventory/reindex` (`{"resourceName":"authority"}` for the
+//!   authority index), `POST /search/index/instance-records/reindex/full`,
 //!   `GET /search/index/instance-records/reindex/status`
 
 use axum::{
@@ -17,7 +18,7 @@ use axum::{
 
 use crate::{
     ApiError, AppState,
-    extract::{Caller, ListParams, blocking},
+    extract::{Body, Caller, ListParams, blocking},
 };
 
 pub(super) fn router() -> Router<AppState> {
@@ -32,7 +33,7 @@ pub(super) fn router() -> Router<AppState> {
 }
 
 /// The query, with FOLIO's message when it is missing.
-fn required_query(params: &ListParams) -> Result<String, ApiError> {
+pub(super) fn required_query(params: &ListParams) -> Result<String, ApiError> {
     params
         .query
         .clone()
@@ -169,16 +170,28 @@ async fn instance_ids(
     Ok(response)
 }
 
+/// Which index a reindex request rebuilds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Resource {
+    Instances,
+    Authorities,
+}
+
 /// Starts a full reindex on a background thread; its progress is in the status.
-fn start_reindex(state: &AppState, caller: &Caller) -> Result<(), ApiError> {
+fn start_reindex(state: &AppState, caller: &Caller, resource: Resource) -> Result<(), ApiError> {
     let tenant = caller.tenant.clone();
     let indexes = state.indexes.clone();
     std::thread::Builder::new()
         .name(format!("reindex-{}", tenant.name()))
         .spawn(move || {
-            let result = indexes
-                .instances(&tenant)
-                .and_then(|index| index.reindex(&tenant, |_| {}).map_err(ApiError::from));
+            let result = match resource {
+                Resource::Instances => indexes
+                    .instances(&tenant)
+                    .and_then(|index| index.reindex(&tenant, |_| {}).map_err(ApiError::from)),
+                Resource::Authorities => indexes
+                    .authorities(&tenant)
+                    .and_then(|index| index.reindex(&tenant, |_| {}).map_err(ApiError::from)),
+            };
             match result {
                 Ok(stats) => tracing::info!(tenant = tenant.name(), ?stats, "reindex done"),
                 Err(e) => {
@@ -190,12 +203,26 @@ fn start_reindex(state: &AppState, caller: &Caller) -> Result<(), ApiError> {
     Ok(())
 }
 
+/// The legacy reindex: `{"resourceName": "authority"}` rebuilds the authority index;
+/// anything else (or no body) the instance index.
 async fn reindex_legacy(
     State(state): State<AppState>,
     caller: Caller,
+    Body(body): Body,
 ) -> Result<Response, ApiError> {
     caller.require("search.index.inventory.reindex.post")?;
-    start_reindex(&state, &caller)?;
+    #[derive(serde::Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct ReindexBody {
+        resource_name: Option<String>,
+    }
+    let resource = match serde_json::from_slice::<ReindexBody>(&body) {
+        Ok(ReindexBody { resource_name: Some(name) }) if name == "authority" => {
+            Resource::Authorities
+        }
+        _ => Resource::Instances,
+    };
+    start_reindex(&state, &caller, resource)?;
     let submitted = chrono::Utc::now().format("%Y-%m-%dT%H:%M:%S%.3f+00:00").to_string();
     Ok(super::json::value(
         StatusCode::OK,
@@ -205,7 +232,7 @@ async fn reindex_legacy(
 
 async fn reindex_full(State(state): State<AppState>, caller: Caller) -> Result<Response, ApiError> {
     caller.require("search.index.instance-records.reindex.full.post")?;
-    start_reindex(&state, &caller)?;
+    start_reindex(&state, &caller, Resource::Instances)?;
     Ok(StatusCode::OK.into_response())
 }
 

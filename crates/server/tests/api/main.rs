@@ -3,6 +3,7 @@
 mod admin;
 mod auth;
 mod authorities;
+mod authorities;
 mod batch;
 mod errors;
 mod holdings_items;
