@@ -3,7 +3,6 @@
 mod admin;
 mod auth;
 mod authorities;
-mod authorities;
 mod batch;
 mod errors;
 mod holdings_items;
