@@ -32,7 +32,7 @@ fn variant(base: &marc::Record, n: usize) -> marc::Record {
     let tag = |t: &str| marc::Tag::new(t).unwrap();
     record.fields_mut().insert(0, marc::Field::control(tag("001"), format!("b{n:09}")).unwrap());
     record.fields_mut().insert(1, marc::Field::control(tag("005"), stamp).unwrap());
-    let status = if n % 50 == 0 { 'd' } else { 'c' };
+    let status = if n.is_multiple_of(50) { 'd' } else { 'c' };
     record.leader_mut().set(5, status).unwrap();
     record
 }
@@ -55,7 +55,7 @@ fn bench(c: &mut Criterion) {
                     instance_id: uuid::Uuid::from_u128((1 << 64) + i as u128),
                     instance_hrid: format!("in{i:011}"),
                     snapshot_id,
-                    suppress_discovery: i % 100 == 0,
+                    suppress_discovery: i.is_multiple_of(100),
                     state: srs::State::Actual,
                 });
                 srs::put_marc_bibs(w, bibs)
