@@ -273,13 +273,16 @@ impl Terms {
 mod tests {
     use super::*;
 
+    /// Each key in range with its records, merged across segments, empty ones dropped.
     fn keys(t: &Terms, prefix: &[u8]) -> Vec<(String, Vec<u32>)> {
-        let mut out = Vec::new();
+        let mut out: std::collections::BTreeMap<String, RoaringBitmap> = Default::default();
         t.scan(prefix, prefix, None, |k, p| {
-            out.push((String::from_utf8_lossy(k).into_owned(), p.iter().collect()))
+            *out.entry(String::from_utf8_lossy(k).into_owned()).or_default() |= p;
         });
-        out.sort();
-        out
+        out.into_iter()
+            .filter(|(_, p)| !p.is_empty())
+            .map(|(k, p)| (k, p.iter().collect()))
+            .collect()
     }
 
     #[test]
