@@ -234,3 +234,37 @@ pub struct AuthorityNote {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub staff_only: Option<bool>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Authority, HeadingKind};
+    use crate::{DecodeError, decode};
+
+    #[test]
+    fn decodes_headings_and_rejects_what_folio_rejects() {
+        let body = br#"{"source": "MARC", "naturalId": "sh85029552", "topicalTerm": "Computers",
+            "sftTopicalTerm": ["Automatic computers"], "saftTopicalTerm": null,
+            "identifiers": [{"value": "sh 85029552", "identifierTypeId": "c858e4f2-2b6b-4385-842b-60732ee14abb"}]}"#;
+        let authority: Authority = decode(body).unwrap();
+        let (heading, sft, saft) = authority.headings(HeadingKind::TopicalTerm);
+        assert_eq!((heading, sft.len(), saft.len()), (Some("Computers"), 1, 0));
+        let json = serde_json::to_value(&authority).unwrap();
+        // Empty tracing arrays are not written; identifiers and notes always are.
+        assert!(json.get("saftTopicalTerm").is_none());
+        assert_eq!(json["notes"], serde_json::json!([]));
+        assert_eq!(decode::<Authority>(json.to_string().as_bytes()).unwrap(), authority);
+
+        let missing = decode::<Authority>(br#"{"source": "MARC"}"#).unwrap_err();
+        assert!(matches!(missing, DecodeError::Invalid { field, .. } if field == "naturalId"));
+        let unknown = decode::<Authority>(br#"{"source": "MARC", "naturalId": "x", "hrid": "1"}"#);
+        assert!(matches!(unknown, Err(DecodeError::Invalid { field, .. }) if field == "hrid"));
+        for kind in HeadingKind::ALL {
+            let (field, sft, saft) = kind.fields();
+            let body = format!(
+                r#"{{"source": "MARC", "naturalId": "x", "{field}": "a", "{sft}": ["b"], "{saft}": ["c"]}}"#
+            );
+            let authority: Authority = decode(body.as_bytes()).unwrap();
+            assert_eq!(authority.headings(kind).0, Some("a"), "{field}");
+        }
+    }
+}
