@@ -1,28 +1,55 @@
-//! The four MARC searches of FOLIO's PTF report (folio-ptf.md section 2) on a synthetic
-//! set: the bibliographic records of `shared/data/marc` replicated with fresh 001, 005
-//! and ids to `QUIRE_SRS_BENCH_N` records (default 100,000), 1 in 50 with leader/05 `d`.
-//! Prints the load rate (`put_marc_bibs`), the index build time and size, then times the
-//! searches. `cargo bench -p quire-srs --bench marc_search`.
+//! The four MARC searches of FOLIO's PTF report (folio-ptf.md section 2).
+//!
+//! Source records: the Library of Congress file named by `QUIRE_SRS_BENCH_LC` (default
+//! `~/.cache/quire/BooksAll.2016.part01.utf8`, ISO 2709, UTF-8) when it exists, else the
+//! bibliographic records of `shared/data/marc`. They are replicated with fresh 001, 005
+//! and ids to `QUIRE_SRS_BENCH_N` records (default 100,000), 1 in 50 with leader/05 `d`,
+//! 1 in 100 suppressed. Prints the load rate (`put_marc_bibs`), the database size, the
+//! index build time and size, then times the searches.
+//!
+//! `QUIRE_SRS_BENCH_DIR` keeps the store in that directory and reuses it on the next
+//! run (handy for profiling the index build); `QUIRE_SRS_BENCH_BUILD_ONLY=1` stops after
+//! building the index. `cargo bench -p quire-srs --bench marc_search`.
 
+use std::path::PathBuf;
 use std::time::Instant;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 
-fn source_bibs() -> Vec<marc::Record> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir("/work/shared/data/marc").expect("shared MARC data") {
-        let path = entry.unwrap().path();
-        if path.extension().is_none_or(|e| e != "mrc") {
-            continue;
-        }
-        let file = std::io::BufReader::new(std::fs::File::open(&path).unwrap());
-        for (record, _) in marc::LenientReader::new(file).filter_map(Result::ok) {
-            if "acdefgijkmoprt".contains(record.leader().record_type()) {
-                out.push(record);
+fn is_bib(record: &marc::Record) -> bool {
+    "acdefgijkmoprt".contains(record.leader().record_type())
+}
+
+fn read_file(path: &std::path::Path, limit: usize, out: &mut Vec<marc::Record>) {
+    let file = std::io::BufReader::new(std::fs::File::open(path).unwrap());
+    for (record, _) in marc::LenientReader::new(file).filter_map(Result::ok) {
+        if is_bib(&record) {
+            out.push(record);
+            if out.len() >= limit {
+                return;
             }
         }
     }
-    out
+}
+
+/// Up to `limit` source records, and where they came from.
+fn source_bibs(limit: usize) -> (Vec<marc::Record>, String) {
+    let lc = std::env::var_os("QUIRE_SRS_BENCH_LC").map(PathBuf::from).or_else(|| {
+        let home = std::env::var_os("HOME")?;
+        Some(PathBuf::from(home).join(".cache/quire/BooksAll.2016.part01.utf8"))
+    });
+    let mut out = Vec::new();
+    if let Some(lc) = lc.filter(|p| p.exists()) {
+        read_file(&lc, limit, &mut out);
+        return (out, lc.display().to_string());
+    }
+    for entry in std::fs::read_dir("/work/shared/data/marc").expect("shared MARC data") {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "mrc") {
+            read_file(&path, usize::MAX, &mut out);
+        }
+    }
+    (out, "/work/shared/data/marc".to_string())
 }
 
 fn variant(base: &marc::Record, n: usize) -> marc::Record {
@@ -37,13 +64,8 @@ fn variant(base: &marc::Record, n: usize) -> marc::Record {
     record
 }
 
-fn bench(c: &mut Criterion) {
-    let n: usize =
-        std::env::var("QUIRE_SRS_BENCH_N").ok().and_then(|v| v.parse().ok()).unwrap_or(100_000);
-    let bases = source_bibs();
-    let dir = tempfile::tempdir().unwrap();
-    let store = store::Store::open(dir.path(), Default::default(), &[srs::MIGRATIONS]).unwrap();
-    let (tenant, _) = store.create_tenant("bench").unwrap();
+fn load(tenant: &store::Tenant, n: usize) {
+    let (bases, from) = source_bibs(n);
     let started = Instant::now();
     for chunk in (0..n).collect::<Vec<_>>().chunks(10_000) {
         tenant
@@ -63,21 +85,44 @@ fn bench(c: &mut Criterion) {
             .unwrap();
     }
     let load = started.elapsed();
+    println!(
+        "{n} records from {} bases of {from}: stored in {:.1} s ({:.0}/s)",
+        bases.len(),
+        load.as_secs_f64(),
+        n as f64 / load.as_secs_f64(),
+    );
+}
+
+fn bench(c: &mut Criterion) {
+    let n: usize =
+        std::env::var("QUIRE_SRS_BENCH_N").ok().and_then(|v| v.parse().ok()).unwrap_or(100_000);
+    let temp = tempfile::tempdir().unwrap();
+    let dir = std::env::var_os("QUIRE_SRS_BENCH_DIR")
+        .map_or_else(|| temp.path().to_path_buf(), PathBuf::from);
+    let store = store::Store::open(&dir, Default::default(), &[srs::MIGRATIONS]).unwrap();
+    let (tenant, created) = store.create_tenant("bench").unwrap();
+    if created {
+        load(&tenant, n);
+    } else {
+        println!("reusing the store in {}", dir.display());
+    }
     let db = std::fs::metadata(tenant.dir().join("quire.sqlite")).map_or(0, |m| m.len());
     let started = Instant::now();
     let index = srs::MarcIndex::open(&tenant).unwrap();
     let build = started.elapsed();
+    let indexed = index.len() as usize;
     println!(
-        "{n} records from {} bases: stored in {:.1} s ({:.0}/s), database {} MB ({} bytes a record); \
-         index built in {:.1} s, {} bytes a record",
-        bases.len(),
-        load.as_secs_f64(),
-        n as f64 / load.as_secs_f64(),
+        "database {} MB ({} bytes a record); index of {indexed} records built in {:.1} s \
+         ({:.0} records/s), {} bytes a record",
         db / 1_000_000,
-        db / n as u64,
+        db / indexed as u64,
         build.as_secs_f64(),
-        index.bytes() / n,
+        indexed as f64 / build.as_secs_f64(),
+        index.bytes() / indexed,
     );
+    if std::env::var_os("QUIRE_SRS_BENCH_BUILD_ONLY").is_some() {
+        return;
+    }
     let search = |leader: &str, fields: Option<&str>, flags: bool| srs::SearchRequest {
         leader_search_expression: Some(leader.to_string()),
         fields_search_expression: fields.map(str::to_string),
@@ -96,7 +141,7 @@ fn bench(c: &mut Criterion) {
     let started = Instant::now();
     tenant
         .write(|w| {
-            for i in (1..n).step_by(50) {
+            for i in (1..indexed).step_by(50) {
                 srs::delete(
                     w,
                     uuid::Uuid::from_u128(i as u128 + 1),
@@ -111,11 +156,12 @@ fn bench(c: &mut Criterion) {
     let started = Instant::now();
     index.catch_up(&tenant).unwrap();
     println!(
-        "deleted {} records in {:.2} s; index caught up in {:.2} s; test 3 matches {}",
-        n / 50,
+        "deleted {} records in {:.2} s; index caught up in {:.2} s; test 3 matches {}, test 4 {}",
+        indexed / 50,
         deleted.as_secs_f64(),
         started.elapsed().as_secs_f64(),
-        index.search(&two).unwrap().total
+        index.search(&two).unwrap().total,
+        index.search(&four).unwrap().total,
     );
     c.bench_function("ptf3 after deletes", |b| b.iter(|| index.search(&two).unwrap()));
     c.bench_function("ptf4 + 005.date range", |b| b.iter(|| index.search(&four).unwrap()));

@@ -27,8 +27,9 @@ use std::sync::{Mutex, RwLock};
 use roaring::RoaringBitmap;
 use uuid::Uuid;
 
-use crate::expr::{self, DateOp, Expr, LEADER_SLOTS, LEADER_STATUS_SLOT, Tag, Term, ValueOp};
-use crate::model::{RecordType, State};
+use crate::expr::{self, DateOp, Expr, Tag, Term, ValueOp};
+use crate::flat::FlatRecord;
+use crate::model::State;
 use crate::storage::{RECORDS, Result};
 use crate::stored;
 
@@ -122,7 +123,15 @@ struct Inner {
     actual: RoaringBitmap,
     deleted_state: RoaringBitmap,
     suppressed: RoaringBitmap,
+    /// The `yyyymmdd` date of each record's first 005 (0: none, or not a date), for
+    /// `005.date` without walking a million distinct 005 keys.
+    date_column: Vec<u32>,
+    /// Records with more than one 005: `005.date` looks at their terms.
+    date_multi: RoaringBitmap,
 }
+
+/// The tag whose dates `Inner::date_column` holds: 005, the one FOLIO's harvests filter on.
+const DATE_COLUMN_TAG: Tag = *b"005";
 
 /// How many change-log rows one catch-up step reads.
 const CATCH_UP_BATCH: usize = 10_000;
@@ -133,6 +142,8 @@ impl MarcIndex {
     pub fn open(tenant: &store::Tenant) -> Result<MarcIndex> {
         let started = std::time::Instant::now();
         let mut inner = Inner::default();
+        let mut builder = crate::build::Builder::default();
+        let mut flat = FlatRecord::default();
         let seq = tenant.read(|r| {
             let seq = r.last_seq()?;
             let mut after: Option<String> = None;
@@ -141,12 +152,14 @@ impl MarcIndex {
                 let Some(last) = page.last() else { break };
                 after = Some(last.id.clone());
                 for row in &page {
-                    inner.apply(&row.id, Some(&row.body))?;
+                    if let Some(ord) = inner.add_state(&row.id, &row.body, &mut flat)? {
+                        builder.add(ord, &flat);
+                    }
                 }
             }
             Ok::<_, crate::Error>(seq)
         })?;
-        inner.terms.freeze();
+        inner.terms = builder.finish();
         tracing::info!(
             tenant = tenant.name(),
             records = inner.all.len(),
@@ -236,7 +249,7 @@ impl MarcIndex {
             if hits.is_empty() {
                 break;
             }
-            hits &= inner.eval(e);
+            hits &= inner.eval(e, &hits);
         }
         Ok(inner.page(&hits, request.offset, request.limit))
     }
@@ -265,6 +278,7 @@ impl Inner {
         self.terms.bytes()
             + self.ords.capacity() * 24
             + self.instance.capacity() * 16
+            + self.date_column.capacity() * 4
             + self.per_instance.capacity() * 24
             + [&self.shared, &self.all, &self.actual, &self.deleted_state, &self.suppressed]
                 .iter()
@@ -279,19 +293,28 @@ impl Inner {
             self.remove(ord);
         }
         let Some(body) = body else { return Ok(()) };
+        let mut flat = FlatRecord::default();
+        if let Some(ord) = self.add_state(id, body, &mut flat)? {
+            self.terms.add(ord, crate::keys::all_keys(&flat));
+        }
+        Ok(())
+    }
+
+    /// Records a stored record's state (everything but its terms) if it belongs in the
+    /// index, leaving its MARC in `flat`; its ordinal, or `None` when it does not
+    /// belong (not a MARC bib with an instance id, or no MARC).
+    fn add_state(&mut self, id: &str, body: &str, flat: &mut FlatRecord) -> Result<Option<u32>> {
         let view = stored::decode_for_index(body)?;
-        let record = &view.record;
-        let Some(instance) =
-            record.external_id().filter(|_| record.record_type == RecordType::MarcBib)
-        else {
-            return Ok(());
-        };
-        let Some(marc) = &view.marc else { return Ok(()) };
+        let Some(instance) = view.instance else { return Ok(None) };
+        if !view.read_marc(flat)? {
+            return Ok(None);
+        }
         let ord = view.ord;
-        self.ords.insert(id_bits, ord);
+        self.ords.insert(uuid_bits(id), ord);
         let idx = ord as usize;
         if self.instance.len() <= idx {
             self.instance.resize(idx + 1, 0);
+            self.date_column.resize(idx + 1, 0);
         }
         let instance = instance.as_u128();
         self.instance[idx] = instance;
@@ -304,7 +327,7 @@ impl Inner {
             self.shared.insert(ord);
         }
         self.all.insert(ord);
-        match record.state {
+        match view.state {
             State::Actual => {
                 self.actual.insert(ord);
             }
@@ -313,15 +336,25 @@ impl Inner {
             }
             State::Old | State::Draft => {}
         }
-        if record.additional_info.suppress_discovery {
+        if view.suppressed {
             self.suppressed.insert(ord);
         }
-        self.terms.add(ord, keys_of(marc));
-        Ok(())
+        let mut dates = flat.fields.iter().filter(|f| f.tag == DATE_COLUMN_TAG);
+        if let Some(field) = dates.next() {
+            let value = flat.subfields(field).next().map_or(&[][..], |(_, v)| v);
+            self.date_column[idx] =
+                std::str::from_utf8(value).ok().and_then(expr::parse_date).unwrap_or(0);
+            if dates.next().is_some() {
+                self.date_multi.insert(ord);
+            }
+        }
+        Ok(Some(ord))
     }
 
     fn remove(&mut self, ord: u32) {
         let instance = std::mem::take(&mut self.instance[ord as usize]);
+        self.date_column[ord as usize] = 0;
+        self.date_multi.remove(ord);
         if let Some((count, holder)) = self.per_instance.get_mut(&instance) {
             *count -= 1;
             if *holder == ord {
@@ -369,18 +402,22 @@ impl Inner {
         SearchResult { ids, total }
     }
 
-    fn eval(&self, e: &Expr) -> RoaringBitmap {
+    /// The records among `within` that `e` holds for (possibly with others: callers
+    /// intersect). `within` lets a term that can test records one by one (the 005
+    /// date column) look only at the candidates left by what was evaluated before it.
+    fn eval(&self, e: &Expr, within: &RoaringBitmap) -> RoaringBitmap {
         match e {
             Expr::And(a, b) => {
-                let left = self.eval(a);
-                if left.is_empty() { left } else { left & self.eval(b) }
+                let mut left = self.eval(a, within);
+                left &= within;
+                if left.is_empty() { left } else { self.eval(b, &left) & left }
             }
-            Expr::Or(a, b) => self.eval(a) | self.eval(b),
-            Expr::Term(t) => self.term(t),
+            Expr::Or(a, b) => self.eval(a, within) | self.eval(b, within),
+            Expr::Term(t) => self.term(t, within),
         }
     }
 
-    fn term(&self, term: &Term) -> RoaringBitmap {
+    fn term(&self, term: &Term, within: &RoaringBitmap) -> RoaringBitmap {
         let t = &self.terms;
         match term {
             Term::Leader { slot, value, negate } => {
@@ -436,37 +473,57 @@ impl Inner {
                 });
                 out
             }
-            Term::Date { tag, op } => {
-                let mut out = RoaringBitmap::new();
-                for code in self.codes(tag) {
-                    let prefix = key(b'S', &[tag[0], tag[1], tag[2], code], b"");
-                    let at =
-                        |date: u32| [prefix.as_slice(), format!("{date:08}").as_bytes()].concat();
-                    let (from, to) = match *op {
-                        DateOp::Eq(d) => (at(d), Some(at(d + 1))),
-                        DateOp::From(d) => (at(d), None),
-                        DateOp::To(d) => (prefix.clone(), Some(at(d + 1))),
-                        DateOp::Between(a, b) => (at(a), Some(at(b + 1))),
-                        DateOp::NotEq(_) => (prefix.clone(), None),
-                    };
-                    t.scan(&prefix, &from, to.as_deref(), |k, p| {
-                        let text = std::str::from_utf8(&k[prefix.len()..]).unwrap_or("");
-                        let Some(date) = expr::parse_date(text) else { return };
-                        let hit = match *op {
-                            DateOp::Eq(d) => date == d,
-                            DateOp::NotEq(d) => date != d,
-                            DateOp::From(d) => date >= d,
-                            DateOp::To(d) => date <= d,
-                            DateOp::Between(a, b) => a <= date && date <= b,
-                        };
-                        if hit {
-                            out |= p;
-                        }
-                    });
+            Term::Date { tag, op } if *tag == DATE_COLUMN_TAG => {
+                let hit = |ord: u32| {
+                    let date = self.date_column[ord as usize];
+                    date != 0 && date_holds(*op, date)
+                };
+                let mut out = if within.len() < self.all.len() / 8 {
+                    RoaringBitmap::from_sorted_iter(
+                        within.iter().filter(|o| (*o as usize) < self.date_column.len() && hit(*o)),
+                    )
+                    .unwrap_or_default()
+                } else {
+                    let dates = self.date_column.iter().enumerate();
+                    RoaringBitmap::from_sorted_iter(
+                        dates
+                            .filter(|(_, d)| **d != 0 && date_holds(*op, **d))
+                            .map(|(o, _)| o as u32),
+                    )
+                    .unwrap_or_default()
+                };
+                if !self.date_multi.is_disjoint(within) {
+                    out |= self.date_terms(tag, *op) & &self.date_multi;
                 }
                 out
             }
+            Term::Date { tag, op } => self.date_terms(tag, *op),
         }
+    }
+
+    /// `NNN.date` over the terms: walks the date range of the sorted value keys.
+    fn date_terms(&self, tag: &Tag, op: DateOp) -> RoaringBitmap {
+        let t = &self.terms;
+        let mut out = RoaringBitmap::new();
+        for code in self.codes(tag) {
+            let prefix = key(b'S', &[tag[0], tag[1], tag[2], code], b"");
+            let at = |date: u32| [prefix.as_slice(), format!("{date:08}").as_bytes()].concat();
+            let (from, to) = match op {
+                DateOp::Eq(d) => (at(d), Some(at(d + 1))),
+                DateOp::From(d) => (at(d), None),
+                DateOp::To(d) => (prefix.clone(), Some(at(d + 1))),
+                DateOp::Between(a, b) => (at(a), Some(at(b + 1))),
+                DateOp::NotEq(_) => (prefix.clone(), None),
+            };
+            t.scan(&prefix, &from, to.as_deref(), |k, p| {
+                let text = std::str::from_utf8(&k[prefix.len()..]).unwrap_or("");
+                let Some(date) = expr::parse_date(text) else { return };
+                if date_holds(op, date) {
+                    out |= p;
+                }
+            });
+        }
+        out
     }
 
     /// `=`, `not=`, `^=`, `is` over the values under `prefixes`; `has` are the records
@@ -526,63 +583,12 @@ fn key(kind: u8, head: &[u8], value: &[u8]) -> Vec<u8> {
     k
 }
 
-/// Every key of one record.
-pub(crate) fn keys_of(marc: &marc::Record) -> Vec<Vec<u8>> {
-    let mut keys = Vec::with_capacity(8 + marc.fields().len() * 6);
-    let leader = marc.leader().as_bytes();
-    for (slot, (_, start, len)) in LEADER_SLOTS.iter().enumerate() {
-        let raw = &leader[*start..start + len];
-        let value: Vec<u8> = if slot as u8 == LEADER_STATUS_SLOT {
-            raw.to_vec()
-        } else {
-            raw.iter().map(|b| if *b == b' ' { b'#' } else { b.to_ascii_lowercase() }).collect()
-        };
-        keys.push(key(b'L', &[slot as u8], &value));
+fn date_holds(op: DateOp, date: u32) -> bool {
+    match op {
+        DateOp::Eq(d) => date == d,
+        DateOp::NotEq(d) => date != d,
+        DateOp::From(d) => date >= d,
+        DateOp::To(d) => date <= d,
+        DateOp::Between(a, b) => a <= date && date <= b,
     }
-    // Distinct values per (tag, code), per tag, and per (tag, indicator), for `M`/`N`.
-    let mut values: HashMap<([u8; 3], u8), BTreeSet<&str>> = HashMap::new();
-    let mut field_values: HashMap<[u8; 3], BTreeSet<&str>> = HashMap::new();
-    let mut indicators: HashMap<([u8; 3], u8), BTreeSet<u8>> = HashMap::new();
-    for field in marc.fields() {
-        let tag = *field.tag().as_bytes();
-        keys.push(key(b'P', &tag, b""));
-        match field.value() {
-            Some(value) => {
-                keys.push(key(b'S', &[tag[0], tag[1], tag[2], b'0'], value.as_bytes()));
-                keys.push(key(b'Q', &[tag[0], tag[1], tag[2], b'0'], b""));
-                values.entry((tag, b'0')).or_default().insert(value);
-                field_values.entry(tag).or_default().insert(value);
-            }
-            None => {
-                for (which, ind) in [(b'1', field.ind1()), (b'2', field.ind2())] {
-                    let ind = if ind == ' ' { b'#' } else { ind as u8 };
-                    keys.push(key(b'I', &[tag[0], tag[1], tag[2], which], &[ind]));
-                    indicators.entry((tag, which)).or_default().insert(ind);
-                }
-                for s in field.subfields() {
-                    let code = s.code as u8;
-                    keys.push(key(b'S', &[tag[0], tag[1], tag[2], code], s.value.as_bytes()));
-                    keys.push(key(b'Q', &[tag[0], tag[1], tag[2], code], b""));
-                    values.entry((tag, code)).or_default().insert(s.value);
-                    field_values.entry(tag).or_default().insert(s.value);
-                }
-            }
-        }
-    }
-    for ((tag, code), set) in &values {
-        if set.len() > 1 {
-            keys.push(key(b'M', &[tag[0], tag[1], tag[2], *code], b""));
-        }
-    }
-    for (tag, set) in &field_values {
-        if set.len() > 1 {
-            keys.push(key(b'M', tag, b""));
-        }
-    }
-    for ((tag, which), set) in &indicators {
-        if set.len() > 1 {
-            keys.push(key(b'N', &[tag[0], tag[1], tag[2], *which], b""));
-        }
-    }
-    keys
 }

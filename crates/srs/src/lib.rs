@@ -40,9 +40,12 @@
 //!   results come in ordinal order, stable across restarts and pages.
 //! - The stored form loses nothing: a record read back is the record written.
 
+mod build;
 mod expr;
+mod flat;
 mod follower;
 mod index;
+mod keys;
 mod model;
 mod records;
 mod snapshots;

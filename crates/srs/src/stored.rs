@@ -165,20 +165,91 @@ fn marc_of(form: Form, tail: &str, leader: Option<&str>) -> Result<Option<marc::
     Ok(Some(marc))
 }
 
-/// What the MARC index needs of a stored record, read without building the JSON model's
-/// contents.
-pub(crate) struct IndexView {
+/// What the MARC index needs of a stored record, read without building the JSON model:
+/// a few envelope fields, and the MARC as byte slices (straight from the ISO 2709 when
+/// it is stored so).
+pub(crate) struct IndexView<'a> {
     pub(crate) ord: u32,
-    pub(crate) record: Record,
-    pub(crate) marc: Option<marc::Record>,
+    /// The instance id of a MARC bibliographic record; `None` for other types.
+    pub(crate) instance: Option<uuid::Uuid>,
+    pub(crate) state: crate::model::State,
+    pub(crate) suppressed: bool,
+    form: Form,
+    leader: Option<std::borrow::Cow<'a, str>>,
+    tail: &'a str,
 }
 
-pub(crate) fn decode_for_index(body: &str) -> Result<IndexView> {
+#[derive(Deserialize)]
+struct IndexEnvelope<'a> {
+    v: u32,
+    ord: u32,
+    marc: Form,
+    #[serde(default, borrow)]
+    leader: Option<std::borrow::Cow<'a, str>>,
+    record: IndexFields,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct IndexFields {
+    record_type: crate::model::RecordType,
+    #[serde(default)]
+    external_ids_holder: Option<IndexIds>,
+    #[serde(default)]
+    additional_info: Option<crate::model::AdditionalInfo>,
+    #[serde(default)]
+    state: crate::model::State,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct IndexIds {
+    #[serde(default)]
+    instance_id: Option<uuid::Uuid>,
+}
+
+pub(crate) fn decode_for_index(body: &str) -> Result<IndexView<'_>> {
     let (head, tail) = body.split_once('\n').ok_or_else(|| corrupt("no separator"))?;
-    let envelope: Envelope<Record> =
+    let envelope: IndexEnvelope<'_> =
         serde_json::from_str(head).map_err(|e| corrupt(&e.to_string()))?;
-    let marc = marc_of(envelope.marc, tail, envelope.leader.as_deref())?;
-    Ok(IndexView { ord: envelope.ord, record: envelope.record, marc })
+    if envelope.v != FORMAT {
+        return Err(corrupt(&format!("stored format {} is not {FORMAT}", envelope.v)));
+    }
+    let record = envelope.record;
+    let instance = match record.record_type {
+        crate::model::RecordType::MarcBib => record.external_ids_holder.and_then(|h| h.instance_id),
+        _ => None,
+    };
+    Ok(IndexView {
+        ord: envelope.ord,
+        instance,
+        state: record.state,
+        suppressed: record.additional_info.is_some_and(|i| i.suppress_discovery),
+        form: envelope.marc,
+        leader: envelope.leader,
+        tail,
+    })
+}
+
+impl IndexView<'_> {
+    /// Reads the MARC into `flat`; `false` when the record has none.
+    pub(crate) fn read_marc(&self, flat: &mut crate::flat::FlatRecord) -> Result<bool> {
+        if self.form == Form::Iso && flat.read_iso(self.tail.as_bytes()) {
+            // A leader kept as sent replaces the computed one, as in `marc_of`.
+            if let Some(leader) = &self.leader {
+                let leader = marc::Leader::new(leader).map_err(|e| corrupt(&e.to_string()))?;
+                flat.leader = *leader.as_bytes();
+            }
+            return Ok(true);
+        }
+        match marc_of(self.form, self.tail, self.leader.as_deref())? {
+            Some(marc) => {
+                flat.read_record(&marc);
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
 }
 
 fn corrupt(what: &str) -> Error {

@@ -77,25 +77,58 @@ impl Segment {
             + self.dead.serialized_size()
     }
 
-    /// Builds a segment from sorted, distinct keys and their non-empty postings.
+    /// Appends a term: `key` must sort after every key already in, `ords` sorted and
+    /// distinct. Nothing is added when `ords` is empty.
+    pub(crate) fn push_ords(&mut self, key: &[u8], ords: &[u32]) {
+        match ords {
+            [] => {}
+            [one] => {
+                self.push_key(key);
+                self.postings.push(*one);
+            }
+            many => self.push_bitmap(
+                key,
+                RoaringBitmap::from_sorted_iter(many.iter().copied()).unwrap_or_default(),
+            ),
+        }
+    }
+
+    /// Appends a term with its records (see [`Segment::push_ords`]).
+    pub(crate) fn push_bitmap(&mut self, key: &[u8], posting: RoaringBitmap) {
+        match posting.len() {
+            0 => {}
+            1 => {
+                self.push_key(key);
+                self.postings.push(posting.min().unwrap_or_default());
+            }
+            _ => {
+                self.push_key(key);
+                self.postings.push(MANY | self.bitmaps.len() as u32);
+                self.bitmaps.push(posting);
+            }
+        }
+    }
+
+    fn push_key(&mut self, key: &[u8]) {
+        debug_assert!(self.ends.is_empty() || self.key(self.len() - 1) < key);
+        self.keys.extend_from_slice(key);
+        self.ends.push(self.keys.len() as u32);
+    }
+
+    pub(crate) fn shrink(&mut self) {
+        self.keys.shrink_to_fit();
+        self.ends.shrink_to_fit();
+        self.postings.shrink_to_fit();
+        self.bitmaps.shrink_to_fit();
+    }
+
+    /// Builds a segment from sorted, distinct keys and their postings.
     fn build(items: impl Iterator<Item = (Vec<u8>, RoaringBitmap)>) -> Segment {
         let mut seg = Segment::default();
         for (key, posting) in items {
-            if posting.is_empty() {
-                continue;
-            }
-            seg.keys.extend_from_slice(&key);
-            seg.ends.push(seg.keys.len() as u32);
-            if posting.len() == 1 {
-                seg.postings.push(posting.min().unwrap_or_default());
-            } else {
-                seg.postings.push(MANY | seg.bitmaps.len() as u32);
-                seg.bitmaps.push(posting);
-            }
+            seg.push_bitmap(&key, posting);
         }
-        seg.keys.shrink_to_fit();
-        seg.ends.shrink_to_fit();
-        seg.postings.shrink_to_fit();
+        seg.shrink();
         seg
     }
 }
@@ -112,6 +145,11 @@ pub(crate) struct Terms {
 
 /// The delta is frozen into a segment beyond this many postings.
 const DELTA_LIMIT: usize = 2_000_000;
+
+/// Beyond this many segments they are merged. The index build makes one segment per
+/// few million postings (about ten for a million LC records), and a lookup costs one
+/// binary search per segment, so a few dozen are cheap.
+const MAX_SEGMENTS: usize = 48;
 
 impl Terms {
     /// Adds a record's terms (keys may repeat). The record must not be present.
@@ -149,8 +187,13 @@ impl Terms {
         }
     }
 
+    /// Adds a segment built elsewhere (the index build's).
+    pub(crate) fn push_segment(&mut self, segment: Segment) {
+        self.segments.push(segment);
+    }
+
     /// Turns the delta into a segment; merges all segments when a third of the
-    /// postings they hold are dead or there are more than eight.
+    /// postings they hold are dead or there are more than [`MAX_SEGMENTS`].
     pub(crate) fn freeze(&mut self) {
         if !self.delta.is_empty() {
             let delta = std::mem::take(&mut self.delta);
@@ -160,38 +203,59 @@ impl Terms {
         }
         let n_dead: u64 = self.segments.iter().map(|s| s.dead.len()).sum();
         let n_terms: usize = self.segments.iter().map(Segment::len).sum();
-        if self.segments.len() > 8 || (n_dead > 0 && n_dead as usize * 20 > n_terms / 3) {
+        if self.segments.len() > MAX_SEGMENTS || (n_dead > 0 && n_dead as usize * 20 > n_terms / 3)
+        {
             self.merge_all();
         }
     }
 
-    /// Merges every segment into one, dropping dead postings.
+    /// Merges every segment into one, dropping dead postings: a k-way merge over the
+    /// sorted keys, copying a posting as it is when only one segment has the key.
     fn merge_all(&mut self) {
+        use std::cmp::Reverse;
         let segments = std::mem::take(&mut self.segments);
-        let mut cursors: Vec<usize> = vec![0; segments.len()];
-        let merged = std::iter::from_fn(|| {
-            loop {
-                let smallest = segments
-                    .iter()
-                    .zip(&cursors)
-                    .filter(|(s, c)| **c < s.len())
-                    .map(|(s, c)| s.key(*c))
-                    .min()?
-                    .to_vec();
-                let mut posting = RoaringBitmap::new();
-                for (seg, cursor) in segments.iter().zip(cursors.iter_mut()) {
-                    if *cursor < seg.len() && seg.key(*cursor) == smallest.as_slice() {
-                        seg.add_posting(*cursor, &mut posting);
-                        *cursor += 1;
+        let mut merged = Segment::default();
+        let mut heap: std::collections::BinaryHeap<Reverse<(&[u8], usize, usize)>> = segments
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.len() > 0)
+            .map(|(i, s)| Reverse((s.key(0), i, 0)))
+            .collect();
+        let mut from: Vec<(usize, usize)> = Vec::new();
+        while let Some(Reverse((key, seg_idx, idx))) = heap.pop() {
+            from.clear();
+            from.push((seg_idx, idx));
+            while let Some(Reverse((next, _, _))) = heap.peek()
+                && *next == key
+            {
+                let Some(Reverse((_, s, i))) = heap.pop() else { break };
+                from.push((s, i));
+            }
+            if let [(s, i)] = from[..] {
+                let seg = &segments[s];
+                let word = seg.postings[i];
+                if word & MANY == 0 {
+                    if !seg.dead.contains(word) {
+                        merged.push_ords(key, &[word]);
                     }
+                } else {
+                    merged.push_bitmap(key, seg.posting(i));
                 }
-                if !posting.is_empty() {
-                    return Some((smallest, posting));
+            } else {
+                let mut posting = RoaringBitmap::new();
+                for &(s, i) in &from {
+                    segments[s].add_posting(i, &mut posting);
+                }
+                merged.push_bitmap(key, posting);
+            }
+            for &(s, i) in &from {
+                if i + 1 < segments[s].len() {
+                    heap.push(Reverse((segments[s].key(i + 1), s, i + 1)));
                 }
             }
-        });
-        let segment = Segment::build(merged);
-        self.segments = vec![segment];
+        }
+        merged.shrink();
+        self.segments = vec![merged];
     }
 
     /// The records with exactly this key.
