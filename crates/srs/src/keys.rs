@@ -72,22 +72,25 @@ pub(crate) fn keys(
             values.push(([t0, t1, t2, code], v));
         }
     }
-    // Two distinct values of one subfield.
-    values.sort_unstable();
-    values.dedup();
-    for pair in values.windows(2) {
-        if pair[0].0 == pair[1].0 {
-            let [t0, t1, t2, code] = pair[0].0;
-            small.push(pack(&[b'M', t0, t1, t2, code]));
+    // Two distinct values of one subfield, or of one field whatever their codes: a
+    // group (sorted by tag and code, so by tag too) holds a value other than its first.
+    values.sort_unstable_by_key(|(field, _)| u32::from_be_bytes(*field));
+    let mut code_first = 0;
+    let mut tag_first = 0;
+    for i in 1..values.len() {
+        let (field, value) = values[i];
+        if field[..3] != values[tag_first].0[..3] {
+            tag_first = i;
+            code_first = i;
+            continue;
         }
-    }
-    // Two distinct values of one field, whatever their codes.
-    values.sort_unstable_by(|a, b| (&a.0[..3], a.1).cmp(&(&b.0[..3], b.1)));
-    values.dedup_by(|a, b| a.0[..3] == b.0[..3] && a.1 == b.1);
-    for pair in values.windows(2) {
-        if pair[0].0[..3] == pair[1].0[..3] {
-            let [t0, t1, t2, _] = pair[0].0;
-            small.push(pack(&[b'M', t0, t1, t2]));
+        if field != values[code_first].0 {
+            code_first = i;
+        } else if value != values[code_first].1 {
+            small.push(pack(&[b'M', field[0], field[1], field[2], field[3]]));
+        }
+        if value != values[tag_first].1 {
+            small.push(pack(&[b'M', field[0], field[1], field[2]]));
         }
     }
     indicators.sort_unstable();
@@ -188,10 +191,11 @@ mod tests {
             let file = std::fs::File::open(format!("/work/shared/data/marc/{name}")).unwrap();
             for (record, _) in marc::LenientReader::new(file).filter_map(Result::ok) {
                 let Ok(bytes) = marc::encode(&record) else { continue };
+                let Ok(text) = String::from_utf8(bytes.clone()) else { continue };
                 // The leader as stored (`marc::encode` computes 00-04 and 12-16).
                 let Ok(record) = marc::decode(&bytes) else { continue };
                 let expected = reference_keys(&record);
-                let read_iso = flat.read_iso(&bytes);
+                let read_iso = flat.read_iso(&text);
                 if !read_iso {
                     flat.read_record(&record);
                 }

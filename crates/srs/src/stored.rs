@@ -234,7 +234,7 @@ pub(crate) fn decode_for_index(body: &str) -> Result<IndexView<'_>> {
 impl IndexView<'_> {
     /// Reads the MARC into `flat`; `false` when the record has none.
     pub(crate) fn read_marc(&self, flat: &mut crate::flat::FlatRecord) -> Result<bool> {
-        if self.form == Form::Iso && flat.read_iso(self.tail.as_bytes()) {
+        if self.form == Form::Iso && flat.read_iso(self.tail) {
             // A leader kept as sent replaces the computed one, as in `marc_of`.
             if let Some(leader) = &self.leader {
                 let leader = marc::Leader::new(leader).map_err(|e| corrupt(&e.to_string()))?;
