@@ -502,3 +502,264 @@ impl Parser<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use expect_test::{Expect, expect};
+
+    use super::*;
+
+    fn show_op(op: &ValueOp) -> String {
+        match op {
+            ValueOp::Eq(v) => format!("= {v:?}"),
+            ValueOp::NotEq(v) => format!("not= {v:?}"),
+            ValueOp::Prefix(v) => format!("^= {v:?}"),
+            ValueOp::Present => "present".to_string(),
+            ValueOp::Absent => "absent".to_string(),
+        }
+    }
+
+    fn show(e: &Expr) -> String {
+        let tag = |t: &Tag| String::from_utf8_lossy(t).into_owned();
+        match e {
+            Expr::And(a, b) => format!("(and {} {})", show(a), show(b)),
+            Expr::Or(a, b) => format!("(or {} {})", show(a), show(b)),
+            Expr::Term(t) => match t {
+                Term::Leader { slot, value, negate } => {
+                    let not = if *negate { "not" } else { "" };
+                    format!("leader[{}]{not}={value:?}", LEADER_SLOTS[*slot as usize].0)
+                }
+                Term::Subfield { tag: t, code, op } => {
+                    format!("{}${} {}", tag(t), *code as char, show_op(op))
+                }
+                Term::Indicator { tag: t, which, op } => {
+                    format!("{}.ind{which} {}", tag(t), show_op(op))
+                }
+                Term::Value { tag: t, op } => format!("{}.value {}", tag(t), show_op(op)),
+                Term::Position { tag: t, start, len, value, negate } => {
+                    let not = if *negate { "not" } else { "" };
+                    format!("{}[{start}+{len}]{not}={value:?}", tag(t))
+                }
+                Term::Date { tag: t, op } => format!("{}.date {op:?}", tag(t)),
+            },
+        }
+    }
+
+    /// Parses `input` as a fields expression (a leader one when it starts with `p_`)
+    /// and shows the tree, or the error with its offset.
+    fn check(input: &str, expect: Expect) {
+        let kind =
+            if input.starts_with("p_") { ExpressionKind::Leader } else { ExpressionKind::Fields };
+        let actual = match parse(input, kind) {
+            Ok(e) => show(&e),
+            Err(e) => format!("error at {}: {}", e.offset, e.message),
+        };
+        expect.assert_eq(&actual);
+    }
+
+    #[test]
+    fn leader_terms() {
+        check("p_05 = 'd'", expect![[r#"leader[p_05]="d""#]]);
+        check("p_06 not= 'a'", expect![[r#"leader[p_06]not="a""#]]);
+        check("p_00_04 = '01234'", expect![[r#"leader[p_00_04]="01234""#]]);
+        check("p_12_16 = '00241'", expect![[r#"leader[p_12_16]="00241""#]]);
+        check(
+            "p_05 ^= 'd'",
+            expect![
+                "error at 0: Operator [^=] is not supported for the given Leader operand. Supported operators: [=]"
+            ],
+        );
+        check(
+            "p_23 = 'a'",
+            expect![
+                "error at 0: The given key is not supported [key: p_23, operator: =, value: a]"
+            ],
+        );
+    }
+
+    #[test]
+    fn field_key_forms_and_operators() {
+        check("035.a = '(OCoLC)1'", expect![[r#"035$a = "(OCoLC)1""#]]);
+        check("035.a not= 'X'", expect![[r#"035$a not= "X""#]]);
+        check("245.a ^= 'The'", expect![[r#"245$a ^= "The""#]]);
+        check("245.a is 'present'", expect!["245$a present"]);
+        check("245.a is 'absent'", expect!["245$a absent"]);
+        check("001.0 = 'in1'", expect![[r#"001$0 = "in1""#]]);
+        check("245.ind1 = '1'", expect![[r#"245.ind1 = "1""#]]);
+        check("245.ind2 not= '#'", expect![[r##"245.ind2 not= "#""##]]);
+        check("245.ind1 is 'present'", expect!["245.ind1 present"]);
+        check("500.value = 'note'", expect![[r#"500.value = "note""#]]);
+        check("500.value ^= 'no'", expect![[r#"500.value ^= "no""#]]);
+        check("500.value is 'absent'", expect!["500.value absent"]);
+        check("008.35_03 = 'eng'", expect![[r#"008[35+3]="eng""#]]);
+        check("008.035_003 not= 'eng'", expect![[r#"008[35+3]not="eng""#]]);
+        // Operators are case-insensitive, as FOLIO's are.
+        check("245.a NOT= 'x'", expect![[r#"245$a not= "x""#]]);
+    }
+
+    #[test]
+    fn date_terms() {
+        check("005.date = '20141107'", expect!["005.date Eq(20141107)"]);
+        check("005.date not= '20141107'", expect!["005.date NotEq(20141107)"]);
+        check("005.date from '20141107'", expect!["005.date From(20141107)"]);
+        check("005.date to '20141107'", expect!["005.date To(20141107)"]);
+        check("005.date in '20141101-20141130'", expect!["005.date Between(20141101, 20141130)"]);
+        // Only the first eight characters are the date.
+        check("005.date = '20141107001016.0'", expect!["005.date Eq(20141107)"]);
+        check(
+            "005.date in '20141101'",
+            expect!["error at 0: The given expression [005.date in '20141101'] is not supported"],
+        );
+        check(
+            "005.date = '20141101-20141130'",
+            expect![
+                "error at 0: The given expression [005.date = '20141101-20141130'] is not supported"
+            ],
+        );
+        check(
+            "005.date ^= '20141107'",
+            expect!["error at 0: The given expression [005.date ^= '20141107'] is not supported"],
+        );
+        check(
+            "005.date = '20141345'",
+            expect![
+                "error at 0: The given date [20141345] is in a wrong format. Expected date pattern: [yyyymmdd]"
+            ],
+        );
+        check(
+            "005.date in '20141101-2014'",
+            expect![
+                "error at 0: The given date [2014] is in a wrong format. Expected date pattern: [yyyymmdd]"
+            ],
+        );
+    }
+
+    #[test]
+    fn precedence_and_brackets() {
+        // `and` binds tighter than `or`; both associate to the left.
+        check(
+            "035.a = 'a' or 035.a = 'b' and 245.a = 'c'",
+            expect![[r#"(or 035$a = "a" (and 035$a = "b" 245$a = "c"))"#]],
+        );
+        check(
+            "035.a = 'a' and 035.a = 'b' or 245.a = 'c'",
+            expect![[r#"(or (and 035$a = "a" 035$a = "b") 245$a = "c")"#]],
+        );
+        check(
+            "(035.a = 'a' or 035.a = 'b') and 245.a = 'c'",
+            expect![[r#"(and (or 035$a = "a" 035$a = "b") 245$a = "c")"#]],
+        );
+        check(
+            "035.a = 'a' and 035.a = 'b' and 245.a = 'c'",
+            expect![[r#"(and (and 035$a = "a" 035$a = "b") 245$a = "c")"#]],
+        );
+        check(
+            "p_05 = 'c' or (p_06 = 'a' and p_07 = 'm')",
+            expect![[r#"(or leader[p_05]="c" (and leader[p_06]="a" leader[p_07]="m"))"#]],
+        );
+        // Quoted values may hold spaces, brackets and the words `and`/`or`.
+        check("245.a = 'war and (peace)'", expect![[r#"245$a = "war and (peace)""#]]);
+    }
+
+    #[test]
+    fn prechecks_name_the_expression() {
+        check(
+            "  ",
+            expect![
+                "error at 0: The input expression should not be black or empty [expression: marcFieldSearchExpression]"
+            ],
+        );
+        let leader = parse("", ExpressionKind::Leader).unwrap_err();
+        expect![
+            "The input expression should not be black or empty [expression: leaderSearchExpression]"
+        ]
+        .assert_eq(&leader.message);
+        check(
+            "(035.a = 'a'",
+            expect![
+                "error at 0: The number of opened brackets should be equal to number of closed brackets [expression: marcFieldSearchExpression]"
+            ],
+        );
+        check(
+            "035.a = 'a",
+            expect![
+                "error at 8: Each value in the expression should be surrounded by single quotes [expression: marcFieldSearchExpression]"
+            ],
+        );
+        check(
+            "035.a = ''",
+            expect![
+                "error at 8: Empty values are not allowed [expression: marcFieldSearchExpression]"
+            ],
+        );
+    }
+
+    #[test]
+    fn term_errors() {
+        check(
+            "035.a like 'x'",
+            expect![
+                "error at 0: The given binary operator is not supported [key: 035.a, operator: like, value: x]. Supported operators: [=, ^=, not=, from, to, in, is]"
+            ],
+        );
+        check(
+            "035.ab = 'x'",
+            expect![
+                "error at 0: The given key is not supported [key: 035.ab, operator: =, value: x]"
+            ],
+        );
+        check(
+            "008.35_03 = 'en'",
+            expect![
+                "error at 0: The length of the value [en] should be equal to the end position [expected length = 3]"
+            ],
+        );
+        check(
+            "008.35_03 ^= 'eng'",
+            expect!["error at 0: Operator [^=] is not supported for the given Position operand"],
+        );
+        check(
+            "245.a is 'there'",
+            expect!["error at 0: Value [there] is not supported for the given Presence operand"],
+        );
+        check(
+            "245.a from 'x'",
+            expect!["error at 0: Operator [from] is not supported for the given SubField operand"],
+        );
+        check(
+            "245.ind1 in 'x'",
+            expect!["error at 0: Operator [in] is not supported for the given Indicator operand"],
+        );
+        check(
+            "245.value to 'x'",
+            expect!["error at 0: Operator [to] is not supported for the given Value operand"],
+        );
+        // The offset is that of the term at fault.
+        check(
+            "245.a = 'x' and 035.a from 'y'",
+            expect!["error at 16: Operator [from] is not supported for the given SubField operand"],
+        );
+    }
+
+    #[test]
+    fn unparsable_text() {
+        check(
+            "245.a = 'x' 035.a = 'y'",
+            expect!["error at 12: The given expression [035.a = 'y'] is not parsable"],
+        );
+        check("245.a = 'x' and", expect!["error at 15: The given expression [] is not parsable"]);
+        check(
+            "or 245.a = 'x'",
+            expect!["error at 0: The given expression [or 245.a = 'x'] is not parsable"],
+        );
+        check(
+            "title = 'x'",
+            expect!["error at 0: The given expression [title = 'x'] is not parsable"],
+        );
+        check(
+            "245.a = x 'y'",
+            expect!["error at 0: The given expression [245.a = x 'y'] is not parsable"],
+        );
+        check("()", expect!["error at 1: The given expression [)] is not parsable"]);
+    }
+}
