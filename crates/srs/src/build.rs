@@ -115,7 +115,9 @@ impl Builder {
             if !ords.is_sorted() {
                 ords.sort_unstable();
             }
-            *done |= RoaringBitmap::from_sorted_iter(ords.drain(..)).unwrap_or_default();
+            // `extend`, not `from_sorted_iter`: the latter rescans a dense container
+            // for its maximum on every value.
+            done.extend(ords.drain(..));
         }
         if self.entries.is_empty() {
             return;

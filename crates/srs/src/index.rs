@@ -478,19 +478,19 @@ impl Inner {
                     let date = self.date_column[ord as usize];
                     date != 0 && date_holds(*op, date)
                 };
-                let mut out = if within.len() < self.all.len() / 8 {
-                    RoaringBitmap::from_sorted_iter(
-                        within.iter().filter(|o| (*o as usize) < self.date_column.len() && hit(*o)),
-                    )
-                    .unwrap_or_default()
+                // `collect` (roaring's `extend`) rather than `from_sorted_iter`, whose
+                // append rescans a dense container for its maximum on every value.
+                let mut out: RoaringBitmap = if within.len() < self.all.len() / 8 {
+                    within
+                        .iter()
+                        .filter(|o| (*o as usize) < self.date_column.len() && hit(*o))
+                        .collect()
                 } else {
                     let dates = self.date_column.iter().enumerate();
-                    RoaringBitmap::from_sorted_iter(
-                        dates
-                            .filter(|(_, d)| **d != 0 && date_holds(*op, **d))
-                            .map(|(o, _)| o as u32),
-                    )
-                    .unwrap_or_default()
+                    dates
+                        .filter(|(_, d)| **d != 0 && date_holds(*op, **d))
+                        .map(|(o, _)| o as u32)
+                        .collect()
                 };
                 if !self.date_multi.is_disjoint(within) {
                     out |= self.date_terms(tag, *op) & &self.date_multi;

@@ -86,10 +86,7 @@ impl Segment {
                 self.push_key(key);
                 self.postings.push(*one);
             }
-            many => self.push_bitmap(
-                key,
-                RoaringBitmap::from_sorted_iter(many.iter().copied()).unwrap_or_default(),
-            ),
+            many => self.push_bitmap(key, many.iter().copied().collect()),
         }
     }
 
@@ -192,7 +189,7 @@ impl Terms {
         self.segments.push(segment);
     }
 
-    /// Turns the delta into a segment; merges all segments when a third of the
+    /// Turns the delta into a segment; merges all segments when about a third of the
     /// postings they hold are dead or there are more than [`MAX_SEGMENTS`].
     pub(crate) fn freeze(&mut self) {
         if !self.delta.is_empty() {
@@ -201,7 +198,9 @@ impl Terms {
             self.delta_postings = 0;
             self.segments.push(Segment::build(delta.into_iter().map(|(k, v)| (k.into_vec(), v))));
         }
-        let n_dead: u64 = self.segments.iter().map(|s| s.dead.len()).sum();
+        // A changed record is dead in every segment at once, so the largest dead set
+        // is about the number of changed records (a sum would count each many times).
+        let n_dead: u64 = self.segments.iter().map(|s| s.dead.len()).max().unwrap_or(0);
         let n_terms: usize = self.segments.iter().map(Segment::len).sum();
         if self.segments.len() > MAX_SEGMENTS || (n_dead > 0 && n_dead as usize * 20 > n_terms / 3)
         {
