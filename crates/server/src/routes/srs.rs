@@ -10,6 +10,7 @@
 
 use axum::{
     Router,
+    body::{Body as ResponseBody, Bytes},
     extract::{Path, State},
     http::{HeaderValue, StatusCode, header},
     response::{IntoResponse, Response},
@@ -400,9 +401,9 @@ async fn delete_snapshot(caller: Caller, Path(id): Path<String>) -> Result<Respo
 }
 
 /// The MARC search. The index catches up with every committed write first, so a
-/// DELETE is visible to the next search. The body is written as FOLIO's stream
-/// (`application/stream+json`), built on the blocking thread in one piece: ids are 38
-/// bytes each, so even a million matches is a 38 MB body.
+/// DELETE is visible to the next search. The body is FOLIO's stream
+/// (`application/stream+json`), written in chunks of about 60 KB as the client reads
+/// it: the ids are held as 16-byte values, never as one 38-bytes-an-id string.
 async fn marc_record_identifiers(
     State(state): State<AppState>,
     caller: Caller,
@@ -410,29 +411,49 @@ async fn marc_record_identifiers(
 ) -> Result<Response, ApiError> {
     caller.require("source-storage.stream.marc-record-identifiers.collection.post")?;
     let tenant = caller.tenant.clone();
-    let text = blocking(move || {
+    let result = blocking(move || {
         let request = srs::SearchRequest::decode(&body)?;
         let index = state.marc_indexes.get(&tenant)?;
-        let result = index.search(&request)?;
-        let mut out = String::with_capacity(result.ids.len() * 39 + 40);
-        out.push_str("{\"records\":[");
-        for (idx, id) in result.ids.iter().enumerate() {
-            if idx > 0 {
-                out.push(',');
-            }
-            out.push('"');
-            out.push_str(&id.to_string());
-            out.push('"');
-        }
-        out.push_str("],\"totalCount\":");
-        out.push_str(&result.total.to_string());
-        out.push('}');
-        Ok(out)
+        Ok(index.search(&request)?)
     })
     .await?;
-    let mut response = (StatusCode::OK, text).into_response();
+    let mut response = ResponseBody::from_stream(id_stream(result)).into_response();
     response
         .headers_mut()
         .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/stream+json"));
     Ok(response)
+}
+
+/// `{"records":["id",...],"totalCount":n}`, one chunk of ids at a time.
+fn id_stream(
+    result: srs::SearchResult,
+) -> impl futures_util::Stream<Item = Result<Bytes, std::convert::Infallible>> + Send + 'static {
+    // 38 bytes an id: about 60 KB a chunk.
+    const IDS_PER_CHUNK: usize = 1_600;
+    let srs::SearchResult { ids, total } = result;
+    let n_chunks = ids.len().div_ceil(IDS_PER_CHUNK);
+    let chunks = (0..=n_chunks).map(move |chunk_idx| {
+        let from = (chunk_idx * IDS_PER_CHUNK).min(ids.len());
+        let to = (from + IDS_PER_CHUNK).min(ids.len());
+        let mut out = String::with_capacity((to - from) * 39 + 40);
+        if chunk_idx == 0 {
+            out.push_str("{\"records\":[");
+        }
+        let mut buf = Uuid::encode_buffer();
+        for (idx, id) in ids[from..to].iter().enumerate() {
+            if from + idx > 0 {
+                out.push(',');
+            }
+            out.push('"');
+            out.push_str(id.hyphenated().encode_lower(&mut buf));
+            out.push('"');
+        }
+        if chunk_idx == n_chunks {
+            out.push_str("],\"totalCount\":");
+            out.push_str(&total.to_string());
+            out.push('}');
+        }
+        Ok(Bytes::from(out))
+    });
+    futures_util::stream::iter(chunks)
 }

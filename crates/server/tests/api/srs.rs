@@ -561,3 +561,135 @@ async fn batch_reports_bad_records_and_keeps_the_rest() {
         .await;
     assert_eq!(r.status, StatusCode::UNAUTHORIZED);
 }
+
+/// A MARC_HOLDING or MARC_AUTHORITY record whose external id is `external`.
+fn typed_record_json(
+    idx: usize,
+    snapshot: &str,
+    marc: &marc::Record,
+    record_type: &str,
+    external: Uuid,
+) -> Value {
+    let mut body = record_json(idx, snapshot, marc);
+    body["recordType"] = json!(record_type);
+    body["externalIdsHolder"] = match record_type {
+        "MARC_HOLDING" => json!({"holdingsId": external, "holdingsHrid": format!("ho{idx}")}),
+        _ => json!({"authorityId": external, "authorityHrid": format!("au{idx}")}),
+    };
+    body
+}
+
+#[tokio::test]
+async fn id_types_holdings_authority_and_external() {
+    let app = TestApp::new();
+    let c = Client::admin(&app, "diku").await;
+    let bibs = load_bibs(3);
+    let snapshot = new_snapshot(&c).await;
+    let cases = [
+        (0, "MARC_HOLDING", "HOLDINGS"),
+        (1, "MARC_AUTHORITY", "AUTHORITY"),
+        (2, "MARC_AUTHORITY", "EXTERNAL"),
+    ];
+    for (idx, record_type, id_type) in cases {
+        let external = Uuid::from_u128(0x5000 + idx as u128);
+        let body = typed_record_json(idx, &snapshot, &bibs[idx], record_type, external);
+        let r = c.post("/source-storage/records", &body).await;
+        assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+        let id = body["id"].as_str().unwrap();
+
+        // GET by the external id.
+        let r = c.get(&format!("/source-storage/source-records/{external}?idType={id_type}")).await;
+        assert_eq!(r.status, StatusCode::OK, "{id_type}: {}", r.text);
+        assert_eq!(r.body["recordId"], id, "{id_type}");
+        assert_eq!(r.body["recordType"], record_type);
+        let r =
+            c.get(&format!("/source-storage/records/{external}/formatted?idType={id_type}")).await;
+        assert_eq!(r.status, StatusCode::OK, "{id_type}: {}", r.text);
+        assert_eq!(r.body["id"], id);
+        // The external id is not a record id, nor another record's external id.
+        let r = c.get(&format!("/source-storage/source-records/{external}")).await;
+        assert_eq!(r.status, StatusCode::NOT_FOUND, "{id_type}: {}", r.text);
+        let other = Uuid::new_v4();
+        let r = c.get(&format!("/source-storage/records/{other}/formatted?idType={id_type}")).await;
+        assert_eq!(r.status, StatusCode::NOT_FOUND, "{id_type}: {}", r.text);
+
+        // DELETE by the external id: soft, and again is fine.
+        let path = format!("/source-storage/records/{external}?idType={id_type}");
+        let r = c.delete(&path).await;
+        assert_eq!(r.status, StatusCode::NO_CONTENT, "{id_type}: {}", r.text);
+        let r = c.get(&format!("/source-storage/records/{id}")).await;
+        assert_eq!(r.body["state"], "DELETED", "{id_type}");
+        assert_eq!(r.body["deleted"], true);
+        assert_eq!(r.body["leaderRecordStatus"], "d");
+        assert_eq!(c.delete(&path).await.status, StatusCode::NO_CONTENT, "{id_type}");
+        let r = c.delete(&format!("/source-storage/records/{other}?idType={id_type}")).await;
+        assert_eq!(r.status, StatusCode::NOT_FOUND, "{id_type}: {}", r.text);
+    }
+    // None of them is a bib with an instance id: the MARC search never returns them.
+    let (ids, total) =
+        search(&c, json!({"leaderSearchExpression": "p_05 = 'd'", "deleted": true})).await;
+    assert_eq!((ids.len(), total), (0, 0));
+}
+
+#[tokio::test]
+async fn marc_search_streams_twenty_thousand_ids() {
+    let app = TestApp::new();
+    let c = Client::admin(&app, "diku").await;
+    let base = load_bibs(1).remove(0);
+    let n = 20_000;
+    let tenant = app.store.tenant("diku").unwrap();
+    let started = std::time::Instant::now();
+    tenant
+        .write(|w| {
+            let snapshot_id = srs::ensure_generated_snapshot(w)?;
+            let bibs = (0..n).map(|i| srs::NewBib {
+                id: None,
+                marc: base.clone(),
+                instance_id: Uuid::from_u128(0x7000_0000 + i as u128),
+                instance_hrid: format!("in{i:06}"),
+                snapshot_id,
+                suppress_discovery: false,
+                state: srs::State::Actual,
+            });
+            srs::put_marc_bibs(w, bibs)
+        })
+        .unwrap();
+    let body = json!({"leaderSearchExpression": format!("p_05 = '{}'", base.leader().get(5))});
+    println!("stored in {} ms", started.elapsed().as_millis());
+    // The first search builds the index; the second is the one timed.
+    let started = std::time::Instant::now();
+    let first = c.post("/source-storage/stream/marc-record-identifiers", &body).await;
+    println!("first search in {} ms", started.elapsed().as_millis());
+    assert_eq!(first.status, StatusCode::OK, "{}", first.text);
+    let started = std::time::Instant::now();
+    let r = c.post("/source-storage/stream/marc-record-identifiers", &body).await;
+    let elapsed = started.elapsed();
+    assert_eq!(r.headers["content-type"], "application/stream+json");
+    // Exactly FOLIO's body: ids in creation order, then the count.
+    let ids: Vec<String> =
+        (0..n).map(|i| format!("\"{}\"", Uuid::from_u128(0x7000_0000 + i as u128))).collect();
+    let expected = format!("{{\"records\":[{}],\"totalCount\":{n}}}", ids.join(","));
+    assert_eq!(r.text.len(), expected.len());
+    assert!(r.text == expected, "the body differs from FOLIO's shape");
+    assert_eq!(first.text, r.text);
+    println!("20,000 ids in {} ms", elapsed.as_millis());
+    // Generous: the figure is for a release build; this is a debug one on a shared machine.
+    assert!(elapsed < std::time::Duration::from_secs(2), "{elapsed:?}");
+    // A page and an empty result keep the shape.
+    let r = c
+        .post(
+            "/source-storage/stream/marc-record-identifiers",
+            &json!({"leaderSearchExpression": "p_05 = 'c'", "offset": 1, "limit": 2}),
+        )
+        .await;
+    if base.leader().get(5) == 'c' {
+        assert_eq!(r.text, format!("{{\"records\":[{},{}],\"totalCount\":{n}}}", ids[1], ids[2]));
+    }
+    let r = c
+        .post(
+            "/source-storage/stream/marc-record-identifiers",
+            &json!({"leaderSearchExpression": "p_05 = 'x'"}),
+        )
+        .await;
+    assert_eq!(r.text, "{\"records\":[],\"totalCount\":0}");
+}
