@@ -18,7 +18,9 @@
 //! The `M`/`N` keys make `not=` exact without scanning: a record has a value other than
 //! `v` exactly when it has the field but not `v`, or `v` and a second distinct value.
 //! Dates (`NNN.date`) are ranges over the sorted `S` keys of the field, whose first
-//! eight characters are the `yyyymmdd` date: the key order is the date order.
+//! eight characters are the `yyyymmdd` date: the key order is the date order. 005, whose
+//! values are nearly all distinct, is also a column of dates by ordinal, tested only for
+//! the candidates the rest of the expression leaves (see `Inner::eval`).
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicI64, Ordering};
