@@ -594,3 +594,119 @@ fn date_holds(op: DateOp, date: u32) -> bool {
         DateOp::Between(a, b) => a <= date && date <= b,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Stores bibs with these 005 values (one 005 field per value), builds the index,
+    /// and returns the hrid numbers `fields` (with `p_05 = 'c'`) finds.
+    fn check(records: &[&[&str]], fields: &str, expected: &[usize]) {
+        let dir = tempfile::tempdir().unwrap();
+        let store =
+            store::Store::open(dir.path(), Default::default(), &[crate::MIGRATIONS]).unwrap();
+        let (tenant, _) = store.create_tenant("t").unwrap();
+        let bibs = |records: &[&[&str]]| -> Vec<crate::NewBib> {
+            let tag = |t: &str| marc::Tag::new(t).unwrap();
+            records
+                .iter()
+                .enumerate()
+                .map(|(i, dates)| {
+                    let leader = marc::Leader::new("00000cam a2200000 a 4500").unwrap();
+                    let mut marc = marc::Record::new(leader);
+                    for date in *dates {
+                        marc.push(marc::Field::control(tag("005"), *date).unwrap());
+                    }
+                    crate::NewBib {
+                        id: None,
+                        marc,
+                        instance_id: Uuid::from_u128(i as u128 + 1),
+                        instance_hrid: format!("in{i}"),
+                        snapshot_id: Uuid::nil(),
+                        suppress_discovery: false,
+                        state: State::Actual,
+                    }
+                })
+                .collect()
+        };
+        // Half stored before the index is built, half after (the incremental path).
+        let (before, after) = records.split_at(records.len() / 2);
+        let mut all = bibs(records);
+        let later = all.split_off(before.len());
+        tenant
+            .write(|w| {
+                let snapshot_id = crate::ensure_generated_snapshot(w)?;
+                crate::put_marc_bibs(w, all.into_iter().map(|b| crate::NewBib { snapshot_id, ..b }))
+            })
+            .unwrap();
+        let index = MarcIndex::open(&tenant).unwrap();
+        assert_eq!(after.len(), later.len());
+        tenant
+            .write(|w| {
+                let snapshot_id = crate::ensure_generated_snapshot(w)?;
+                crate::put_marc_bibs(
+                    w,
+                    later.into_iter().map(|b| crate::NewBib { snapshot_id, ..b }),
+                )
+            })
+            .unwrap();
+        index.catch_up(&tenant).unwrap();
+        let request = SearchRequest {
+            leader_search_expression: Some("p_05 = 'c'".into()),
+            fields_search_expression: Some(fields.into()),
+            ..Default::default()
+        };
+        let found: Vec<usize> = index
+            .search(&request)
+            .unwrap()
+            .ids
+            .iter()
+            .map(|id| id.as_u128() as usize - 1)
+            .collect();
+        assert_eq!(found, expected, "{fields}");
+    }
+
+    #[test]
+    fn dates_of_005_from_the_column_and_the_terms() {
+        let records: &[&[&str]] = &[
+            &["20141107001016.0"],
+            &["20150101000000.0"],
+            &[],
+            &["not a date"],
+            &["20141107", "20200202"],
+            &["20160606101010.0"],
+            &["20200202", "20141107"],
+            &["19991231"],
+            // Sixteen more without 005, so a narrowed `and` tests candidates only.
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+        ];
+        check(records, "005.date = '20141107'", &[0, 4, 6]);
+        check(records, "005.date not= '20141107'", &[1, 4, 5, 6, 7]);
+        check(records, "005.date from '20160101'", &[4, 5, 6]);
+        check(records, "005.date to '20141231'", &[0, 4, 6, 7]);
+        check(records, "005.date in '20150101-20160606'", &[1, 5]);
+        let absent: Vec<usize> = [1, 2, 5].into_iter().chain(8..24).collect();
+        check(records, "005.date in '20150101-20160606' or 005.value is 'absent'", &absent);
+        check(records, "005.value is 'present' and 005.date to '20000101'", &[7]);
+        // Candidates only: the right side sees the left side's two or one records.
+        check(records, "005.date = '20200202' and 005.date = '20141107'", &[4, 6]);
+        check(records, "005.date = '20200202' and 005.date not= '20200202'", &[4, 6]);
+        check(records, "005.date = '19991231' and 005.date from '20000101'", &[]);
+        check(records, "005.date = '19991231' and 005.date to '20000101'", &[7]);
+    }
+}
