@@ -17,8 +17,81 @@ pub(crate) struct GenerateArgs {
     /// Seed of the generator: the same seed gives the same records.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Real MARC bib records (ISO 2709) to derive MARC-sourced instances from. Default:
+    /// the Library of Congress records of pymarc 5.4.0 (`QUIRE_LC_RECORDS`, else the
+    /// cache, else fetched from PyPI); without them every instance is FOLIO-sourced.
+    #[arg(long, env = "QUIRE_LC_RECORDS")]
+    marc_records: Option<PathBuf>,
+    /// Generate FOLIO-sourced instances only, with no MARC source records.
+    #[arg(long)]
+    no_marc: bool,
+    /// MARC authority records (ISO 2709) to derive authorities from; repeatable.
+    /// Default: the Library of Congress subject authorities in
+    /// `../shared/data/marc/{2500,5000}.mrc` when they are there.
+    #[arg(long = "authority-records")]
+    authority_records: Vec<PathBuf>,
+    /// Leave the search and MARC indexes to the server (they are built, or caught up,
+    /// by default, unless a server holds them).
+    #[arg(long)]
+    no_index: bool,
     #[command(flatten)]
     data: DataDirArg,
+}
+
+/// The LC corpus: the given file, the cached one, or one fetched from PyPI; `None`
+/// (with the reason printed) when none can be had.
+fn lc_corpus(args: &GenerateArgs) -> anyhow::Result<Option<Arc<load::marc_bibs::LcCorpus>>> {
+    use load::marc_bibs::{LcCorpus, fetch};
+    if args.no_marc {
+        return Ok(None);
+    }
+    let path = match args.marc_records.clone().or_else(LcCorpus::locate) {
+        Some(path) => path,
+        None => {
+            eprintln!("fetching the Library of Congress records (pymarc 5.4.0) from PyPI ...");
+            match fetch() {
+                Ok(path) => path,
+                Err(e) => {
+                    eprintln!(
+                        "no MARC records ({e:#}); generating FOLIO-sourced instances from the word list only"
+                    );
+                    return Ok(None);
+                }
+            }
+        }
+    };
+    let corpus = LcCorpus::load(&path)?;
+    eprintln!("deriving MARC records from {} real records in {}", corpus.len(), path.display());
+    Ok(Some(Arc::new(corpus)))
+}
+
+fn authority_records(args: &GenerateArgs) -> anyhow::Result<Vec<marc::Record>> {
+    let paths: Vec<PathBuf> = if args.authority_records.is_empty() {
+        ["../shared/data/marc/2500.mrc", "../shared/data/marc/5000.mrc"]
+            .into_iter()
+            .map(PathBuf::from)
+            .filter(|p| p.is_file())
+            .collect()
+    } else {
+        args.authority_records.clone()
+    };
+    let mut records = Vec::new();
+    for path in &paths {
+        let file =
+            std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;
+        for record in marc::Reader::new(std::io::BufReader::new(file)) {
+            match record {
+                Ok(record) => records.push(record),
+                Err(e) => eprintln!("{}: skipping a record: {e}", path.display()),
+            }
+        }
+    }
+    if records.is_empty() {
+        eprintln!(
+            "no MARC authority records given (--authority-records); generating no authorities"
+        );
+    }
+    Ok(records)
 }
 
 pub(crate) fn generate(args: GenerateArgs) -> anyhow::Result<()> {
@@ -39,11 +112,40 @@ pub(crate) fn generate(args: GenerateArgs) -> anyhow::Result<()> {
     let options = load::GenerateOptions {
         instances: args.instances,
         seed: args.seed,
+        corpus: lc_corpus(&args)?,
+        authority_records: Arc::new(authority_records(&args)?),
         ..load::GenerateOptions::default()
     };
     let report = load::generate(&tenant, &options, &mut |done| bar.set_position(done as u64))?;
     bar.finish_and_clear();
     println!("{}", report.summary());
+    if !args.no_index {
+        build_indexes(&tenant)?;
+    }
+    Ok(())
+}
+
+/// Brings the tenant's search and MARC indexes up to date, unless a running server holds
+/// them (it then indexes the new records itself, following the change log).
+fn build_indexes(tenant: &Arc<store::Tenant>) -> anyhow::Result<()> {
+    let started = std::time::Instant::now();
+    let instances = match search::InstanceIndex::open(tenant) {
+        Ok(index) => index,
+        Err(search::Error::Busy(_)) => {
+            println!("a server holds the search index; it indexes the new records itself");
+            return Ok(());
+        }
+        Err(e) => return Err(e.into()),
+    };
+    instances.catch_up(tenant)?;
+    let authorities = search::AuthorityIndex::open(tenant)?;
+    authorities.catch_up(tenant)?;
+    println!(
+        "search index: {} instances, {} authority headings, built in {:.1} s",
+        instances.status().documents,
+        authorities.status().documents,
+        started.elapsed().as_secs_f64(),
+    );
     Ok(())
 }
 

@@ -54,7 +54,8 @@ mod views;
 pub use decode::{DecodeError, decode};
 pub use model::{Authority, HoldingsRecord, Instance, Item, ItemStatusName, Metadata, Timestamp};
 pub use records::{
-    Checked, Record, create, decode_batch, delete, get_json, list_json, replace, save_batch,
+    Checked, Record, create, decode_batch, delete, get_json, list_json, next_hrid, replace,
+    save_batch,
 };
 pub use refdata::{
     create_reference, delete_reference, get_reference_json, list_reference_json,

@@ -113,11 +113,10 @@ pub(crate) fn save<R: Record>(
         }
     };
     record.set_version(version);
-    if let Some(prefix) = R::HRID_PREFIX
-        && record.hrid().is_none()
+    if record.hrid().is_none()
+        && let Some(hrid) = next_hrid::<R>(writer)?
     {
-        let n = writer.next_sequence(&format!("hrid_{}", R::TABLE.record_type), 1)?;
-        record.set_hrid(format!("{prefix}{n:011}"));
+        record.set_hrid(hrid);
     }
     record.prepare(writer, checked)?;
     let body = serde_json::to_string(&record).map_err(|e| Error::Corrupt(e.to_string()))?;
@@ -603,6 +602,15 @@ fn in_batch(e: Error, idx: usize) -> Error {
         },
         other => other,
     }
+}
+
+/// The next HRID of a record type, as saving a record without one assigns it (`None` for
+/// types without HRIDs). For callers that must know it before saving: a MARC record's
+/// 001 holds its instance's HRID.
+pub fn next_hrid<R: Record>(writer: &mut Writer<'_>) -> Result<Option<String>> {
+    let Some(prefix) = R::HRID_PREFIX else { return Ok(None) };
+    let n = writer.next_sequence(&format!("hrid_{}", R::TABLE.record_type), 1)?;
+    Ok(Some(format!("{prefix}{n:011}")))
 }
 
 /// Deletes a record. Instances with holdings and holdings with items cannot be deleted.

@@ -11,7 +11,10 @@
 //! What exists so far: instances, holdings, items and users. MARC source records,
 //! authorities and circulation data join when those capabilities exist.
 
-use std::{sync::mpsc, time::Instant};
+use std::{
+    sync::{Arc, mpsc},
+    time::Instant,
+};
 
 use anyhow::Context;
 use inventory::RefKind;
@@ -20,6 +23,7 @@ use rand_chacha::ChaCha8Rng;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
+use crate::marc_bibs::{LcCorpus, MarcRefs, instance_from_marc};
 use crate::words::{Words, capitalize};
 
 /// What to generate.
@@ -29,11 +33,28 @@ pub struct GenerateOptions {
     pub seed: u64,
     /// Instances per write transaction.
     pub batch_size: usize,
+    /// Real MARC records to derive MARC-sourced instances and their source records
+    /// from; without them every instance is FOLIO-sourced, with text from the word list.
+    pub corpus: Option<Arc<LcCorpus>>,
+    /// The share of instances that are MARC-sourced when a corpus is given.
+    pub marc_share: f64,
+    /// Real MARC authority records to derive authorities from (none: no authorities).
+    pub authority_records: Arc<Vec<marc::Record>>,
+    /// Authorities per instance, when authority records are given.
+    pub authorities_per_instance: f64,
 }
 
 impl Default for GenerateOptions {
     fn default() -> Self {
-        GenerateOptions { instances: 1000, seed: 1, batch_size: 2000 }
+        GenerateOptions {
+            instances: 1000,
+            seed: 1,
+            batch_size: 2000,
+            corpus: None,
+            marc_share: 0.9,
+            authority_records: Arc::default(),
+            authorities_per_instance: 0.1,
+        }
     }
 }
 
@@ -44,6 +65,9 @@ pub struct GenerateReport {
     pub holdings: usize,
     pub items: usize,
     pub users: usize,
+    /// MARC-sourced instances, each with a MARC bib source record.
+    pub marc_records: usize,
+    pub authorities: usize,
     pub suppressed_instances: usize,
     pub deleted_instances: usize,
     pub items_available: usize,
@@ -57,13 +81,16 @@ impl GenerateReport {
         let per = |n: usize| n as f64 / self.instances.max(1) as f64;
         let eng = self.languages.get("eng").copied().unwrap_or(0);
         format!(
-            "{} instances, {} holdings ({:.3} per instance), {} items ({:.3} per instance), {} users; \
+            "{} instances ({} with MARC source records), {} holdings ({:.3} per instance), {} items ({:.3} per instance), \
+             {} authorities, {} users; \
              {:.1}% suppressed, {:.1}% deleted, {:.1}% of items Available, {:.1}% English; {:.1} s ({:.0} instances/s)",
             self.instances,
+            self.marc_records,
             self.holdings,
             per(self.holdings),
             self.items,
             per(self.items),
+            self.authorities,
             self.users,
             100.0 * per(self.suppressed_instances),
             100.0 * per(self.deleted_instances),
@@ -91,6 +118,7 @@ struct Refs {
     other_loan_types: Vec<Uuid>,
     locations: Vec<Uuid>,
     call_number_types: Vec<Uuid>,
+    marc: MarcRefs,
 }
 
 fn ids_of(reader: &store::Reader<'_>, kind: RefKind) -> anyhow::Result<Vec<Uuid>> {
@@ -138,13 +166,56 @@ impl Refs {
                 other_loan_types: without(ids_of(r, RefKind::LoanType)?, can_circulate),
                 locations,
                 call_number_types: ids_of(r, RefKind::CallNumberType)?,
+                marc: MarcRefs {
+                    personal_name: id(RefKind::ContributorNameType, "Personal name")?,
+                    corporate_name: id(RefKind::ContributorNameType, "Corporate name")?,
+                    meeting_name: id(RefKind::ContributorNameType, "Meeting name")?,
+                    isbn: id(RefKind::IdentifierType, "ISBN")?,
+                    invalid_isbn: id(RefKind::IdentifierType, "Invalid ISBN")?,
+                    issn: id(RefKind::IdentifierType, "ISSN")?,
+                    lccn: id(RefKind::IdentifierType, "LCCN")?,
+                    oclc: id(RefKind::IdentifierType, "OCLC")?,
+                    system_control_number: id(RefKind::IdentifierType, "System control number")?,
+                    instance_types: instance_types_by_code(r)?,
+                },
             })
         })
     }
 }
 
+/// Instance types by their code (`txt`, `ntm`, ...).
+fn instance_types_by_code(
+    reader: &store::Reader<'_>,
+) -> anyhow::Result<std::collections::HashMap<String, Uuid>> {
+    let (bodies, _) = inventory::list_reference_json(
+        reader,
+        RefKind::InstanceType,
+        None,
+        store::Page { offset: 0, limit: 10_000 },
+    )?;
+    let mut out = std::collections::HashMap::new();
+    for body in bodies {
+        let value: Value = serde_json::from_str(&body)?;
+        if let (Some(code), Some(id)) = (value["code"].as_str(), value["id"].as_str()) {
+            out.insert(code.to_string(), id.parse()?);
+        }
+    }
+    Ok(out)
+}
+
+/// A MARC bib source record of a generated instance.
+struct Bib {
+    /// Its instance's position in the batch.
+    instance: usize,
+    id: Uuid,
+    record: marc::Record,
+    suppress: bool,
+    deleted: bool,
+}
+
 /// One transaction's worth of records.
 struct Batch {
+    bibs: Vec<Bib>,
     instances: Vec<inventory::Instance>,
     holdings: Vec<inventory::HoldingsRecord>,
     items: Vec<inventory::Item>,
@@ -335,14 +406,51 @@ fn instance_json(
     instance
 }
 
+/// A MARC-sourced instance and its source record, derived from a real record.
+fn marc_instance(
+    corpus: &LcCorpus,
+    rng: &mut ChaCha8Rng,
+    refs: &Refs,
+    n: u64,
+    batch: &mut Batch,
+) -> Value {
+    let id = uuid(rng);
+    let suppressed = rng.gen_bool(0.02);
+    let deleted = rng.gen_bool(0.003);
+    let staff_suppressed = rng.gen_bool(0.01);
+    let record = corpus.derive(rng, n, deleted);
+    let mut instance = instance_from_marc(&record, id, &refs.marc);
+    instance["discoverySuppress"] = json!(suppressed);
+    instance["staffSuppress"] = json!(staff_suppressed);
+    instance["deleted"] = json!(deleted);
+    let report = &mut batch.report;
+    report.suppressed_instances += suppressed as usize;
+    report.deleted_instances += deleted as usize;
+    report.marc_records += 1;
+    if let Some(language) = instance["languages"][0].as_str() {
+        *report.languages.entry(language.to_string()).or_default() += 1;
+    }
+    batch.bibs.push(Bib {
+        instance: batch.instances.len(),
+        id: uuid(rng),
+        record,
+        suppress: suppressed,
+        deleted,
+    });
+    instance
+}
+
 fn build_batch(
     words: &Words,
     rng: &mut ChaCha8Rng,
     refs: &Refs,
+    corpus: Option<(&LcCorpus, f64)>,
     n: usize,
+    first_instance: usize,
     first_item: usize,
 ) -> anyhow::Result<Batch> {
     let mut batch = Batch {
+        bibs: Vec::new(),
         instances: Vec::with_capacity(n),
         holdings: Vec::new(),
         items: Vec::new(),
@@ -351,8 +459,13 @@ fn build_batch(
     // A fixed base date keeps item status dates reproducible.
     let base =
         chrono::DateTime::parse_from_rfc3339("2024-01-01T00:00:00Z").expect("valid date").to_utc();
-    for _ in 0..n {
-        let instance = instance_json(words, rng, refs, &mut batch.report);
+    for i in 0..n {
+        let instance = match corpus {
+            Some((corpus, share)) if rng.gen_bool(share) => {
+                marc_instance(corpus, rng, refs, (first_instance + i + 1) as u64, &mut batch)
+            }
+            _ => instance_json(words, rng, refs, &mut batch.report),
+        };
         let instance_id = instance["id"].clone();
         batch.instances.push(serde_json::from_value(instance)?);
         let n_holdings = if rng.gen_bool(0.07) { 2 } else { 1 };
@@ -424,6 +537,19 @@ pub fn generate(
             inventory::list_json::<inventory::Item>(r, None, store::Page { offset: 0, limit: 0 })
         })?
         .1 as usize;
+    let first_instance = tenant
+        .read(|r| {
+            inventory::list_json::<inventory::Instance>(
+                r,
+                None,
+                store::Page { offset: 0, limit: 0 },
+            )
+        })?
+        .1 as usize;
+    let snapshot = match options.corpus {
+        Some(_) => Some(tenant.write(srs::ensure_generated_snapshot)?),
+        None => None,
+    };
     let (sender, receiver) = mpsc::sync_channel::<anyhow::Result<Batch>>(2);
     let options_for_producer = options.clone();
     let producer = std::thread::spawn(move || {
@@ -431,9 +557,14 @@ pub fn generate(
         let mut rng = ChaCha8Rng::seed_from_u64(options_for_producer.seed);
         let mut done = 0;
         let mut next_item = first_item;
+        let corpus = options_for_producer
+            .corpus
+            .as_deref()
+            .map(|corpus| (corpus, options_for_producer.marc_share));
         while done < options_for_producer.instances {
             let n = options_for_producer.batch_size.min(options_for_producer.instances - done);
-            let batch = build_batch(&words, &mut rng, &refs, n, next_item);
+            let batch =
+                build_batch(&words, &mut rng, &refs, corpus, n, first_instance + done, next_item);
             if let Ok(b) = &batch {
                 next_item += b.items.len();
             }
@@ -448,16 +579,52 @@ pub fn generate(
     let actor = inventory::Actor::default();
     for batch in receiver {
         let batch = batch?;
-        let Batch { instances, holdings, items, report: part } = batch;
+        let Batch { mut bibs, mut instances, holdings, items, report: part } = batch;
         tenant.write(|w| {
+            // FOLIO keeps a MARC instance's HRID in the 001 of its source record.
+            for bib in &mut bibs {
+                let hrid = inventory::next_hrid::<inventory::Instance>(w)?
+                    .context("instances have HRIDs")?;
+                if let Some(field) = bib.record.field_mut("001") {
+                    field.set_value(hrid.clone())?;
+                }
+                instances[bib.instance].hrid = Some(hrid);
+            }
+            let linked: Vec<(Uuid, String)> = bibs
+                .iter()
+                .map(|bib| {
+                    let instance = &instances[bib.instance];
+                    (instance.id.unwrap_or_default(), instance.hrid.clone().unwrap_or_default())
+                })
+                .collect();
             inventory::save_batch(w, instances, false, actor)?;
             inventory::save_batch(w, holdings, false, actor)?;
             inventory::save_batch(w, items, false, actor)?;
-            Ok::<_, inventory::Error>(())
+            if let Some(snapshot_id) = snapshot {
+                let new =
+                    bibs.into_iter().zip(linked).map(|(bib, (instance_id, instance_hrid))| {
+                        srs::NewBib {
+                            id: Some(bib.id),
+                            marc: bib.record,
+                            instance_id,
+                            instance_hrid,
+                            snapshot_id,
+                            suppress_discovery: bib.suppress,
+                            state: if bib.deleted {
+                                srs::State::Deleted
+                            } else {
+                                srs::State::Actual
+                            },
+                        }
+                    });
+                srs::put_marc_bibs(w, new)?;
+            }
+            Ok::<_, anyhow::Error>(())
         })?;
         report.instances += part.instances;
         report.holdings += part.holdings;
         report.items += part.items;
+        report.marc_records += part.marc_records;
         report.suppressed_instances += part.suppressed_instances;
         report.deleted_instances += part.deleted_instances;
         report.items_available += part.items_available;
@@ -468,6 +635,7 @@ pub fn generate(
     }
     producer.join().map_err(|_| anyhow::anyhow!("the record producer panicked"))?;
     report.users = generate_users(tenant, options)?;
+    report.authorities = generate_authorities(tenant, options)?;
     report.seconds = started.elapsed().as_secs_f64();
     Ok(report)
 }
@@ -498,5 +666,49 @@ fn generate_users(tenant: &store::Tenant, options: &GenerateOptions) -> anyhow::
         }
         Ok::<_, anyhow::Error>(())
     })?;
+    Ok(n)
+}
+
+/// Authorities derived from real MARC authority records: the records in turn, each with
+/// a fresh id and natural id (so a large set repeats real headings, as a union catalogue
+/// of several sources does).
+fn generate_authorities(
+    tenant: &store::Tenant,
+    options: &GenerateOptions,
+) -> anyhow::Result<usize> {
+    let sources: Vec<inventory::Authority> = options
+        .authority_records
+        .iter()
+        .filter_map(crate::authorities::authority_from_marc)
+        .collect();
+    if sources.is_empty() {
+        return Ok(0);
+    }
+    let n = (options.instances as f64 * options.authorities_per_instance).round() as usize;
+    let mut rng = ChaCha8Rng::seed_from_u64(options.seed ^ 0xa07_0417);
+    let first = tenant
+        .read(|r| {
+            inventory::list_json::<inventory::Authority>(
+                r,
+                None,
+                store::Page { offset: 0, limit: 0 },
+            )
+        })?
+        .1 as usize;
+    let actor = inventory::Actor::default();
+    let mut done = 0;
+    while done < n {
+        let chunk = options.batch_size.min(n - done);
+        let batch: Vec<inventory::Authority> = (done..done + chunk)
+            .map(|i| {
+                let mut authority = sources[(first + i) % sources.len()].clone();
+                authority.id = Some(uuid(&mut rng));
+                authority.natural_id = format!("qa{:09}", first + i + 1);
+                authority
+            })
+            .collect();
+        tenant.write(|w| inventory::save_batch(w, batch, false, actor))?;
+        done += chunk;
+    }
     Ok(n)
 }

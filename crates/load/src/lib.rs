@@ -9,6 +9,7 @@
 pub mod authorities;
 mod engine;
 mod generate;
+pub mod marc_bibs;
 mod report;
 mod words;
 mod workload;

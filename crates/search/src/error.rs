@@ -43,6 +43,9 @@ pub enum Error {
     /// The index failed (I/O, a corrupt segment, a poisoned writer).
     #[error("search index error: {0}")]
     Index(String),
+    /// Another process (a running server) holds the index's writer.
+    #[error("the search index is held by another process: {0}")]
+    Busy(String),
     #[error("i/o error on {path}: {source}")]
     Io { path: String, source: std::io::Error },
 }
@@ -62,14 +65,21 @@ impl Error {
             | Error::InvalidDate { .. }
             | Error::InvalidSort { .. }
             | Error::InvalidFacet { .. } => true,
-            Error::Store(_) | Error::Inventory(_) | Error::Index(_) | Error::Io { .. } => false,
+            Error::Store(_)
+            | Error::Inventory(_)
+            | Error::Index(_)
+            | Error::Busy(_)
+            | Error::Io { .. } => false,
         }
     }
 }
 
 impl From<tantivy::TantivyError> for Error {
     fn from(e: tantivy::TantivyError) -> Self {
-        Error::Index(e.to_string())
+        match e {
+            tantivy::TantivyError::LockFailure(..) => Error::Busy(e.to_string()),
+            e => Error::Index(e.to_string()),
+        }
     }
 }
 

@@ -41,6 +41,7 @@ mod follower;
 mod generation;
 mod instance;
 mod pattern;
+mod priority;
 mod query;
 mod registry;
 mod text;

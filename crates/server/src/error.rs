@@ -325,7 +325,9 @@ impl From<search::Error> for ApiError {
             .with_parameter("facet", facet),
             search::Error::Store(e) => ApiError::from(e),
             search::Error::Inventory(e) => ApiError::from(e),
-            e @ (search::Error::Index(_) | search::Error::Io { .. }) => ApiError::internal(e),
+            e @ (search::Error::Index(_) | search::Error::Busy(_) | search::Error::Io { .. }) => {
+                ApiError::internal(e)
+            }
         }
     }
 }

@@ -30,6 +30,7 @@ use crate::instance::fields::Fields;
 use crate::instance::query;
 use crate::instance::search::{self, FacetRequest, FacetsResponse, SearchRequest, SearchResponse};
 use crate::instance::source;
+use crate::priority;
 use crate::text;
 
 /// Tuning of an index. The defaults suit a 2-core machine.
@@ -238,10 +239,13 @@ impl InstanceIndex {
     /// meanwhile, swaps atomically and deletes the old generation. `progress` is
     /// called every few thousand instances. One reindex runs at a time; a second call
     /// meanwhile waits for nothing and fails.
+    ///
+    /// The build runs at the lowest CPU priority (`priority`), so searches keep their
+    /// speed and the build takes the CPU time they leave.
     pub fn reindex(
         &self,
         tenant: &Tenant,
-        mut progress: impl FnMut(ReindexProgress),
+        mut progress: impl FnMut(ReindexProgress) + Send,
     ) -> Result<ReindexStats> {
         if self.reindexing.swap(true, Ordering::SeqCst) {
             return Err(Error::Index("a reindex of this index is already running".to_string()));
@@ -263,7 +267,7 @@ impl InstanceIndex {
     fn reindex_inner(
         &self,
         tenant: &Tenant,
-        progress: &mut dyn FnMut(ReindexProgress),
+        progress: &mut (dyn FnMut(ReindexProgress) + Send),
     ) -> Result<ReindexStats> {
         let started = Instant::now();
         let (name, dir) = generation::create_next(&self.root)?;
@@ -272,7 +276,8 @@ impl InstanceIndex {
                 self.status.lock().unwrap_or_else(|e| e.into_inner()).reindex = Some(p);
                 progress(p);
             };
-            let instances = build(tenant, &dir, &self.options, &mut report)?;
+            let instances =
+                priority::in_background(|| build(tenant, &dir, &self.options, &mut report))?;
             let fresh = open_generation(&dir, &name, &self.options)?;
             // Most of the changes made during the build are replayed while the old
             // generation still serves; the rest with appliers held off, then the swap.
