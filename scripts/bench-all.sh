@@ -27,12 +27,13 @@ echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB; $(uname
 for tenant in perf other; do
     $quire tenant create $tenant --admin-password bench --data-dir "$data" >/dev/null
 done
+export QUIRE_LOG=warn
 /usr/bin/time -f "%e s wall, %M KB max resident" $quire generate --tenant perf --instances "$instances" \
-    --data-dir "$data" 2>&1 | grep -v ' INFO ' | tee "$out/generate.txt"
+    --data-dir "$data" 2>&1 | tee "$out/generate.txt"
 $quire generate --tenant other --instances $((instances / 4)) --seed 2 --data-dir "$data" \
-    2>&1 | grep -v ' INFO ' | tee "$out/generate-other.txt"
+    2>&1 | tee "$out/generate-other.txt"
 
-QUIRE_LOG=warn $quire serve --data-dir "$data" --listen 127.0.0.1:$port &
+$quire serve --data-dir "$data" --listen 127.0.0.1:$port &
 server=$!
 until curl -sf $url/admin/health >/dev/null; do sleep 0.5; done
 run() { # scenario users name [extra args]
