@@ -13,8 +13,9 @@ use serde::Serialize;
 use tantivy::TantivyDocument;
 use uuid::Uuid;
 
-use crate::instance::fields::{FIELDS, Fields, Kind, Norm};
+use crate::instance::fields::{FIELDS, Fields, Kind};
 use crate::instance::identifiers;
+use crate::registry::normalize;
 use crate::text;
 
 /// Identifier-type and alternative-title-type ids that computed fields depend on,
@@ -171,22 +172,6 @@ pub(crate) fn build(family: &Family, refs: &RefIds, tenant: &str) -> TantivyDocu
     doc.add_text(fields.basic, basic_json(instance, tenant));
     doc.add_text(fields.full, full_json(family));
     doc
-}
-
-/// A keyword value under its normaliser.
-pub(crate) fn normalize(norm: Norm, value: &str) -> String {
-    match norm {
-        Norm::Exact => {
-            let mut out = value.to_string();
-            text::truncate(&mut out, text::MAX_PLAIN_BYTES);
-            out
-        }
-        Norm::Lower => text::lowercase(value),
-        Norm::Icu => text::plain(value),
-        Norm::NoSpaceDash => {
-            text::plain(value).chars().filter(|c| *c != ' ' && *c != '-').collect()
-        }
-    }
 }
 
 fn instance_values(v: &mut Values, i: &Instance, refs: &RefIds, tenant: &str) {
