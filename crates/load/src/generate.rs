@@ -23,7 +23,7 @@ use rand_chacha::ChaCha8Rng;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use crate::marc_bibs::{LcCorpus, MarcRefs, instance_from_marc};
+use crate::marc_bibs::{LcCorpus, MarcRefs, instance_from_marc, random_isbn};
 use crate::words::{Words, capitalize};
 
 /// What to generate.
@@ -270,26 +270,6 @@ fn uuid(rng: &mut impl Rng) -> Uuid {
     uuid::Builder::from_random_bytes(rng.r#gen()).into_uuid()
 }
 
-/// A valid ISBN-13 with the 978 prefix.
-fn isbn13(rng: &mut impl Rng) -> String {
-    let mut digits: Vec<u32> = vec![9, 7, 8];
-    digits.extend((0..9).map(|_| rng.gen_range(0..10)));
-    let sum: u32 =
-        digits.iter().enumerate().map(|(i, d)| if i % 2 == 0 { *d } else { d * 3 }).sum();
-    digits.push((10 - sum % 10) % 10);
-    digits.iter().map(|d| char::from_digit(*d, 10).unwrap()).collect()
-}
-
-/// A valid ISBN-10.
-fn isbn10(rng: &mut impl Rng) -> String {
-    let digits: Vec<u32> = (0..9).map(|_| rng.gen_range(0..10)).collect();
-    let sum: u32 = digits.iter().enumerate().map(|(i, d)| (10 - i as u32) * d).sum();
-    let check = (11 - sum % 11) % 11;
-    let mut out: String = digits.iter().map(|d| char::from_digit(*d, 10).unwrap()).collect();
-    out.push(if check == 10 { 'X' } else { char::from_digit(check, 10).unwrap() });
-    out
-}
-
 fn person(words: &Words, rng: &mut impl Rng) -> String {
     let mut name =
         format!("{}, {}", capitalize(words.uniform(rng)), capitalize(words.uniform(rng)));
@@ -345,7 +325,7 @@ fn instance_json(
     }
     let mut identifiers = Vec::new();
     if rng.gen_bool(0.75) {
-        let isbn = if rng.gen_bool(0.6) { isbn13(rng) } else { isbn10(rng) };
+        let isbn = random_isbn(rng);
         identifiers.push(json!({ "value": isbn, "identifierTypeId": refs.isbn }));
     }
     if rng.gen_bool(0.4) {

@@ -210,7 +210,7 @@ impl LcCorpus {
             out.push(Field::data(tag("010"), ' ', ' ', [('a', lccn.as_str())]).expect("valid"));
         }
         if rng.gen_bool(0.75) {
-            let isbn = if rng.gen_bool(0.6) { isbn13(rng) } else { isbn10(rng) };
+            let isbn = random_isbn(rng);
             out.push(Field::data(tag("020"), ' ', ' ', [('a', isbn.as_str())]).expect("valid"));
         }
         if rng.gen_bool(0.6) {
@@ -255,8 +255,13 @@ fn random_005(rng: &mut impl Rng) -> String {
     )
 }
 
+/// A valid ISBN: ISBN-13 three times in five, else ISBN-10.
+pub(crate) fn random_isbn(rng: &mut impl Rng) -> String {
+    if rng.gen_bool(0.6) { isbn13(rng) } else { isbn10(rng) }
+}
+
 /// A valid ISBN-13 with the 978 prefix.
-pub(crate) fn isbn13(rng: &mut impl Rng) -> String {
+fn isbn13(rng: &mut impl Rng) -> String {
     let mut digits: Vec<u32> = vec![9, 7, 8];
     digits.extend((0..9).map(|_| rng.gen_range(0..10)));
     let sum: u32 =
@@ -266,7 +271,7 @@ pub(crate) fn isbn13(rng: &mut impl Rng) -> String {
 }
 
 /// A valid ISBN-10.
-pub(crate) fn isbn10(rng: &mut impl Rng) -> String {
+fn isbn10(rng: &mut impl Rng) -> String {
     let digits: Vec<u32> = (0..9).map(|_| rng.gen_range(0..10)).collect();
     let sum: u32 = digits.iter().enumerate().map(|(i, d)| (10 - i as u32) * d).sum();
     let check = (11 - sum % 11) % 11;
