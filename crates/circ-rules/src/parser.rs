@@ -640,7 +640,7 @@ mod tests {
             ),
             expect![[r#"
                 L12 [0 0 12] g x + t rare + m map: l policy-a r no-hold n basic-notice o overdue i lost-item
-                L7 [0 0 7] s all + a i1 + b c1 + c l1: l policy-a r no-hold n basic-notice o overdue i lost-item
+                L7 [0 0 7] a i1 + b c1 + c l1 + s all: l policy-a r no-hold n basic-notice o overdue i lost-item
                 L6 [0 0 6] m book dvd + g !staff !faculty: l policy-a r no-hold n basic-notice o overdue i lost-item
                 L4 [0 0 4] fallback: l policy-a r no-hold n basic-notice o overdue i lost-item
             "#]],
