@@ -1,4 +1,9 @@
-//! Errors of authentication and user management.
+//! Errors of authentication, users, patron groups and proxies.
+//!
+//! Messages of the user, group and proxy errors are mod-users' own text, so a FOLIO client
+//! that matches on them keeps working.
+
+use uuid::Uuid;
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -13,18 +18,71 @@ pub enum Error {
     InvalidToken(&'static str),
     #[error("Token expired")]
     ExpiredToken,
-    #[error("User with username {0} already exists")]
-    UsernameTaken(String),
-    #[error("User with id {0} already exists")]
-    DuplicateUserId(String),
-    #[error("{field}: {message}")]
-    InvalidUser { field: String, message: String },
+    /// A user's id, username or barcode is already another user's. mod-users answers a
+    /// create with 422 and an update with 400, hence `write`.
+    #[error("{}", .field.message())]
+    UserTaken { field: UniqueUserField, value: String, write: Write },
+    /// The user names a patron group that does not exist.
+    #[error("Cannot add {0}. Patron group not found")]
+    UnknownPatronGroup(Uuid),
+    /// A PUT whose body names another record than its path.
+    #[error("You cannot change the value of the id field")]
+    IdMismatch,
+    #[error("{record} not found: {id}")]
+    NotFound { record: &'static str, id: String },
+    /// mod-users reports the name lower-cased, in the words of its unique index.
+    #[error("lower(f_unaccent(jsonb ->> 'group'::text)) value already exists in table groups: {0}")]
+    GroupNameTaken(String),
+    #[error("Cannot delete groups.id = {0} because id is still referenced from table users.")]
+    GroupInUse(Uuid),
+    #[error("Proxy relationship already exists")]
+    ProxyExists { id: Option<Uuid> },
+    /// A request body that is not JSON.
+    #[error("Malformed JSON: {0}")]
+    Malformed(String),
+    /// A record that is JSON but breaks its schema (a missing required field, a wrong type).
+    #[error("{message}")]
+    Invalid { field: String, message: String },
     #[error("password hashing failed: {0}")]
     Hashing(String),
     #[error(transparent)]
     Store(#[from] store::Error),
     #[error("corrupt auth data: {0}")]
     Corrupt(String),
+}
+
+/// The user fields no two users may share.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UniqueUserField {
+    Id,
+    Username,
+    Barcode,
+}
+
+impl UniqueUserField {
+    /// The JSON property.
+    pub fn name(self) -> &'static str {
+        match self {
+            UniqueUserField::Id => "id",
+            UniqueUserField::Username => "username",
+            UniqueUserField::Barcode => "barcode",
+        }
+    }
+
+    fn message(self) -> &'static str {
+        match self {
+            UniqueUserField::Id => "User with this id already exists",
+            UniqueUserField::Username => "User with this username already exists",
+            UniqueUserField::Barcode => "This barcode has already been taken",
+        }
+    }
+}
+
+/// Which kind of write failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Write {
+    Create,
+    Update,
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

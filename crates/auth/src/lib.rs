@@ -1,9 +1,12 @@
-//! Who is asking, and may they: users' credentials (argon2 hashes), signed tokens,
-//! and FOLIO-style permission names.
+//! Who is asking, and may they; and who the library's users are: users, patron groups
+//! and proxy relationships (FOLIO's mod-users), credentials (argon2 hashes), signed
+//! tokens and FOLIO-style permission names.
 //!
-//! What it owns: the `auth_*` tables, login, token minting and verification, permission
-//! sets. What it does not own: HTTP (the server maps [`Error`] to 401/403/422) and the
-//! full user record of circulation (it keeps only what login needs).
+//! What it owns: the `users`, `patron_groups`, `proxies_for` and `auth_*` tables, their
+//! write rules (with mod-users' messages), login, token minting and verification,
+//! permission sets. What it does not own: HTTP (the server maps [`Error`] to
+//! 400/401/403/404/422) and circulation's decisions, which read users through
+//! [`user_by_barcode`], [`get_group`], [`proxies_for`] and [`User::is_active_at`].
 //!
 //! Invariants:
 //! - A token is verified with one HMAC over a few hundred bytes: no database or network
@@ -18,19 +21,37 @@
 //! assert_eq!(key.verify(&token).unwrap().tenant, "diku");
 //! ```
 
+mod datetime;
 mod error;
+mod groups;
+mod json;
+mod login;
+mod metadata;
 mod password;
 mod permissions;
+mod proxies;
+mod schema;
 mod token;
 mod users;
 
 pub use crate::{
-    error::{Error, Result},
+    error::{Error, Result, UniqueUserField, Write},
+    groups::{
+        PatronGroup, create_group, decode_group, delete_group, get_group, list_groups, seed_groups,
+        update_group,
+    },
+    login::{LoginOutcome, login, set_password},
+    metadata::Metadata,
     password::{hash_password, verify_password},
     permissions::{PermissionSet, grant_permissions, permissions_of},
+    proxies::{
+        ProxyFor, create_proxy, decode_proxy, delete_proxy, get_proxy, list_proxies, proxies_for,
+        update_proxy,
+    },
+    schema::MIGRATIONS,
     token::{Claims, TokenKey, TokenType},
     users::{
-        LoginOutcome, MIGRATIONS, User, create_user, get_user, list_users, login, set_password,
-        username_taken,
+        Personal, User, create_user, decode_user, delete_user, get_user, list_users, update_user,
+        user_by_barcode, username_taken,
     },
 };

@@ -3,10 +3,16 @@
 use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
-use store::{ColumnValue, Reader, Writer};
+use store::{ColumnValue, Reader, RecordTable, Writer};
 use uuid::Uuid;
 
-use crate::{Error, Result, users::PERMISSIONS_USERS};
+use crate::{Error, Result};
+
+pub(crate) const PERMISSIONS_USERS: RecordTable = RecordTable {
+    table: "permissions_users",
+    record_type: "permissions_user",
+    columns: &["user_id"],
+};
 
 /// The permissions a user holds. The name `*` stands for every permission (the tenant
 /// administrator holds it, so permissions added by later versions reach it too).
@@ -72,6 +78,14 @@ pub fn permissions_of(reader: &Reader<'_>, user_id: Uuid) -> Result<PermissionSe
     Ok(PermissionSet { names: parse(&stored.body)?.permissions.into_iter().collect() })
 }
 
+/// Drops a deleted user's permission assignment.
+pub(crate) fn forget(writer: &mut Writer<'_>, user_id: Uuid) -> Result<()> {
+    for stored in writer.find_by(&PERMISSIONS_USERS, "user_id", &user_id.to_string())? {
+        writer.delete(&PERMISSIONS_USERS, &stored.id)?;
+    }
+    Ok(())
+}
+
 fn parse(body: &str) -> Result<PermissionUser> {
     serde_json::from_str(body).map_err(|e| Error::Corrupt(format!("permissions: {e}")))
 }
@@ -116,7 +130,7 @@ mod tests {
         let again: User = serde_json::from_str(r#"{"username":"Jane"}"#).unwrap();
         assert!(matches!(
             tenant.write(|w| create_user(w, again, None)),
-            Err(Error::UsernameTaken(_))
+            Err(Error::UserTaken { field: crate::UniqueUserField::Username, .. })
         ));
     }
 }

@@ -1,59 +1,36 @@
-//! User records (the part login needs), credentials and login.
+//! User records, FOLIO's `/users` (mod-users): the fields circulation reads are typed,
+//! every other field is kept as it came, so nothing a client stores is lost.
 //!
-//! The user record keeps FOLIO's `/users` shape; fields this crate does not interpret are
-//! kept as they came, so nothing a client stores is lost.
+//! What it owns: the rules of a user write (a known patron group, unique id, username and
+//! barcode, the required last name, expiry). What it does not own: credentials
+//! (`login.rs`) and permission assignments (`permissions.rs`), which only follow a
+//! user's rename or deletion.
 
+use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use store::{ColumnValue, Migration, Page, Reader, RecordTable, StoredRecord, Writer};
+use store::{ColumnValue, Page, Reader, RecordTable, StoredRecord, Writer};
 use uuid::Uuid;
 
-use crate::{Error, Result, password};
+use crate::{Error, Metadata, Result, UniqueUserField, Write};
 
+// Invariant: the column order is the order of `User::columns`.
 pub(crate) const USERS: RecordTable = RecordTable {
     table: "users",
     record_type: "user",
-    columns: &["username", "barcode", "external_system_id", "active", "patron_group"],
+    columns: &[
+        "username",
+        "barcode",
+        "external_system_id",
+        "active",
+        "patron_group",
+        "user_type",
+        "last_name",
+        "first_name",
+        "expiration_date",
+    ],
 };
 
-pub(crate) const CREDENTIALS: RecordTable =
-    RecordTable { table: "auth_credentials", record_type: "credentials", columns: &["username"] };
-
-pub(crate) const PERMISSIONS_USERS: RecordTable = RecordTable {
-    table: "permissions_users",
-    record_type: "permissions_user",
-    columns: &["user_id"],
-};
-
-/// The auth component's schema.
-pub const MIGRATIONS: store::Component = store::Component {
-    name: "auth",
-    migrations: &[Migration {
-        version: 1,
-        description: "users, credentials, permission assignments",
-        sql: "
-            CREATE TABLE users (
-                id TEXT PRIMARY KEY, version INTEGER NOT NULL, body TEXT NOT NULL,
-                username TEXT COLLATE NOCASE UNIQUE,
-                barcode TEXT COLLATE NOCASE UNIQUE,
-                external_system_id TEXT COLLATE NOCASE,
-                active INTEGER,
-                patron_group TEXT COLLATE NOCASE
-            );
-            CREATE INDEX users_external_system_id ON users (external_system_id);
-            CREATE INDEX users_patron_group ON users (patron_group);
-            CREATE TABLE auth_credentials (
-                id TEXT PRIMARY KEY, version INTEGER NOT NULL, body TEXT NOT NULL,
-                username TEXT NOT NULL COLLATE NOCASE UNIQUE
-            );
-            CREATE TABLE permissions_users (
-                id TEXT PRIMARY KEY, version INTEGER NOT NULL, body TEXT NOT NULL,
-                user_id TEXT NOT NULL UNIQUE
-            );
-        ",
-    }],
-};
-
-/// A user, FOLIO's `/users` record.
+/// A user, FOLIO's `userdata.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct User {
@@ -72,60 +49,179 @@ pub struct User {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub patron_group: Option<Uuid>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub personal: Option<serde_json::Value>,
+    pub departments: Option<Vec<Uuid>>,
+    /// Deprecated by FOLIO in favour of `/proxiesfor`; kept as sent.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub metadata: Option<serde_json::Value>,
-    /// Fields kept as sent (circulation will type the rest of the record).
+    pub proxy_for: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub personal: Option<Personal>,
+    #[serde(default, with = "crate::datetime::option", skip_serializing_if = "Option::is_none")]
+    pub enrollment_date: Option<DateTime<Utc>>,
+    #[serde(default, with = "crate::datetime::option", skip_serializing_if = "Option::is_none")]
+    pub expiration_date: Option<DateTime<Utc>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Metadata>,
+    /// Fields kept as sent (`customFields`, `tags`, `preferredEmailCommunication`, ...).
+    #[serde(flatten)]
+    pub other: serde_json::Map<String, serde_json::Value>,
+}
+
+/// A user's `personal` block.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Personal {
+    /// Required by FOLIO whenever `personal` is present.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub middle_name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preferred_first_name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub email: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub phone: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mobile_phone: Option<String>,
+    /// Fields kept as sent (`addresses`, `dateOfBirth`, `pronouns`, ...).
     #[serde(flatten)]
     pub other: serde_json::Map<String, serde_json::Value>,
 }
 
 impl User {
+    /// Whether the user may borrow and log in at `now`, as mod-circulation decides: the
+    /// record says `active: true` and its expiration date, if any, is still ahead.
+    pub fn is_active_at(&self, now: DateTime<Utc>) -> bool {
+        self.active == Some(true) && self.expiration_date.is_none_or(|expires| expires > now)
+    }
+
+    /// The user's name as circulation shows it: "Last, First", else the username.
+    pub fn display_name(&self) -> Option<String> {
+        let personal = self.personal.as_ref();
+        let last = personal.and_then(|p| p.last_name.as_deref()).filter(|s| !s.trim().is_empty());
+        let first = personal.and_then(|p| p.first_name.as_deref()).filter(|s| !s.trim().is_empty());
+        match (last, first) {
+            (Some(last), Some(first)) => Some(format!("{last}, {first}")),
+            _ => self.username.clone(),
+        }
+    }
+
     fn columns(&self) -> Vec<ColumnValue> {
+        let personal = self.personal.as_ref();
         vec![
             self.username.as_deref().into(),
             self.barcode.as_deref().into(),
             self.external_system_id.as_deref().into(),
-            self.active.map_or(ColumnValue::Null, |a| ColumnValue::Int(a as i64)),
+            self.active.map(|a| a.to_string()).into(),
             self.patron_group.map(|g| g.to_string()).into(),
+            self.user_type.as_deref().into(),
+            personal.and_then(|p| p.last_name.as_deref()).into(),
+            personal.and_then(|p| p.first_name.as_deref()).into(),
+            self.expiration_date.as_ref().map(crate::datetime::column).into(),
         ]
     }
 }
 
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Credentials {
-    id: Uuid,
-    username: String,
-    hash: String,
-}
-
-/// Who logged in.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LoginOutcome {
-    pub user_id: Uuid,
-    pub username: String,
+/// Reads a request body into a user: 400 for text that is not JSON, 422 for a user that
+/// breaks FOLIO's schema.
+pub fn decode_user(bytes: &[u8]) -> Result<User> {
+    crate::json::decode("user", bytes)
 }
 
 /// Stores a new user; assigns an id when it has none. `actor` is who is creating it.
 pub fn create_user(writer: &mut Writer<'_>, mut user: User, actor: Option<Uuid>) -> Result<User> {
+    let now = Utc::now();
+    prepare(writer, &mut user, now)?;
+    user.metadata = Some(Metadata::created(now, actor));
     let id = *user.id.get_or_insert_with(Uuid::new_v4);
-    let now = chrono::Utc::now().format("%Y-%m-%dT%H:%M:%S%.3f+00:00").to_string();
-    let actor = actor.map(|a| a.to_string());
-    user.metadata = Some(serde_json::json!({
-        "createdDate": now, "createdByUserId": actor, "updatedDate": now, "updatedByUserId": actor,
-    }));
-    let body = serde_json::to_string(&user).map_err(|e| Error::Corrupt(e.to_string()))?;
+    let body = crate::json::encode(&user)?;
     match writer.insert(&USERS, &id.to_string(), 1, &body, &user.columns()) {
         Ok(()) => Ok(user),
-        Err(store::Error::DuplicateId { .. }) => Err(Error::DuplicateUserId(id.to_string())),
-        Err(store::Error::Unique { column, .. }) if column == "username" => {
-            Err(Error::UsernameTaken(user.username.clone().unwrap_or_default()))
+        Err(e) => Err(unique_error(e, &user, Write::Create)),
+    }
+}
+
+/// Replaces the user with this id (FOLIO's PUT); the body's id, if any, must be `id`.
+/// Creation metadata stays as stored. Credentials follow a new username.
+pub fn update_user(
+    writer: &mut Writer<'_>,
+    id: Uuid,
+    mut user: User,
+    actor: Option<Uuid>,
+) -> Result<User> {
+    if user.id.is_some_and(|body_id| body_id != id) {
+        return Err(Error::IdMismatch);
+    }
+    user.id = Some(id);
+    let stored = writer
+        .get(&USERS, &id.to_string())?
+        .ok_or_else(|| Error::NotFound { record: "User", id: id.to_string() })?;
+    let now = Utc::now();
+    prepare(writer, &mut user, now)?;
+    user.metadata = Some(Metadata::updated(parse_user(&stored)?.metadata, now, actor));
+    let body = crate::json::encode(&user)?;
+    match writer.update(&USERS, &stored.id, stored.version + 1, &body, &user.columns()) {
+        Ok(_) => {}
+        Err(e) => return Err(unique_error(e, &user, Write::Update)),
+    }
+    if let Some(username) = &user.username {
+        crate::login::rename(writer, id, username)?;
+    }
+    Ok(user)
+}
+
+/// Deletes a user, with their credentials and permission assignment.
+pub fn delete_user(writer: &mut Writer<'_>, id: Uuid) -> Result<()> {
+    if !writer.delete(&USERS, &id.to_string())? {
+        return Err(Error::NotFound { record: "User", id: id.to_string() });
+    }
+    writer.delete(&crate::login::CREDENTIALS, &id.to_string())?;
+    crate::permissions::forget(writer, id)?;
+    Ok(())
+}
+
+/// Checks and completes a user about to be written, in mod-users' order: the schema
+/// (`personal.lastName`), then the patron group. Unique fields are left to the table.
+fn prepare(reader: &Reader<'_>, user: &mut User, now: DateTime<Utc>) -> Result<()> {
+    if user.personal.as_ref().is_some_and(|p| p.last_name.is_none()) {
+        return Err(crate::json::required("personal.lastName"));
+    }
+    // mod-users trims usernames before saving.
+    if let Some(username) = &mut user.username {
+        *username = username.trim().to_string();
+    }
+    if let Some(group) = user.patron_group
+        && crate::get_group(reader, group)?.is_none()
+    {
+        return Err(Error::UnknownPatronGroup(group));
+    }
+    // mod-users deactivates expired users by a timer a minute later; a save gives the
+    // same record at once (circulation checks the date itself: `is_active_at`).
+    if user.active == Some(true) && user.expiration_date.is_some_and(|expires| expires <= now) {
+        user.active = Some(false);
+    }
+    Ok(())
+}
+
+fn unique_error(e: store::Error, user: &User, write: Write) -> Error {
+    let taken = |field: UniqueUserField, value: Option<String>| Error::UserTaken {
+        field,
+        value: value.unwrap_or_default(),
+        write,
+    };
+    match e {
+        store::Error::DuplicateId { .. } => {
+            taken(UniqueUserField::Id, user.id.map(|i| i.to_string()))
         }
-        Err(store::Error::Unique { column, .. }) => {
-            Err(Error::InvalidUser { field: column, message: "value already exists".to_string() })
+        store::Error::Unique { column, .. } if column == "username" => {
+            taken(UniqueUserField::Username, user.username.clone())
         }
-        Err(e) => Err(e.into()),
+        store::Error::Unique { column, .. } if column == "barcode" => {
+            taken(UniqueUserField::Barcode, user.barcode.clone())
+        }
+        e => e.into(),
     }
 }
 
@@ -134,10 +230,32 @@ pub fn get_user(reader: &Reader<'_>, id: Uuid) -> Result<Option<User>> {
     reader.get(&USERS, &id.to_string())?.map(|r| parse_user(&r)).transpose()
 }
 
+/// The user with this barcode (barcodes compare case-insensitively, as in FOLIO).
+pub fn user_by_barcode(reader: &Reader<'_>, barcode: &str) -> Result<Option<User>> {
+    reader.find_by(&USERS, "barcode", barcode)?.first().map(parse_user).transpose()
+}
+
 /// Whether a user with this username exists (usernames compare case-insensitively).
 pub fn username_taken(reader: &Reader<'_>, username: &str) -> Result<bool> {
     Ok(!reader.find_by(&USERS, "username", username)?.is_empty())
 }
+
+const USER_FIELDS: &[store::QueryField] = {
+    use store::{FieldKind::Text, QueryField};
+    &[
+        QueryField { index: "id", column: "id", kind: Text },
+        QueryField { index: "username", column: "username", kind: Text },
+        QueryField { index: "barcode", column: "barcode", kind: Text },
+        QueryField { index: "externalSystemId", column: "external_system_id", kind: Text },
+        QueryField { index: "patronGroup", column: "patron_group", kind: Text },
+        // `true` / `false`, the text FOLIO's CQL compares.
+        QueryField { index: "active", column: "active", kind: Text },
+        QueryField { index: "type", column: "user_type", kind: Text },
+        QueryField { index: "personal.lastName", column: "last_name", kind: Text },
+        QueryField { index: "personal.firstName", column: "first_name", kind: Text },
+        QueryField { index: "expirationDate", column: "expiration_date", kind: Text },
+    ]
+};
 
 /// Users matching a CQL query, one page of their JSON bodies, and the total.
 pub fn list_users(
@@ -145,17 +263,14 @@ pub fn list_users(
     cql: Option<&str>,
     page: Page,
 ) -> Result<(Vec<String>, u64)> {
-    use store::{FieldKind::Text, QueryField};
-    const FIELDS: &[QueryField] = &[
-        QueryField { index: "id", column: "id", kind: Text },
-        QueryField { index: "username", column: "username", kind: Text },
-        QueryField { index: "barcode", column: "barcode", kind: Text },
-        QueryField { index: "externalSystemId", column: "external_system_id", kind: Text },
-        QueryField { index: "patronGroup", column: "patron_group", kind: Text },
-        QueryField { index: "active", column: "active", kind: store::FieldKind::Int },
-    ];
-    let (records, total) = reader.list(&USERS, FIELDS, cql, page)?;
+    let (records, total) = reader.list(&USERS, USER_FIELDS, cql, page)?;
     Ok((records.into_iter().map(|r| r.body).collect(), total))
+}
+
+/// How many users belong to a patron group.
+pub(crate) fn n_group_members(reader: &Reader<'_>, group: Uuid) -> Result<u64> {
+    let cql = format!("patronGroup==\"{group}\"");
+    Ok(reader.list(&USERS, USER_FIELDS, Some(&cql), Page { offset: 0, limit: 0 })?.1)
 }
 
 fn parse_user(record: &StoredRecord) -> Result<User> {
@@ -163,50 +278,59 @@ fn parse_user(record: &StoredRecord) -> Result<User> {
         .map_err(|e| Error::Corrupt(format!("user {}: {e}", record.id)))
 }
 
-/// Sets (or replaces) the password of a user.
-pub fn set_password(
-    writer: &mut Writer<'_>,
-    user_id: Uuid,
-    username: &str,
-    password: &str,
-) -> Result<()> {
-    if password.is_empty() {
-        return Err(Error::InvalidUser {
-            field: "password".to_string(),
-            message: "must not be empty".to_string(),
-        });
-    }
-    let credentials = Credentials {
-        id: user_id,
-        username: username.to_string(),
-        hash: password::hash_password(password)?,
-    };
-    let body = serde_json::to_string(&credentials).map_err(|e| Error::Corrupt(e.to_string()))?;
-    writer.upsert(
-        &CREDENTIALS,
-        &user_id.to_string(),
-        1,
-        &body,
-        &[ColumnValue::Text(username.to_string())],
-    )?;
-    Ok(())
-}
+#[cfg(test)]
+mod tests {
+    use chrono::TimeZone;
+    use expect_test::expect;
 
-/// Checks a username and password. An inactive user cannot log in.
-pub fn login(reader: &Reader<'_>, username: &str, password: &str) -> Result<LoginOutcome> {
-    let Some(record) = reader.find_by(&CREDENTIALS, "username", username)?.into_iter().next()
-    else {
-        return Err(Error::UnknownUsername(username.to_string()));
-    };
-    let credentials: Credentials = serde_json::from_str(&record.body)
-        .map_err(|e| Error::Corrupt(format!("credentials: {e}")))?;
-    if !password::verify_password(&credentials.hash, password)? {
-        return Err(Error::BadCredentials);
+    use super::*;
+
+    fn check(json: &str, expect: expect_test::Expect) {
+        let now = Utc.with_ymd_and_hms(2025, 6, 1, 12, 0, 0).unwrap();
+        let actual = match decode_user(json.as_bytes()) {
+            Ok(user) => format!("active at 2025-06-01T12:00Z: {}", user.is_active_at(now)),
+            Err(e) => format!("error: {e}"),
+        };
+        expect.assert_eq(&actual);
     }
-    if let Some(user) = get_user(reader, credentials.id)?
-        && user.active == Some(false)
-    {
-        return Err(Error::InactiveUser);
+
+    #[test]
+    fn active_means_flagged_active_and_not_expired() {
+        check(r#"{"active":true}"#, expect!["active at 2025-06-01T12:00Z: true"]);
+        check(r#"{"active":false}"#, expect!["active at 2025-06-01T12:00Z: false"]);
+        check(r#"{}"#, expect!["active at 2025-06-01T12:00Z: false"]);
+        check(
+            r#"{"active":true,"expirationDate":"2025-06-02"}"#,
+            expect!["active at 2025-06-01T12:00Z: true"],
+        );
+        check(
+            r#"{"active":true,"expirationDate":"2025-06-01T11:59:59.000+00:00"}"#,
+            expect!["active at 2025-06-01T12:00Z: false"],
+        );
+        check(
+            r#"{"active":true,"expirationDate":"2025-06-01T12:00:00Z"}"#,
+            expect!["active at 2025-06-01T12:00Z: false"],
+        );
+        check(
+            r#"{"active":false,"expirationDate":"2030-01-01"}"#,
+            expect!["active at 2025-06-01T12:00Z: false"],
+        );
+        check(
+            r#"{"active":true,"expirationDate":"soon"}"#,
+            expect!["error: Invalid user: 'soon' is not a date or date-time at line 1 column 39"],
+        );
+        check(
+            r#"{"active":"#,
+            expect!["error: Malformed JSON: EOF while parsing a value at line 1 column 10"],
+        );
     }
-    Ok(LoginOutcome { user_id: credentials.id, username: credentials.username })
+
+    #[test]
+    fn unknown_fields_survive_a_round_trip() {
+        let json = r#"{"username":"u","personal":{"lastName":"L","addresses":[{"city":"X"}]},"customFields":{"a":1},"enrollmentDate":"2020-01-02"}"#;
+        let user = decode_user(json.as_bytes()).unwrap();
+        expect![[r#"{"username":"u","personal":{"lastName":"L","addresses":[{"city":"X"}]},"enrollmentDate":"2020-01-02T00:00:00.000+00:00","customFields":{"a":1}}"#]]
+            .assert_eq(&serde_json::to_string(&user).unwrap());
+        assert_eq!(user.display_name().as_deref(), Some("u"));
+    }
 }

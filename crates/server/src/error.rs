@@ -210,17 +210,35 @@ impl From<auth::Error> for ApiError {
             auth::Error::InvalidToken(_) | auth::Error::ExpiredToken => {
                 ApiError::unauthorized(message)
             }
-            auth::Error::UsernameTaken(name) => {
-                ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "1", "username.duplicate", message)
-                    .with_parameter("username", name)
+            auth::Error::UserTaken { field, value, write } => {
+                let status = match write {
+                    auth::Write::Create => StatusCode::UNPROCESSABLE_ENTITY,
+                    auth::Write::Update => StatusCode::BAD_REQUEST,
+                };
+                ApiError::new(status, "1", "value.duplicate", message)
+                    .with_parameter(field.name(), value)
             }
-            auth::Error::DuplicateUserId(id) => {
-                ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "1", "id.duplicate", message)
-                    .with_parameter("id", id)
+            auth::Error::UnknownPatronGroup(id) => {
+                ApiError::new(StatusCode::BAD_REQUEST, "1", "patron_group.not_found", message)
+                    .with_parameter("patronGroup", id.to_string())
             }
-            auth::Error::InvalidUser { field, message } => {
-                ApiError::validation(&field, None, message)
+            auth::Error::IdMismatch => ApiError::bad_request(message),
+            auth::Error::NotFound { .. } => ApiError::not_found(message),
+            auth::Error::GroupNameTaken(name) => {
+                ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "1", "group.duplicate", message)
+                    .with_parameter("group", name)
             }
+            auth::Error::GroupInUse(_) => ApiError::bad_request(message),
+            auth::Error::ProxyExists { .. } => {
+                ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "1", "proxy.duplicate", message)
+            }
+            auth::Error::Malformed(_) => ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "JsonParseException",
+                "malformed_json",
+                message,
+            ),
+            auth::Error::Invalid { field, message } => ApiError::validation(&field, None, message),
             auth::Error::Store(e) => ApiError::from(e),
             e @ (auth::Error::Hashing(_) | auth::Error::Corrupt(_)) => ApiError::internal(e),
         }

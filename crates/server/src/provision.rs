@@ -27,6 +27,8 @@ pub fn provision_tenant(
 ) -> Result<Provisioned, ApiError> {
     let (tenant, created_tenant) = store.create_tenant(name)?;
     let n_reference_records = tenant.write(inventory::load_reference_data)?;
+    // mod-users' reference patron groups, with FOLIO's ids.
+    let n_reference_records = n_reference_records + tenant.write(auth::seed_groups)?;
     let created_admin = match admin {
         None => false,
         Some(admin) => tenant.write(|w| {

@@ -17,11 +17,13 @@ use crate::{ApiError, AppState};
 mod admin;
 mod authn;
 mod authorities;
+mod groups;
 mod holdings;
 mod instances;
 mod inventory_views;
 mod items;
 mod json;
+mod proxies;
 mod records;
 mod reference;
 mod search;
@@ -36,6 +38,8 @@ pub(crate) fn router(state: AppState) -> Router {
         .merge(tenant::router())
         .merge(authn::router())
         .merge(users::router())
+        .merge(groups::router())
+        .merge(proxies::router())
         .merge(instances::router())
         .merge(holdings::router())
         .merge(items::router())

@@ -1,6 +1,6 @@
-//! User records, the part Quire keeps so far (circulation completes them).
+//! Users, in mod-users' shape and with its rules (see `auth::create_user`).
 //!
-//! - `GET|POST /users`, `GET /users/{id}`
+//! - `GET|POST /users`, `GET|PUT|DELETE /users/{id}`
 
 use axum::{Router, extract::Path, http::StatusCode, response::Response, routing::get};
 
@@ -10,7 +10,9 @@ use crate::{
 };
 
 pub(super) fn router() -> Router<AppState> {
-    Router::new().route("/users", get(list).post(create)).route("/users/{id}", get(get_one))
+    Router::new()
+        .route("/users", get(list).post(create))
+        .route("/users/{id}", get(get_one).put(update).delete(remove))
 }
 
 async fn list(caller: Caller, params: ListParams) -> Result<Response, ApiError> {
@@ -36,13 +38,7 @@ async fn get_one(caller: Caller, Path(id): Path<String>) -> Result<Response, Api
 
 async fn create(caller: Caller, Body(body): Body) -> Result<Response, ApiError> {
     caller.require("users.item.post")?;
-    let user: auth::User = serde_json::from_slice(&body).map_err(|e| {
-        if e.is_syntax() || e.is_eof() {
-            ApiError::bad_request(format!("Malformed JSON: {e}"))
-        } else {
-            ApiError::validation("", None, format!("Invalid user: {e}"))
-        }
-    })?;
+    let user = auth::decode_user(&body)?;
     let tenant = caller.tenant.clone();
     let actor = caller.user_id;
     let user =
@@ -50,4 +46,27 @@ async fn create(caller: Caller, Body(body): Body) -> Result<Response, ApiError> 
     let id = user.id.map(|i| i.to_string()).unwrap_or_default();
     let body = serde_json::to_string(&user).map_err(ApiError::internal)?;
     Ok(super::json::created(format!("/users/{id}"), body))
+}
+
+async fn update(
+    caller: Caller,
+    Path(id): Path<String>,
+    Body(body): Body,
+) -> Result<Response, ApiError> {
+    caller.require("users.item.put")?;
+    let user_id = super::authn::parse_uuid(&id)?;
+    let user = auth::decode_user(&body)?;
+    let tenant = caller.tenant.clone();
+    let actor = caller.user_id;
+    blocking(move || Ok(tenant.write(|w| auth::update_user(w, user_id, user, Some(actor)))?))
+        .await?;
+    Ok(super::no_content())
+}
+
+async fn remove(caller: Caller, Path(id): Path<String>) -> Result<Response, ApiError> {
+    caller.require("users.item.delete")?;
+    let user_id = super::authn::parse_uuid(&id)?;
+    let tenant = caller.tenant.clone();
+    blocking(move || Ok(tenant.write(|w| auth::delete_user(w, user_id))?)).await?;
+    Ok(super::no_content())
 }

@@ -12,3 +12,4 @@ mod search;
 mod srs;
 mod support;
 mod tenancy;
+mod users;

@@ -1,0 +1,391 @@
+//! Users, patron groups and proxies (mod-users), with FOLIO's statuses and messages.
+
+use axum::http::StatusCode;
+use serde_json::{Value, json};
+
+use crate::support::{Client, TestApp};
+
+/// FOLIO's reference `staff` group, seeded into every tenant.
+const STAFF: &str = "3684a786-6671-4268-8ed0-9db82ebca60b";
+const UNDERGRAD: &str = "bdc2b6d4-5ceb-4a12-ab46-249b9a68473e";
+
+fn patron(username: &str, barcode: &str, last: &str, first: &str) -> Value {
+    json!({
+        "username": username, "barcode": barcode, "active": true, "type": "patron",
+        "patronGroup": UNDERGRAD, "externalSystemId": format!("ext-{username}"),
+        "personal": {"lastName": last, "firstName": first, "email": format!("{username}@example.org")},
+        "departments": [], "customFields": {"college": "Arts"},
+    })
+}
+
+async fn create(client: &Client<'_>, path: &str, body: &Value) -> Value {
+    let r = client.post(path, body).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    r.body
+}
+
+/// The total of a list query.
+async fn total(client: &Client<'_>, path: &str, cql: &str) -> u64 {
+    let r = client.get(&format!("{path}?query={}", urlencode(cql))).await;
+    assert_eq!(r.status, StatusCode::OK, "{cql}: {}", r.text);
+    r.body["totalRecords"].as_u64().unwrap()
+}
+
+fn urlencode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn users_crud_desk_query_lists_and_sorting() {
+    let app = TestApp::new();
+    let client = Client::admin(&app, "diku").await;
+    let ann = create(&client, "/users", &patron("ann", "B-100", "Zeller", "Ann")).await;
+    let bob = create(&client, "/users", &patron("bob", "B-200", "Adams", "Bob")).await;
+    let ann_id = ann["id"].as_str().unwrap();
+    assert_eq!(ann["customFields"]["college"], "Arts", "other fields are kept");
+    assert!(ann["metadata"]["createdDate"].is_string());
+
+    // The circulation desk's lookup, by any of the four identifiers.
+    for x in ["B-100", "ann", "ext-ann", ann_id] {
+        let cql = format!(
+            r#"(barcode=="{x}" OR externalSystemId=="{x}" OR id=="{x}" OR username=="{x}")"#
+        );
+        let r = client.get(&format!("/users?query={}", urlencode(&cql))).await;
+        assert_eq!(r.body["totalRecords"], 1, "{x}: {}", r.text);
+        assert_eq!(r.body["users"][0]["id"], ann_id);
+    }
+    assert_eq!(total(&client, "/users", "personal.lastName==zeller").await, 1);
+    assert_eq!(total(&client, "/users", "personal.firstName==Bo*").await, 1);
+    assert_eq!(total(&client, "/users", &format!("patronGroup=={UNDERGRAD}")).await, 2);
+    assert_eq!(total(&client, "/users", "active==true and type==patron").await, 2);
+    assert_eq!(total(&client, "/users", "active==false").await, 0);
+
+    let r = client
+        .get(&format!(
+            "/users?query={}&limit=1&offset=0",
+            urlencode("type==patron sortBy personal.lastName")
+        ))
+        .await;
+    assert_eq!(
+        (r.body["totalRecords"].as_u64(), &r.body["users"][0]["username"]),
+        (Some(2), &json!("bob"))
+    );
+    let r = client
+        .get(&format!(
+            "/users?query={}&limit=1&offset=1",
+            urlencode("type==patron sortBy personal.lastName")
+        ))
+        .await;
+    assert_eq!(r.body["users"][0]["username"], "ann");
+    let r = client
+        .get(&format!(
+            "/users?query={}&limit=1",
+            urlencode("type==patron sortBy personal.lastName/sort.descending")
+        ))
+        .await;
+    assert_eq!(r.body["users"][0]["username"], "ann");
+
+    // PUT replaces the record; creation metadata stays.
+    let mut changed = ann.clone();
+    changed["personal"]["lastName"] = json!("Able");
+    changed["patronGroup"] = json!(STAFF);
+    let r = client.put(&format!("/users/{ann_id}"), &changed).await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
+    let r = client.get(&format!("/users/{ann_id}")).await;
+    assert_eq!(r.body["personal"]["lastName"], "Able");
+    assert_eq!(r.body["patronGroup"], STAFF);
+    assert_eq!(r.body["metadata"]["createdDate"], ann["metadata"]["createdDate"]);
+    let r = client
+        .get(&format!("/users?query={}", urlencode("cql.allRecords=1 sortBy personal.lastName")))
+        .await;
+    assert_eq!(r.body["users"][0]["username"], "ann", "Able sorts before Adams: {}", r.text);
+
+    let r = client.delete(&format!("/users/{ann_id}")).await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
+    assert_eq!(client.get(&format!("/users/{ann_id}")).await.status, StatusCode::NOT_FOUND);
+    assert_eq!(client.delete(&format!("/users/{ann_id}")).await.status, StatusCode::NOT_FOUND);
+    assert_eq!(total(&client, "/users", "barcode==B-100").await, 0);
+    let _ = bob;
+}
+
+#[tokio::test]
+async fn user_writes_fail_with_folio_statuses_and_messages() {
+    let app = TestApp::new();
+    let client = Client::admin(&app, "diku").await;
+    let ann = create(&client, "/users", &patron("ann", "B-100", "Zeller", "Ann")).await;
+    let bob = create(&client, "/users", &patron("bob", "B-200", "Adams", "Bob")).await;
+    let bob_id = bob["id"].as_str().unwrap();
+
+    // A patron group that does not exist: 400 on create and on update.
+    let unknown = "2b94c631-fca9-4892-a730-03ee529ffe2a";
+    let mut body = patron("cy", "B-300", "Cole", "Cy");
+    body["patronGroup"] = json!(unknown);
+    let r = client.post("/users", &body).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.text);
+    assert_eq!(r.error().0, format!("Cannot add {unknown}. Patron group not found"));
+    let mut bob_changed = bob.clone();
+    bob_changed["patronGroup"] = json!(unknown);
+    let r = client.put(&format!("/users/{bob_id}"), &bob_changed).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    assert_eq!(r.error().0, format!("Cannot add {unknown}. Patron group not found"));
+
+    // Taken username, barcode and id: 422 with the field on create ...
+    for (field, value, message) in [
+        ("username", json!("ANN"), "User with this username already exists"),
+        ("barcode", json!("b-100"), "This barcode has already been taken"),
+        ("id", ann["id"].clone(), "User with this id already exists"),
+    ] {
+        let mut body = patron("dee", "B-400", "Dee", "Dee");
+        body[field] = value.clone();
+        let r = client.post("/users", &body).await;
+        assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{field}: {}", r.text);
+        assert_eq!(
+            r.error(),
+            (message.to_string(), vec![(field.to_string(), value.as_str().unwrap().to_string())])
+        );
+    }
+    // ... and a plain 400 on update.
+    for (field, value, message) in [
+        ("username", "ann", "User with this username already exists"),
+        ("barcode", "B-100", "This barcode has already been taken"),
+    ] {
+        let mut body = bob.clone();
+        body[field] = json!(value);
+        let r = client.put(&format!("/users/{bob_id}"), &body).await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{field}: {}", r.text);
+        assert_eq!(r.error().0, message);
+    }
+
+    let r = client.put(&format!("/users/{bob_id}"), &ann).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    assert_eq!(r.error().0, "You cannot change the value of the id field");
+    let r =
+        client.put("/users/7a0b4d8c-0c55-4d8e-9a43-0c3c2d5f8e11", &json!({"username": "x"})).await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
+
+    // `personal.lastName` is required when `personal` is sent.
+    let r =
+        client.post("/users", &json!({"username": "eve", "personal": {"firstName": "Eve"}})).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
+    assert_eq!(
+        r.error(),
+        (
+            "must not be null".to_string(),
+            vec![("personal.lastName".to_string(), "null".to_string())]
+        )
+    );
+
+    let r = client.post_raw("/users", b"{\"username\": ".to_vec()).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    assert!(r.error().0.starts_with("Malformed JSON"), "{}", r.text);
+    let r = client.post("/users", &json!({"username": "f", "expirationDate": "next week"})).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
+
+    // Nothing above was stored.
+    assert_eq!(client.count("/users").await, 3);
+
+    // A user saved with an expiration date behind them is inactive, as FOLIO's expiry
+    // timer leaves them; one with a date ahead stays active.
+    let mut expired = patron("gil", "B-500", "Gil", "Gil");
+    expired["expirationDate"] = json!("2020-01-01");
+    let r = create(&client, "/users", &expired).await;
+    assert_eq!(
+        (r["active"].clone(), r["expirationDate"].clone()),
+        (json!(false), json!("2020-01-01T00:00:00.000+00:00"))
+    );
+    let mut later = patron("hal", "B-600", "Hal", "Hal");
+    later["expirationDate"] = json!("2999-01-01T00:00:00Z");
+    assert_eq!(create(&client, "/users", &later).await["active"], true);
+    assert_eq!(total(&client, "/users", r#"expirationDate<"2021-01-01""#).await, 1);
+}
+
+#[tokio::test]
+async fn a_renamed_user_logs_in_with_the_new_name_and_a_deleted_one_not_at_all() {
+    let app = TestApp::new();
+    let client = Client::admin(&app, "diku").await;
+    let user = create(&client, "/users", &patron("ann", "B-100", "Zeller", "Ann")).await;
+    let id = user["id"].as_str().unwrap();
+    let r = client
+        .post("/authn/credentials", &json!({"userId": id, "username": "ann", "password": "pw"}))
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    let mut renamed = user.clone();
+    renamed["username"] = json!("annie");
+    assert_eq!(client.put(&format!("/users/{id}"), &renamed).await.status, StatusCode::NO_CONTENT);
+    app.login_as("diku", "annie", "pw").await;
+    assert_eq!(client.delete(&format!("/users/{id}")).await.status, StatusCode::NO_CONTENT);
+    let body = json!({"username": "annie", "password": "pw"}).to_string().into_bytes();
+    let r =
+        app.send(axum::http::Method::POST, "/authn/login", Some("diku"), None, Some(body)).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
+}
+
+#[tokio::test]
+async fn a_new_tenant_has_folio_reference_groups_and_groups_follow_folio_rules() {
+    let app = TestApp::new();
+    let client = Client::admin(&app, "other").await;
+    let r = client.get("/groups?limit=100").await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    let mut groups: Vec<(String, String)> = r.body["usergroups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| (g["group"].as_str().unwrap().into(), g["id"].as_str().unwrap().into()))
+        .collect();
+    groups.sort();
+    assert_eq!(
+        groups,
+        [
+            ("faculty", "503a81cd-6c26-400f-b620-14c08943697c"),
+            ("graduate", "ad0bc554-d5bc-463c-85d1-5562127ae91b"),
+            ("staff", STAFF),
+            ("undergrad", UNDERGRAD),
+        ]
+        .map(|(g, id)| (g.to_string(), id.to_string()))
+    );
+    // Provisioning again adds nothing.
+    let admin = server::AdminUser { username: "admin".into(), password: "x".into() };
+    let again = server::provision_tenant(&app.store, "other", Some(&admin)).unwrap();
+    assert_eq!(again.n_reference_records, 0);
+
+    let group = create(
+        &client,
+        "/groups",
+        &json!({"group": "Visiting Scholar", "desc": "Visitors", "expirationOffsetInDays": 90}),
+    )
+    .await;
+    let id = group["id"].as_str().unwrap();
+    assert_eq!(total(&client, "/groups", "group==\"visiting scholar\"").await, 1);
+    assert_eq!(total(&client, "/groups", &format!("id=={id}")).await, 1);
+
+    let r = client.post("/groups", &json!({"group": "STAFF"})).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
+    assert_eq!(
+        r.error().0,
+        "lower(f_unaccent(jsonb ->> 'group'::text)) value already exists in table groups: staff"
+    );
+    let r = client.post("/groups", &json!({"desc": "no name"})).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
+    assert_eq!(
+        r.error(),
+        ("must not be null".to_string(), vec![("group".to_string(), "null".to_string())])
+    );
+
+    let r = client
+        .put(&format!("/groups/{id}"), &json!({"group": "Visitor", "desc": "Short stays"}))
+        .await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
+    let r = client.get(&format!("/groups/{id}")).await;
+    assert_eq!(
+        (r.body["group"].clone(), r.body["desc"].clone()),
+        (json!("Visitor"), json!("Short stays"))
+    );
+    assert_eq!(r.body["metadata"]["createdDate"], group["metadata"]["createdDate"]);
+
+    // A group with members cannot be deleted.
+    let mut member = patron("ann", "B-1", "Zeller", "Ann");
+    member["patronGroup"] = json!(id);
+    let member = create(&client, "/users", &member).await;
+    let r = client.delete(&format!("/groups/{id}")).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.text);
+    assert_eq!(
+        r.error().0,
+        format!("Cannot delete groups.id = {id} because id is still referenced from table users.")
+    );
+    assert_eq!(client.get(&format!("/groups/{id}")).await.status, StatusCode::OK);
+    client.delete(&format!("/users/{}", member["id"].as_str().unwrap())).await;
+    assert_eq!(client.delete(&format!("/groups/{id}")).await.status, StatusCode::NO_CONTENT);
+    assert_eq!(client.get(&format!("/groups/{id}")).await.status, StatusCode::NOT_FOUND);
+    assert_eq!(client.delete(&format!("/groups/{id}")).await.status, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn proxies_are_recorded_once_per_sponsor_and_proxy() {
+    let app = TestApp::new();
+    let client = Client::admin(&app, "diku").await;
+    let sponsor = create(&client, "/users", &patron("sam", "S-1", "Sponsor", "Sam")).await;
+    let proxy = create(&client, "/users", &patron("pat", "P-1", "Proxy", "Pat")).await;
+    let (sponsor_id, proxy_id) = (sponsor["id"].as_str().unwrap(), proxy["id"].as_str().unwrap());
+    let body = json!({
+        "userId": sponsor_id, "proxyUserId": proxy_id, "requestForSponsor": "Yes",
+        "notificationsTo": "Proxy", "accrueTo": "Sponsor", "status": "Active",
+        "expirationDate": "2999-12-31T00:00:00.000+00:00",
+    });
+    let created = create(&client, "/proxiesfor", &body).await;
+    let id = created["id"].as_str().unwrap();
+
+    let r = client.post("/proxiesfor", &body).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
+    assert_eq!(r.error().0, "Proxy relationship already exists");
+
+    let cql = format!("userId=={sponsor_id} and proxyUserId=={proxy_id}");
+    let r = client.get(&format!("/proxiesfor?query={}", urlencode(&cql))).await;
+    assert_eq!(r.body["totalRecords"], 1, "{}", r.text);
+    assert_eq!(r.body["proxiesFor"][0]["id"], id);
+    assert_eq!(total(&client, "/proxiesfor", &format!("proxyUserId=={sponsor_id}")).await, 0);
+
+    let mut changed = created.clone();
+    changed["status"] = json!("Inactive");
+    assert_eq!(
+        client.put(&format!("/proxiesfor/{id}"), &changed).await.status,
+        StatusCode::NO_CONTENT
+    );
+    let r = client.get(&format!("/proxiesfor/{id}")).await;
+    assert_eq!(r.body["status"], "Inactive");
+    // The other direction is another relationship; turning it into this one is refused.
+    let reverse =
+        create(&client, "/proxiesfor", &json!({"userId": proxy_id, "proxyUserId": sponsor_id}))
+            .await;
+    let r = client
+        .put(
+            &format!("/proxiesfor/{}", reverse["id"].as_str().unwrap()),
+            &json!({"userId": sponsor_id, "proxyUserId": proxy_id}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
+
+    // FOLIO's proxy schema allows no other properties.
+    let r = client.post("/proxiesfor", &json!({"userId": proxy_id, "sponsor": true})).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
+
+    assert_eq!(client.delete(&format!("/proxiesfor/{id}")).await.status, StatusCode::NO_CONTENT);
+    assert_eq!(client.get(&format!("/proxiesfor/{id}")).await.status, StatusCode::NOT_FOUND);
+    assert_eq!(client.count("/proxiesfor").await, 1);
+}
+
+#[tokio::test]
+async fn each_route_requires_its_folio_permission() {
+    let app = TestApp::new();
+    let admin = Client::admin(&app, "diku").await;
+    let user = create(&admin, "/users", &patron("clerk", "C-1", "Clerk", "Cal")).await;
+    let id = user["id"].as_str().unwrap();
+    let credentials = json!({"userId": id, "username": "clerk", "password": "pw"});
+    assert_eq!(admin.post("/authn/credentials", &credentials).await.status, StatusCode::CREATED);
+    let r = admin
+        .post("/perms/users", &json!({"userId": id, "permissions": ["users.collection.get", "usergroups.collection.get"]}))
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    let clerk = Client {
+        app: &app,
+        tenant: "diku".into(),
+        token: app.login_as("diku", "clerk", "pw").await,
+    };
+    assert_eq!(clerk.get("/users").await.status, StatusCode::OK);
+    assert_eq!(clerk.get("/groups").await.status, StatusCode::OK);
+    for (r, permission) in [
+        (clerk.put(&format!("/users/{id}"), &user).await, "users.item.put"),
+        (clerk.delete(&format!("/users/{id}")).await, "users.item.delete"),
+        (clerk.get(&format!("/groups/{STAFF}")).await, "usergroups.item.get"),
+        (clerk.delete(&format!("/groups/{STAFF}")).await, "usergroups.item.delete"),
+        (clerk.get("/proxiesfor").await, "proxiesfor.collection.get"),
+        (clerk.post("/proxiesfor", &json!({})).await, "proxiesfor.item.post"),
+    ] {
+        assert_eq!(r.status, StatusCode::FORBIDDEN);
+        assert_eq!(r.error().0, format!("Access requires permission: {permission}"));
+    }
+}
