@@ -43,6 +43,7 @@
 
 pub mod model;
 
+mod circulation;
 mod decode;
 mod records;
 mod refdata;
@@ -51,6 +52,10 @@ mod seed;
 mod storage;
 mod views;
 
+pub use circulation::{
+    get_holdings, get_instance, get_item, get_location, get_service_point, item_by_barcode,
+    reference_name, update_item,
+};
 pub use decode::{DecodeError, decode};
 pub use model::{Authority, HoldingsRecord, Instance, Item, ItemStatusName, Metadata, Timestamp};
 pub use records::{

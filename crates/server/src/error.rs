@@ -15,6 +15,9 @@ use serde::Serialize;
 pub struct ApiError {
     status: StatusCode,
     errors: Vec<ErrorEntry>,
+    /// A body of another shape, for the few endpoints whose FOLIO errors are not
+    /// `{"errors":[...]}` (circulation rules: `{"message","line","column"}`).
+    body: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Serialize)]
@@ -47,6 +50,7 @@ impl ApiError {
                 code,
                 parameters: Vec::new(),
             }],
+            body: None,
         }
     }
 
@@ -120,9 +124,13 @@ impl IntoResponse for ApiError {
             errors: &'a [ErrorEntry],
             total_records: usize,
         }
-        let body =
-            serde_json::to_vec(&Body { errors: &self.errors, total_records: self.errors.len() })
-                .unwrap_or_else(|_| b"{\"errors\":[]}".to_vec());
+        let body = match &self.body {
+            Some(body) => serde_json::to_vec(body),
+            None => {
+                serde_json::to_vec(&Body { errors: &self.errors, total_records: self.errors.len() })
+            }
+        }
+        .unwrap_or_else(|_| b"{\"errors\":[]}".to_vec());
         let mut response = (self.status, body).into_response();
         response
             .headers_mut()
@@ -241,6 +249,55 @@ impl From<auth::Error> for ApiError {
             auth::Error::Invalid { field, message } => ApiError::validation(&field, None, message),
             auth::Error::Store(e) => ApiError::from(e),
             e @ (auth::Error::Hashing(_) | auth::Error::Corrupt(_)) => ApiError::internal(e),
+        }
+    }
+}
+
+impl From<circ::Error> for ApiError {
+    fn from(e: circ::Error) -> ApiError {
+        let message = e.to_string();
+        match e {
+            circ::Error::NotFound { .. } => ApiError::not_found(message),
+            circ::Error::Invalid { field, value, message } => {
+                ApiError::validation(&field, Some(&value), message)
+            }
+            circ::Error::Refused(refusals) => ApiError {
+                status: StatusCode::UNPROCESSABLE_ENTITY,
+                body: None,
+                errors: refusals
+                    .into_iter()
+                    .map(|r| ErrorEntry {
+                        message: r.message,
+                        kind: "1",
+                        code: r.code.unwrap_or("validation_error"),
+                        parameters: r
+                            .parameters
+                            .into_iter()
+                            .map(|(key, value)| Parameter { key, value })
+                            .collect(),
+                    })
+                    .collect(),
+            },
+            // FOLIO's rules editor reads `{"message","line","column"}`.
+            circ::Error::Rules { message, line, column } => {
+                let body = serde_json::json!({"message": message, "line": line, "column": column});
+                let mut error = ApiError::new(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    "CirculationRulesException",
+                    "circulation_rules_error",
+                    message,
+                );
+                error.body = Some(body);
+                error
+            }
+            circ::Error::InUse { .. } => {
+                ApiError::new(StatusCode::BAD_REQUEST, "InUse", "in_use", message)
+            }
+            circ::Error::Decode(e) => ApiError::from(e),
+            circ::Error::Inventory(e) => ApiError::from(e),
+            circ::Error::Auth(e) => ApiError::from(e),
+            circ::Error::Store(e) => ApiError::from(e),
+            e @ circ::Error::Corrupt(_) => ApiError::internal(e),
         }
     }
 }

@@ -29,6 +29,8 @@ pub fn provision_tenant(
     let n_reference_records = tenant.write(inventory::load_reference_data)?;
     // mod-users' reference patron groups, with FOLIO's ids.
     let n_reference_records = n_reference_records + tenant.write(auth::seed_groups)?;
+    // Default policies and circulation rules, so check-out works at once.
+    let n_circulation_records = tenant.write(circ::seed)?;
     let created_admin = match admin {
         None => false,
         Some(admin) => tenant.write(|w| {
@@ -49,5 +51,9 @@ pub fn provision_tenant(
             Ok(true)
         })?,
     };
-    Ok(Provisioned { created_tenant, n_reference_records, created_admin })
+    Ok(Provisioned {
+        created_tenant,
+        n_reference_records: n_reference_records + n_circulation_records,
+        created_admin,
+    })
 }

@@ -48,6 +48,7 @@ pub struct AppState {
     pub(crate) permissions: Arc<PermissionCache>,
     pub(crate) indexes: Arc<crate::indexes::Indexes>,
     pub(crate) marc_indexes: Arc<crate::marc_indexes::MarcIndexes>,
+    pub(crate) circulation_rules: Arc<RulesCaches>,
 }
 
 impl AppState {
@@ -60,6 +61,7 @@ impl AppState {
             permissions: Arc::new(PermissionCache::default()),
             indexes: Arc::new(crate::indexes::Indexes::default()),
             marc_indexes: Arc::new(crate::marc_indexes::MarcIndexes::default()),
+            circulation_rules: Arc::new(RulesCaches::default()),
         }
     }
 
@@ -113,5 +115,20 @@ impl PermissionCache {
 
     pub(crate) fn invalidate(&self, tenant: &str, user_id: uuid::Uuid) {
         self.entries.write().unwrap().remove(&(tenant.to_string(), user_id));
+    }
+}
+
+/// Each tenant's compiled circulation rules.
+#[derive(Default)]
+pub(crate) struct RulesCaches {
+    by_tenant: RwLock<HashMap<String, Arc<circ::RulesCache>>>,
+}
+
+impl RulesCaches {
+    pub(crate) fn get(&self, tenant: &str) -> Arc<circ::RulesCache> {
+        if let Some(cache) = self.by_tenant.read().unwrap().get(tenant) {
+            return cache.clone();
+        }
+        self.by_tenant.write().unwrap().entry(tenant.to_string()).or_default().clone()
     }
 }

@@ -17,6 +17,8 @@ use crate::{ApiError, AppState};
 mod admin;
 mod authn;
 mod authorities;
+mod circ_records;
+mod circulation;
 mod groups;
 mod holdings;
 mod instances;
@@ -48,6 +50,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .merge(search::router())
         .merge(srs::router())
         .merge(authorities::router())
+        .merge(circulation::router())
         .fallback(|| async { ApiError::not_found("No such endpoint") })
         .layer(axum::extract::DefaultBodyLimit::max(max_body))
         .layer(middleware::from_fn_with_state(state.clone(), observe))

@@ -4,6 +4,7 @@ mod admin;
 mod auth;
 mod authorities;
 mod batch;
+mod circulation;
 mod errors;
 mod holdings_items;
 mod instances;

@@ -1,0 +1,85 @@
+//! An item with what circulation says about it: its title (from the instance), material
+//! type name, effective location, and call number.
+
+use inventory::{Item, RefKind};
+use serde::Serialize;
+use serde_json::json;
+use store::Reader;
+use uuid::Uuid;
+
+use crate::Result;
+
+pub(crate) struct ItemContext {
+    pub(crate) item: Item,
+    pub(crate) instance_id: Option<Uuid>,
+    pub(crate) title: String,
+    pub(crate) contributors: Vec<String>,
+    pub(crate) material_type: String,
+    pub(crate) location_name: String,
+}
+
+impl ItemContext {
+    pub(crate) fn load(reader: &Reader<'_>, item: Item) -> Result<ItemContext> {
+        let holdings = inventory::get_holdings(reader, item.holdings_record_id)?;
+        let instance = match &holdings {
+            Some(h) => inventory::get_instance(reader, h.instance_id)?,
+            None => None,
+        };
+        let material_type =
+            inventory::reference_name(reader, RefKind::MaterialType, item.material_type_id)?
+                .unwrap_or_default();
+        let location_name = match item.effective_location_id {
+            Some(id) => {
+                inventory::reference_name(reader, RefKind::Location, id)?.unwrap_or_default()
+            }
+            None => String::new(),
+        };
+        Ok(ItemContext {
+            instance_id: holdings.as_ref().map(|h| h.instance_id),
+            title: instance.as_ref().map(|i| i.title.clone()).unwrap_or_default(),
+            contributors: instance
+                .map(|i| i.contributors.into_iter().map(|c| c.name).collect())
+                .unwrap_or_default(),
+            material_type,
+            location_name,
+            item,
+        })
+    }
+
+    pub(crate) fn barcode(&self) -> &str {
+        self.item.barcode.as_deref().unwrap_or("")
+    }
+
+    pub(crate) fn status_name(&self) -> String {
+        status_text(self.item.status.name)
+    }
+
+    pub(crate) fn call_number(&self) -> Option<String> {
+        self.item.effective_call_number_components.as_ref().and_then(|c| c.call_number.clone())
+    }
+
+    /// The item summary FOLIO embeds in loans and check-in responses.
+    pub(crate) fn summary(&self) -> serde_json::Value {
+        json!({
+            "id": self.item.id,
+            "holdingsRecordId": self.item.holdings_record_id,
+            "instanceId": self.instance_id,
+            "title": self.title,
+            "barcode": self.item.barcode,
+            "contributors": self.contributors.iter().map(|n| json!({"name": n})).collect::<Vec<_>>(),
+            "callNumber": self.call_number(),
+            "status": self.item.status,
+            "location": {"name": self.location_name},
+            "materialType": {"name": self.material_type},
+            "inTransitDestinationServicePointId": self.item.in_transit_destination_service_point_id,
+        })
+    }
+}
+
+/// An item status as FOLIO spells it.
+pub(crate) fn status_text(status: impl Serialize) -> String {
+    match serde_json::to_value(status) {
+        Ok(serde_json::Value::String(s)) => s,
+        _ => String::new(),
+    }
+}

@@ -1,0 +1,67 @@
+//! What circulation reads and writes of inventory: items by barcode, an item's
+//! holdings, instance and location, and item updates made inside a check-out or
+//! check-in transaction.
+//!
+//! Useful for: the `circ` crate, which composes these with its own records in one
+//! transaction. Not useful for: HTTP item updates, which go through [`crate::replace`]
+//! with the client's `_version`.
+
+use store::{Reader, Writer};
+use uuid::Uuid;
+
+use crate::model::{Location, ServicePoint};
+use crate::records::{Checked, Mode, get, parse, save};
+use crate::refdata::table;
+use crate::storage::ITEMS;
+use crate::{Actor, HoldingsRecord, Instance, Item, RefKind, Result};
+
+/// The item with this barcode (barcodes compare case-insensitively, as in FOLIO).
+pub fn item_by_barcode(reader: &Reader<'_>, barcode: &str) -> Result<Option<Item>> {
+    match reader.find_by(&ITEMS, "barcode", barcode)?.into_iter().next() {
+        Some(stored) => Ok(Some(parse(&stored.body)?)),
+        None => Ok(None),
+    }
+}
+
+pub fn get_item(reader: &Reader<'_>, id: Uuid) -> Result<Option<Item>> {
+    get(reader, id)
+}
+
+pub fn get_holdings(reader: &Reader<'_>, id: Uuid) -> Result<Option<HoldingsRecord>> {
+    get(reader, id)
+}
+
+pub fn get_instance(reader: &Reader<'_>, id: Uuid) -> Result<Option<Instance>> {
+    get(reader, id)
+}
+
+pub fn get_location(reader: &Reader<'_>, id: Uuid) -> Result<Option<Location>> {
+    typed_reference(reader, RefKind::Location, id)
+}
+
+pub fn get_service_point(reader: &Reader<'_>, id: Uuid) -> Result<Option<ServicePoint>> {
+    typed_reference(reader, RefKind::ServicePoint, id)
+}
+
+/// The name of a reference record (material type, loan type, location, ...), if it exists.
+pub fn reference_name(reader: &Reader<'_>, kind: RefKind, id: Uuid) -> Result<Option<String>> {
+    crate::refdata::name_of(reader, kind, id)
+}
+
+fn typed_reference<T: serde::de::DeserializeOwned>(
+    reader: &Reader<'_>,
+    kind: RefKind,
+    id: Uuid,
+) -> Result<Option<T>> {
+    match reader.get(&table(kind), &id.to_string())? {
+        Some(stored) => Ok(Some(parse(&stored.body)?)),
+        None => Ok(None),
+    }
+}
+
+/// Writes back an item circulation changed (status, in-transit destination, last
+/// check-in), with the same derivations and change-log entry as any item update. The
+/// item must have been read in this transaction, so its `_version` is current.
+pub fn update_item(writer: &mut Writer<'_>, item: Item, actor: Actor) -> Result<Item> {
+    save(writer, item, Mode::Update, actor, &mut Checked::default())
+}

@@ -1,0 +1,410 @@
+//! The circulation desk's paths: check-out, renewal, check-in on time, late and
+//! elsewhere, holds and recalls, every refusal with FOLIO's message, the rules, and
+//! concurrent check-outs of one item.
+
+use axum::http::StatusCode;
+use serde_json::{Value, json};
+
+use crate::{
+    instances::urlencode,
+    support::{Client, Response, TestApp},
+};
+
+const DESK_1: &str = "3a40852d-49fd-4df2-a1f9-6e2641a6e91f";
+const DESK_2: &str = "c4c90014-c8c9-4ade-8f24-b5e313319f4b";
+const BOOK: &str = "1a54b431-2e4f-452d-9cae-9cee66c9a892";
+
+struct Desk<'a> {
+    c: Client<'a>,
+    holdings: Value,
+    group: String,
+}
+
+impl<'a> Desk<'a> {
+    async fn new(app: &'a TestApp) -> Desk<'a> {
+        let c = Client::admin(app, "diku").await;
+        let holdings = c.create_holdings().await;
+        let groups = c.get("/groups?limit=10").await;
+        assert_eq!(groups.status, StatusCode::OK, "{}", groups.text);
+        let group = groups.body["usergroups"][0]["id"].as_str().unwrap().to_string();
+        Desk { c, holdings, group }
+    }
+
+    async fn item(&self, barcode: &str) -> Value {
+        let body = self.c.item_json(&self.holdings["id"], barcode).await;
+        let r = self.c.post("/item-storage/items", &body).await;
+        assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+        r.body
+    }
+
+    async fn patron(&self, barcode: &str, extra: Value) -> Value {
+        let mut body = json!({"username": format!("u-{barcode}"), "barcode": barcode, "active": true,
+            "patronGroup": self.group, "personal": {"lastName": format!("Reader {barcode}"), "firstName": "Ann"}});
+        for (k, v) in extra.as_object().unwrap() {
+            body[k] = v.clone();
+        }
+        let r = self.c.post("/users", &body).await;
+        assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+        r.body
+    }
+
+    async fn check_out(&self, item: &str, user: &str, extra: Value) -> Response {
+        let mut body = json!({"itemBarcode": item, "userBarcode": user, "servicePointId": DESK_1});
+        for (k, v) in extra.as_object().unwrap() {
+            body[k] = v.clone();
+        }
+        self.c.post("/circulation/check-out-by-barcode", &body).await
+    }
+
+    async fn check_in(&self, item: &str, sp: &str) -> Response {
+        let body = json!({"itemBarcode": item, "servicePointId": sp,
+            "checkInDate": chrono::Utc::now().to_rfc3339()});
+        self.c.post("/circulation/check-in-by-barcode", &body).await
+    }
+
+    async fn item_status(&self, item: &Value) -> String {
+        let r = self.c.get(&format!("/item-storage/items/{}", item["id"].as_str().unwrap())).await;
+        r.body["status"]["name"].as_str().unwrap().to_string()
+    }
+
+    async fn request(&self, kind: &str, item: &Value, requester: &Value) -> Response {
+        let body = json!({"requestType": kind, "requestDate": chrono::Utc::now().to_rfc3339(),
+            "requesterId": requester["id"], "itemId": item["id"],
+            "fulfillmentPreference": "Hold Shelf", "pickupServicePointId": DESK_1});
+        self.c.post("/circulation/requests", &body).await
+    }
+}
+
+fn messages(r: &Response) -> Vec<String> {
+    r.body["errors"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no errors in {}", r.text))
+        .iter()
+        .map(|e| e["message"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[tokio::test]
+async fn check_out_renew_hold_and_check_in() {
+    let app = TestApp::new();
+    let desk = Desk::new(&app).await;
+    let item = desk.item("CO-1").await;
+    desk.patron("P-1", json!({})).await;
+    let p2 = desk.patron("P-2", json!({})).await;
+
+    // Check out: 201 with the loan, due 60 days out at the end of the day (the default
+    // policy), the item Checked out.
+    let r = desk.check_out("CO-1", "P-1", json!({})).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    let loan = r.body.clone();
+    assert_eq!(loan["status"]["name"], "Open");
+    assert_eq!(loan["action"], "checkedout");
+    assert_eq!(loan["item"]["barcode"], "CO-1");
+    assert_eq!(loan["item"]["title"], "Holdings test");
+    assert_eq!(loan["borrower"]["barcode"], "P-1");
+    assert_eq!(loan["loanPolicy"]["name"], "Example Loan Policy");
+    assert!(
+        loan["dueDate"].as_str().unwrap().ends_with("T23:59:59.000+00:00"),
+        "{}",
+        loan["dueDate"]
+    );
+    let location = r.headers["location"].to_str().unwrap().to_string();
+    assert_eq!(location, format!("/circulation/loans/{}", loan["id"].as_str().unwrap()));
+    assert_eq!(desk.item_status(&item).await, "Checked out");
+
+    // The same item again, to another patron: both of FOLIO's reasons, nothing written.
+    let r = desk.check_out("CO-1", "P-2", json!({})).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
+    assert_eq!(
+        messages(&r),
+        ["Item is already checked out", "Cannot check out item that already has an open loan"]
+    );
+    assert_eq!(r.body["errors"][1]["code"], "ITEM_HAS_OPEN_LOAN");
+
+    // Renew: the default policy renews from the due date for 30 more days.
+    let r = desk
+        .c
+        .post(
+            "/circulation/renew-by-barcode",
+            &json!({"itemBarcode": "CO-1", "userBarcode": "P-1"}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(r.body["renewalCount"], 1);
+    assert_eq!(r.body["action"], "renewed");
+    assert!(r.body["dueDate"].as_str().unwrap() > loan["dueDate"].as_str().unwrap());
+    let r = desk
+        .c
+        .post(
+            "/circulation/renew-by-barcode",
+            &json!({"itemBarcode": "CO-1", "userBarcode": "P-2"}),
+        )
+        .await;
+    assert_eq!(messages(&r), ["Cannot renew item checked out to different user"]);
+
+    // A hold by another patron: first in the queue, and renewals stop.
+    let r = desk.request("Hold", &item, &p2).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    let hold = r.body.clone();
+    assert_eq!(hold["position"], 1);
+    assert_eq!(hold["status"], "Open - Not yet filled");
+    let r = desk
+        .c
+        .post(
+            "/circulation/renew-by-barcode",
+            &json!({"itemBarcode": "CO-1", "userBarcode": "P-1"}),
+        )
+        .await;
+    assert_eq!(
+        messages(&r),
+        [
+            "Items with this loan policy cannot be renewed when there is an active, pending hold request"
+        ]
+    );
+    // The same patron cannot hold it twice.
+    let r = desk.request("Hold", &item, &p2).await;
+    assert_eq!(messages(&r), ["This requester already has an open request for this item"]);
+
+    // Check in at the pickup desk: loan closed, the hold awaits pickup, so does the item.
+    let r = desk.check_in("CO-1", DESK_1).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(r.body["loan"]["status"]["name"], "Closed");
+    assert_eq!(r.body["loan"]["action"], "checkedin");
+    assert_eq!(r.body["item"]["status"]["name"], "Awaiting pickup");
+    let hold_path = format!("/circulation/requests/{}", hold["id"].as_str().unwrap());
+    assert_eq!(desk.c.get(&hold_path).await.body["status"], "Open - Awaiting pickup");
+
+    // Someone else cannot take it; the requester can, which fills the request.
+    let r = desk.check_out("CO-1", "P-1", json!({})).await;
+    assert_eq!(
+        messages(&r),
+        [
+            "Holdings test (Barcode: CO-1) cannot be checked out to user Reader P-1, Ann because it has been requested by another patron"
+        ]
+    );
+    let r = desk.check_out("CO-1", "P-2", json!({})).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    let filled = desk.c.get(&hold_path).await.body;
+    assert_eq!(filled["status"], "Closed - Filled");
+    assert!(filled.get("position").is_none(), "{filled}");
+
+    // Loans by the desk's queries.
+    let q = urlencode(&format!("(userId=={} and status.name<>Closed)", p2["id"].as_str().unwrap()));
+    let r = desk.c.get(&format!("/circulation/loans?query={q}&limit=1")).await;
+    assert_eq!(r.body["totalRecords"], 1, "{}", r.text);
+    let q = urlencode(&format!("itemId=={}", item["id"].as_str().unwrap()));
+    assert_eq!(desk.c.get(&format!("/loan-storage/loans?query={q}")).await.body["totalRecords"], 2);
+}
+
+#[tokio::test]
+async fn late_return_fine_transit_and_recall() {
+    let app = TestApp::new();
+    let desk = Desk::new(&app).await;
+    desk.item("L-1").await;
+    let recalled = desk.item("R-1").await;
+    let p1 = desk.patron("P-1", json!({})).await;
+    let p2 = desk.patron("P-2", json!({})).await;
+
+    // A fine policy of 1.00 a day up to 10.00, chosen by the fallback rule.
+    let r = desk
+        .c
+        .post(
+            "/overdue-fines-policies",
+            &json!({"name": "Daily", "countClosed": true, "maxOverdueFine": 10.0,
+                "overdueFine": {"quantity": 1.0, "intervalId": "day"}}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    let fine_policy = r.body["id"].as_str().unwrap().to_string();
+    let rules = format!(
+        "priority: t, s, c, b, a, m, g\nfallback-policy: l {} r {} n {} o {fine_policy} i {}\n",
+        circ::DEFAULT_LOAN_POLICY_ID,
+        circ::DEFAULT_REQUEST_POLICY_ID,
+        circ::DEFAULT_NOTICE_POLICY_ID,
+        circ::DEFAULT_LOST_ITEM_FEE_POLICY_ID
+    );
+    let r = desk.c.put("/circulation/rules", &json!({"rulesAsText": rules})).await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
+
+    // Lent 90 days ago for 60 days: a month late, past the 7-day grace period, so
+    // the fine reaches its cap.
+    let ninety_days_ago = (chrono::Utc::now() - chrono::Duration::days(90)).to_rfc3339();
+    let r = desk.check_out("L-1", "P-1", json!({"loanDate": ninety_days_ago})).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    // Checked in at a desk that does not serve the item's location: In transit home.
+    let r = desk.check_in("L-1", DESK_2).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(r.body["item"]["status"]["name"], "In transit");
+    assert_eq!(r.body["item"]["inTransitDestinationServicePointId"], DESK_1);
+    assert_eq!(r.body["loan"]["feesAndFines"]["amountRemainingToPay"], 10.0);
+    let q = urlencode(&format!("(userId=={} and status.name<>Closed)", p1["id"].as_str().unwrap()));
+    let accounts = desk.c.get(&format!("/accounts?query={q}")).await.body;
+    assert_eq!(accounts["totalRecords"], 1, "{accounts}");
+    assert_eq!(accounts["accounts"][0]["feeFineType"], "Overdue fine");
+    assert_eq!(accounts["accounts"][0]["amount"], 10.0);
+    // Arriving home makes it Available.
+    let r = desk.check_in("L-1", DESK_1).await;
+    assert_eq!(r.body["item"]["status"]["name"], "Available");
+    assert!(r.body.get("loan").is_none());
+
+    // A recall cuts a fresh 60-day loan to the 30-day minimum guaranteed period.
+    let r = desk.check_out("R-1", "P-1", json!({})).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    let loan = r.body.clone();
+    let r = desk.request("Recall", &recalled, &p2).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    let loan_path = format!("/circulation/loans/{}", loan["id"].as_str().unwrap());
+    let after = desk.c.get(&loan_path).await.body;
+    assert_eq!(after["dueDateChangedByRecall"], true);
+    let due = chrono::DateTime::parse_from_rfc3339(after["dueDate"].as_str().unwrap()).unwrap();
+    let loaned = chrono::DateTime::parse_from_rfc3339(loan["loanDate"].as_str().unwrap()).unwrap();
+    assert_eq!((due - loaned).num_days(), 30);
+    let r = desk
+        .c
+        .post("/circulation/renew-by-barcode", &json!({"itemBarcode": "R-1", "userBarcode": "P-1"}))
+        .await;
+    assert_eq!(messages(&r), ["items cannot be renewed when there is an active recall request"]);
+    // A page is for available items only.
+    let r = desk.request("Page", &recalled, &p2).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
+}
+
+#[tokio::test]
+async fn refusals_name_every_reason_and_change_nothing() {
+    let app = TestApp::new();
+    let desk = Desk::new(&app).await;
+    let item = desk.item("V-1").await;
+    let blocked = desk.patron("P-BLOCKED", json!({})).await;
+    desk.patron("P-OLD", json!({"active": false})).await;
+    desk.patron("P-EXPIRED", json!({"expirationDate": "2020-01-01T00:00:00.000+00:00"})).await;
+
+    let r = desk.check_out("NO-SUCH-ITEM", "NO-SUCH-USER", json!({})).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(
+        messages(&r),
+        [
+            "Could not find user with matching barcode",
+            "No item with barcode NO-SUCH-ITEM could be found"
+        ]
+    );
+    assert_eq!(r.body["errors"][0]["parameters"][0]["key"], "userBarcode");
+
+    let r = desk
+        .c
+        .post(
+            "/circulation/check-out-by-barcode",
+            &json!({"itemBarcode": "V-1", "userBarcode": "P-OLD"}),
+        )
+        .await;
+    assert_eq!(
+        messages(&r),
+        ["Check out must be performed at a service point", "Cannot check out to inactive user"]
+    );
+    let r = desk.check_out("V-1", "P-EXPIRED", json!({})).await;
+    assert_eq!(messages(&r), ["Cannot check out to inactive user"]);
+
+    let block = json!({"userId": blocked["id"], "desc": "Damaged a book", "borrowing": true});
+    assert_eq!(desk.c.post("/manualblocks", &block).await.status, StatusCode::CREATED);
+    let r = desk.check_out("V-1", "P-BLOCKED", json!({})).await;
+    assert_eq!(messages(&r), ["Patron blocked from borrowing"]);
+    assert_eq!(r.body["errors"][0]["parameters"][0]["value"], "Damaged a book");
+
+    // A policy that lends nothing, for books only, by a rule on the material type.
+    let r = desk
+        .c
+        .post(
+            "/loan-policy-storage/loan-policies",
+            &json!({"name": "Reference", "loanable": false, "renewable": false}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    let reference = r.body["id"].as_str().unwrap().to_string();
+    let others = format!(
+        "r {} n {} o {} i {}",
+        circ::DEFAULT_REQUEST_POLICY_ID,
+        circ::DEFAULT_NOTICE_POLICY_ID,
+        circ::DEFAULT_OVERDUE_FINE_POLICY_ID,
+        circ::DEFAULT_LOST_ITEM_FEE_POLICY_ID
+    );
+    let rules = format!(
+        "priority: t, s, c, b, a, m, g\nfallback-policy: l {} {others}\nm {BOOK}: l {reference} {others}\n",
+        circ::DEFAULT_LOAN_POLICY_ID
+    );
+    let r = desk.c.put("/circulation/rules", &json!({"rulesAsText": rules})).await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
+    desk.patron("P-OK", json!({})).await;
+    let r = desk.check_out("V-1", "P-OK", json!({})).await;
+    assert_eq!(messages(&r), ["Item is not loanable"]);
+    assert_eq!(r.body["errors"][0]["code"], "ITEM_NOT_LOANABLE");
+    // The lookup endpoint agrees, and says the rule tested the material type.
+    let location = desk.holdings["permanentLocationId"].as_str().unwrap();
+    let loan_type = item["permanentLoanTypeId"].as_str().unwrap();
+    let r = desk
+        .c
+        .get(&format!(
+            "/circulation/rules/loan-policy?item_type_id={BOOK}&loan_type_id={loan_type}&patron_type_id={}&location_id={location}",
+            desk.group
+        ))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(r.body["loanPolicyId"], reference.as_str());
+    assert_eq!(r.body["appliedRuleConditions"]["materialTypeMatch"], true);
+
+    // Nothing was written by any refusal.
+    assert_eq!(desk.item_status(&item).await, "Available");
+    assert_eq!(desk.c.count("/loan-storage/loans").await, 0);
+
+    // Rules that do not compile, or name a missing policy, are refused with a position.
+    let r = desk
+        .c
+        .put(
+            "/circulation/rules",
+            &json!({"rulesAsText": "priority: t, s, c, b, a, m, g\nm book: l x\n"}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
+    assert!(r.body["line"].as_u64().is_some() && r.body["message"].is_string(), "{}", r.text);
+    let missing = format!(
+        "priority: t, s, c, b, a, m, g\nfallback-policy: l 00000000-0000-4000-8000-000000000000 {others}\n"
+    );
+    let r = desk.c.put("/circulation/rules", &json!({"rulesAsText": missing})).await;
+    assert_eq!(r.body["message"], "The policy l does not exist", "{}", r.text);
+    assert_eq!(r.body["line"], 2);
+    let r = desk.c.get("/circulation/rules").await;
+    assert!(r.body["rulesAsText"].as_str().unwrap().contains(&reference), "the old rules stand");
+
+    // Check-in needs its fields and a known barcode.
+    let r = desk.c.post("/circulation/check-in-by-barcode", &json!({})).await;
+    assert_eq!(
+        messages(&r),
+        [
+            "Checkin request must have an item barcode",
+            "Checkin request must have a service point id",
+            "Checkin request must have an check in date"
+        ]
+    );
+    let r = desk.check_in("NOPE", DESK_1).await;
+    assert_eq!(messages(&r), ["No item with barcode NOPE exists"]);
+    let r = desk.c.post_raw("/circulation/check-out-by-barcode", b"{not json".to_vec()).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+}
+
+#[tokio::test]
+async fn concurrent_check_outs_of_one_item_make_one_loan() {
+    let app = TestApp::new();
+    let desk = Desk::new(&app).await;
+    let item = desk.item("HOT-1").await;
+    for n in 0..16 {
+        desk.patron(&format!("C-{n}"), json!({})).await;
+    }
+    let attempts = (0..16).map(|n| {
+        let desk = &desk;
+        async move { desk.check_out("HOT-1", &format!("C-{n}"), json!({})).await.status }
+    });
+    let statuses = futures_util::future::join_all(attempts).await;
+    let created = statuses.iter().filter(|s| **s == StatusCode::CREATED).count();
+    let refused = statuses.iter().filter(|s| **s == StatusCode::UNPROCESSABLE_ENTITY).count();
+    assert_eq!((created, refused), (1, 15), "{statuses:?}");
+    let q = urlencode(&format!("(itemId=={} and status.name==Open)", item["id"].as_str().unwrap()));
+    assert_eq!(desk.c.get(&format!("/loan-storage/loans?query={q}")).await.body["totalRecords"], 1);
+}
