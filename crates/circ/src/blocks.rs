@@ -10,7 +10,7 @@ use serde::Serialize;
 use store::Reader;
 use uuid::Uuid;
 
-use crate::model::{Account, Loan, ManualBlock, PatronBlockCondition, PatronBlockLimit};
+use crate::model::{Account, ManualBlock, PatronBlockCondition, PatronBlockLimit};
 use crate::{Result, records};
 
 /// FOLIO's fixed ids of the six automated block conditions (mod-patron-blocks).
@@ -40,7 +40,7 @@ pub(crate) fn manual_blocks(
     user_id: Uuid,
     now: DateTime<Utc>,
 ) -> Result<Vec<ManualBlock>> {
-    let mut blocks: Vec<ManualBlock> = records::find(reader, "user_id", &user_id.to_string())?;
+    let mut blocks: Vec<ManualBlock> = records::find(reader, &[("user_id", &user_id.to_string())])?;
     blocks.retain(|b| b.in_force_at(now));
     Ok(blocks)
 }
@@ -58,8 +58,7 @@ struct Summary {
 
 fn summary(reader: &Reader<'_>, user_id: Uuid, now: DateTime<Utc>) -> Result<Summary> {
     let mut s = Summary::default();
-    let loans: Vec<Loan> = records::find(reader, "user_id", &user_id.to_string())?;
-    for loan in loans.iter().filter(|l| l.is_open()) {
+    for loan in crate::check_out::open_loans_of_user(reader, user_id)? {
         s.open_loans += 1;
         let lost = matches!(loan.item_status.as_deref(), Some("Declared lost" | "Aged to lost"));
         if lost {
@@ -76,8 +75,9 @@ fn summary(reader: &Reader<'_>, user_id: Uuid, now: DateTime<Utc>) -> Result<Sum
             }
         }
     }
-    let accounts: Vec<Account> = records::find(reader, "user_id", &user_id.to_string())?;
-    s.fee_balance = accounts.iter().filter(|a| a.is_open()).map(|a| a.remaining).sum();
+    let accounts: Vec<Account> =
+        records::find(reader, &[("user_id", &user_id.to_string()), ("status_name", "Open")])?;
+    s.fee_balance = accounts.iter().map(|a| a.remaining).sum();
     Ok(s)
 }
 
@@ -92,7 +92,7 @@ pub fn automated_blocks(
 ) -> Result<Vec<AutomatedBlock>> {
     let Some(group) = patron_group_id else { return Ok(Vec::new()) };
     let limits: Vec<PatronBlockLimit> =
-        records::find(reader, "patron_group_id", &group.to_string())?;
+        records::find(reader, &[("patron_group_id", &group.to_string())])?;
     if limits.is_empty() {
         return Ok(Vec::new());
     }

@@ -73,13 +73,13 @@ pub fn check_in(
     let barcode = request.item_barcode.unwrap_or_default();
     let sp = request.service_point_id.expect("checked above");
     let returned = request.check_in_date.expect("checked above").as_datetime();
-    if inventory::get_service_point(writer, sp)?.is_none() {
+    let Some(service_point) = inventory::get_service_point(writer, sp)? else {
         return Err(Error::refused(Refusal::new(
             format!("No service point with id {sp} exists"),
             "servicePointId",
             sp.to_string(),
         )));
-    }
+    };
     let Some(item) = inventory::item_by_barcode(writer, &barcode)? else {
         return Err(Error::refused(Refusal::new(
             format!("No item with barcode {barcode} exists"),
@@ -127,7 +127,7 @@ pub fn check_in(
             id: Some(Uuid::new_v4()),
             occurred_date_time: Timestamp::from(returned),
             item_id,
-            item_status_prior_to_check_in: Some(item.status_name()),
+            item_status_prior_to_check_in: Some(item.status_name().to_string()),
             request_queue_size: Some(u32::try_from(queue.len()).unwrap_or(u32::MAX)),
             item_location_id: item.item.effective_location_id,
             service_point_id: sp,
@@ -155,7 +155,7 @@ pub fn check_in(
         if head.status() != request_status {
             head.status = Some(request_status);
             if request_status == RequestStatus::OpenAwaitingPickup {
-                head.hold_shelf_expiration_date = hold_shelf_expiry(writer, sp, now)?;
+                head.hold_shelf_expiration_date = hold_shelf_expiry(&service_point, now);
             }
             records::update(writer, head, actor)?;
         }
@@ -174,7 +174,7 @@ pub fn check_in(
         loan.return_date = Some(Timestamp::from(returned));
         loan.system_return_date = Some(Timestamp::from(now));
         loan.checkin_service_point_id = Some(sp);
-        loan.item_status = Some(crate::item_context::status_text(next_status));
+        loan.item_status = Some(next_status.as_str().to_string());
         records::update(writer, loan, actor)?;
         if let Some(policy_id) = loan.overdue_fine_policy_id
             && let Some(policy) = records::get::<OverdueFinePolicy>(writer, policy_id)?
@@ -208,13 +208,11 @@ pub fn check_in(
 /// When a request waiting at this service point stops waiting, from the service
 /// point's hold shelf expiry period.
 fn hold_shelf_expiry(
-    reader: &store::Reader<'_>,
-    sp: Uuid,
+    point: &inventory::model::ServicePoint,
     now: DateTime<Utc>,
-) -> Result<Option<Timestamp>> {
-    let Some(point) = inventory::get_service_point(reader, sp)? else { return Ok(None) };
-    let Some(period) = point.hold_shelf_expiry_period else { return Ok(None) };
+) -> Option<Timestamp> {
     use inventory::model::TimeInterval as T;
+    let period = point.hold_shelf_expiry_period.as_ref()?;
     let interval_id = match period.interval_id {
         T::Minutes => crate::model::Interval::Minutes,
         T::Hours => crate::model::Interval::Hours,
@@ -223,5 +221,5 @@ fn hold_shelf_expiry(
         T::Months => crate::model::Interval::Months,
     };
     let duration = u32::try_from(period.duration).unwrap_or(0);
-    Ok(Some(Timestamp::from(crate::model::Period { duration, interval_id }.after(now))))
+    Some(Timestamp::from(crate::model::Period { duration, interval_id }.after(now)))
 }

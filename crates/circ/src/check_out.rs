@@ -321,10 +321,18 @@ pub fn check_out(
     Ok(loan)
 }
 
-/// The open loan of an item, if any.
+/// The open loan of an item, if any (one index lookup, whatever the item's history).
 pub(crate) fn open_loan(reader: &store::Reader<'_>, item_id: Uuid) -> Result<Option<Loan>> {
-    let loans: Vec<Loan> = records::find(reader, "item_id", &item_id.to_string())?;
-    Ok(loans.into_iter().find(Loan::is_open))
+    let open = LoanStatus::Open.as_str();
+    let loans: Vec<Loan> =
+        records::find(reader, &[("item_id", &item_id.to_string()), ("status_name", open)])?;
+    Ok(loans.into_iter().next())
+}
+
+/// A patron's open loans.
+pub(crate) fn open_loans_of_user(reader: &store::Reader<'_>, user_id: Uuid) -> Result<Vec<Loan>> {
+    let open = LoanStatus::Open.as_str();
+    records::find(reader, &[("user_id", &user_id.to_string()), ("status_name", open)])
 }
 
 /// The fixed due date schedule a loan policy names, if any.

@@ -2,7 +2,6 @@
 //! type name, effective location, and call number.
 
 use inventory::{Item, RefKind};
-use serde::Serialize;
 use serde_json::json;
 use store::Reader;
 use uuid::Uuid;
@@ -50,8 +49,8 @@ impl ItemContext {
         self.item.barcode.as_deref().unwrap_or("")
     }
 
-    pub(crate) fn status_name(&self) -> String {
-        status_text(self.item.status.name)
+    pub(crate) fn status_name(&self) -> &'static str {
+        self.item.status.name.as_str()
     }
 
     pub(crate) fn call_number(&self) -> Option<String> {
@@ -73,13 +72,5 @@ impl ItemContext {
             "materialType": {"name": self.material_type},
             "inTransitDestinationServicePointId": self.item.in_transit_destination_service_point_id,
         })
-    }
-}
-
-/// An item status as FOLIO spells it.
-pub(crate) fn status_text(status: impl Serialize) -> String {
-    match serde_json::to_value(status) {
-        Ok(serde_json::Value::String(s)) => s,
-        _ => String::new(),
     }
 }

@@ -6,9 +6,8 @@ use circ_rules::PolicyKind;
 use store::Reader;
 use uuid::Uuid;
 
-use crate::model::Loan;
 use crate::rules::RuleInputs;
-use crate::{Refusal, Result, records};
+use crate::{Refusal, Result};
 
 pub(crate) fn check(
     reader: &Reader<'_>,
@@ -18,9 +17,8 @@ pub(crate) fn check(
     limit: u32,
     item_barcode: &str,
 ) -> Result<Option<Refusal>> {
-    let loans: Vec<Loan> = records::find(reader, "user_id", &user_id.to_string())?;
     let mut others = Vec::new();
-    for loan in loans.iter().filter(|l| l.is_open()) {
+    for loan in crate::check_out::open_loans_of_user(reader, user_id)? {
         let Some(item) = inventory::get_item(reader, loan.item_id)? else { continue };
         let loan_type = item.temporary_loan_type_id.unwrap_or(item.permanent_loan_type_id);
         others.push((item.material_type_id.to_string(), loan_type.to_string()));

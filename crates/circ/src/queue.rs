@@ -11,7 +11,7 @@ use crate::records;
 
 /// The open requests on an item, first in line first.
 pub(crate) fn open_requests(reader: &Reader<'_>, item_id: Uuid) -> Result<Vec<Request>> {
-    let mut queue: Vec<Request> = records::find(reader, "item_id", &item_id.to_string())?;
+    let mut queue: Vec<Request> = records::find(reader, &[("item_id", &item_id.to_string())])?;
     queue.retain(|r| r.status().is_open());
     queue.sort_by_key(|r| (r.position.unwrap_or(u32::MAX), r.request_date));
     Ok(queue)

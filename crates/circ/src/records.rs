@@ -2,7 +2,7 @@
 //! and list with the storage CQL subset, with ids and metadata assigned as FOLIO's
 //! storage modules do.
 
-use inventory::{Actor, Metadata, Timestamp};
+use inventory::{Actor, Metadata, stamp};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use store::{ColumnValue, FieldKind, Page, QueryField, Reader, RecordTable, Writer};
@@ -201,19 +201,6 @@ record!(
     |r| vec![text(r.item_id), text(r.occurred_date_time)]
 );
 
-/// `metadata` for a write: created date and user kept from `previous`, updated now.
-pub(crate) fn stamp(previous: Option<&Metadata>, actor: Actor) -> Metadata {
-    let now = Timestamp::now();
-    Metadata {
-        created_date: previous.map_or(now, |m| m.created_date),
-        created_by_user_id: previous.map_or(actor.user_id, |m| m.created_by_user_id),
-        created_by_username: None,
-        updated_date: Some(now),
-        updated_by_user_id: actor.user_id,
-        updated_by_username: None,
-    }
-}
-
 /// Decodes a request body into a record type, with FOLIO's 400/422 distinctions.
 pub fn decode<R: Record>(body: &[u8]) -> Result<R> {
     Ok(inventory::decode(body)?)
@@ -321,9 +308,9 @@ pub fn list_json<R: Record>(
     Ok((records.into_iter().map(|r| r.body).collect(), total))
 }
 
-/// Every record whose `column` equals `value`, typed.
-pub(crate) fn find<R: Record>(reader: &Reader<'_>, column: &str, value: &str) -> Result<Vec<R>> {
-    reader.find_by(&R::TABLE, column, value)?.iter().map(|s| parse(&s.body, &s.id)).collect()
+/// Every record whose columns equal all of `conditions`, typed.
+pub(crate) fn find<R: Record>(reader: &Reader<'_>, conditions: &[(&str, &str)]) -> Result<Vec<R>> {
+    reader.find_where(&R::TABLE, conditions)?.iter().map(|s| parse(&s.body, &s.id)).collect()
 }
 
 pub(crate) fn parse<R: DeserializeOwned>(body: &str, id: &str) -> Result<R> {

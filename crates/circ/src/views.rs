@@ -65,7 +65,7 @@ pub fn loan_view(reader: &Reader<'_>, loan: &Loan) -> Result<Value> {
         }
     }
     if let Some(id) = loan.id {
-        let accounts: Vec<Account> = records::find(reader, "loan_id", &id.to_string())?;
+        let accounts: Vec<Account> = records::find(reader, &[("loan_id", &id.to_string())])?;
         let remaining: f64 = accounts.iter().filter(|a| a.is_open()).map(|a| a.remaining).sum();
         view.insert(
             "feesAndFines".into(),

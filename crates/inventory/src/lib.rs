@@ -60,7 +60,7 @@ pub use decode::{DecodeError, decode};
 pub use model::{Authority, HoldingsRecord, Instance, Item, ItemStatusName, Metadata, Timestamp};
 pub use records::{
     Checked, Record, create, decode_batch, delete, get_json, list_json, next_hrid, replace,
-    save_batch,
+    save_batch, stamp,
 };
 pub use refdata::{
     create_reference, delete_reference, get_reference_json, list_reference_json,

@@ -134,7 +134,7 @@ pub(crate) fn save<R: Record>(
 }
 
 /// `metadata` for a write: created date and user kept from `previous`, updated now.
-pub(crate) fn stamp(previous: Option<&Metadata>, actor: Actor) -> Metadata {
+pub fn stamp(previous: Option<&Metadata>, actor: Actor) -> Metadata {
     let now = Timestamp::now();
     Metadata {
         created_date: previous.map_or(now, |m| m.created_date),

@@ -105,6 +105,31 @@ impl<'a> Reader<'a> {
         Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
     }
 
+    /// Records whose extracted columns equal all of `conditions` (`column`, `value`),
+    /// in id order: one index lookup when an index covers them (an item's open loan,
+    /// a patron's open loans), where [`Reader::find_by`] on one column would read the
+    /// whole history.
+    pub fn find_where(
+        &self,
+        table: &RecordTable,
+        conditions: &[(&str, &str)],
+    ) -> Result<Vec<StoredRecord>> {
+        let mut clauses = Vec::with_capacity(conditions.len());
+        for (idx, (column, _)) in conditions.iter().enumerate() {
+            assert!(table.columns.contains(column), "{column} is not a column of {}", table.table);
+            clauses.push(format!("{column} = ?{}", idx + 1));
+        }
+        let sql = format!(
+            "SELECT id, version, body FROM {} WHERE {} ORDER BY id",
+            table.table,
+            clauses.join(" AND ")
+        );
+        let mut stmt = self.tx.prepare_cached(&sql)?;
+        let values = conditions.iter().map(|(_, value)| value);
+        let rows = stmt.query_map(rusqlite::params_from_iter(values), stored_record)?;
+        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    }
+
     /// The records with these ids, in id order; ids with no record are skipped.
     pub fn get_many(&self, table: &RecordTable, ids: &[&str]) -> Result<Vec<StoredRecord>> {
         self.find_by_any(table, "id", ids)
