@@ -12,7 +12,7 @@ use store::Writer;
 use crate::blocks::condition;
 use crate::model::{
     LoanPolicy, LostItemFeePolicy, NoticePolicy, OverdueFinePolicy, PatronBlockCondition,
-    RequestPolicy,
+    RequestPolicy, StaffSlip,
 };
 use crate::records::{self, Record};
 use crate::{Result, rules};
@@ -90,6 +90,35 @@ pub fn seed(writer: &mut Writer<'_>) -> Result<usize> {
             writer,
             json!({"id": id, "name": name, "valueType": value_type, "blockBorrowing": false,
                 "blockRenewals": false, "blockRequests": false, "message": ""}),
+        )?;
+    }
+    // FOLIO's reference slips (their ids), with Quire's own short templates.
+    let slips = [
+        (
+            "6a6e72f0-69da-4b4c-8254-7154679e9d88",
+            "Hold",
+            "<p>Hold for {{requester.lastName}}, {{requester.firstName}}</p><p>{{item.title}}</p><p>{{item.barcode}}</p><p>Expires {{request.holdShelfExpirationDate}}</p>",
+        ),
+        (
+            "f838cdaf-555a-473f-abf1-f35ef6ab8ae1",
+            "Transit",
+            "<p>In transit to {{item.toServicePoint}}</p><p>{{item.title}}</p><p>{{item.barcode}}</p>",
+        ),
+        (
+            "1ed55c5c-64d9-40eb-8b80-7438a262288b",
+            "Request delivery",
+            "<p>Deliver to {{requester.lastName}}, {{requester.firstName}}</p><p>{{requester.addressLine1}}</p><p>{{item.title}}</p><p>{{item.barcode}}</p>",
+        ),
+        (
+            "8812bae1-2738-442c-bc20-fe4bb38a11f8",
+            "Pick slip",
+            "<p>Pick {{item.title}}</p><p>{{item.effectiveLocationSpecific}} {{item.callNumber}}</p><p>{{item.barcode}}</p>",
+        ),
+    ];
+    for (id, name, template) in slips {
+        n += seed_one::<StaffSlip>(
+            writer,
+            json!({"id": id, "name": name, "active": true, "template": template}),
         )?;
     }
     if rules::get_rules(writer)?.rules_as_text.is_empty() {

@@ -11,7 +11,7 @@ use uuid::Uuid;
 use crate::model::{
     Account, CheckIn, FixedDueDateSchedule, Loan, LoanPolicy, LostItemFeePolicy, ManualBlock,
     NoticePolicy, OverdueFinePolicy, PatronBlockCondition, PatronBlockLimit, Request,
-    RequestPolicy,
+    RequestPolicy, StaffSlip,
 };
 use crate::storage::*;
 use crate::{Error, Result};
@@ -88,6 +88,7 @@ fn opt(value: Option<impl ToString>) -> ColumnValue {
 record!(LoanPolicy, LOAN_POLICIES, "loan policy", NAMED, |r| vec![text(&r.name)]);
 record!(RequestPolicy, REQUEST_POLICIES, "request policy", NAMED, |r| vec![text(&r.name)]);
 record!(NoticePolicy, NOTICE_POLICIES, "patron notice policy", NAMED, |r| vec![text(&r.name)]);
+record!(StaffSlip, STAFF_SLIPS, "staff slip", NAMED, |r| vec![text(&r.name)]);
 record!(OverdueFinePolicy, OVERDUE_FINE_POLICIES, "overdue fine policy", NAMED, |r| vec![text(
     &r.name
 )]);
@@ -135,6 +136,7 @@ record!(
         field!("requestType", "request_type", FieldKind::Exact),
         field!("position", "position", FieldKind::Int),
         field!("requestDate", "request_date"),
+        field!("pickupServicePointId", "pickup_service_point_id"),
     ],
     |r| vec![
         opt(r.item_id),
@@ -144,6 +146,7 @@ record!(
         text(r.request_type.as_str()),
         r.position.map_or(ColumnValue::Null, |p| ColumnValue::Int(i64::from(p))),
         text(r.request_date),
+        opt(r.pickup_service_point_id),
     ],
     put_creates = true
 );

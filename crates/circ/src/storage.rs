@@ -24,23 +24,32 @@ tables! {
     LOANS = "loans", "loan",
         ["user_id", "item_id", "status_name", "action", "loan_date", "due_date", "proxy_user_id"];
     REQUESTS = "requests", "request",
-        ["item_id", "instance_id", "requester_id", "status", "request_type", "position", "request_date"];
+        ["item_id", "instance_id", "requester_id", "status", "request_type", "position", "request_date",
+         "pickup_service_point_id"];
     ACCOUNTS = "accounts", "account",
         ["user_id", "item_id", "loan_id", "status_name", "fee_fine_type", "remaining_cents"];
     MANUAL_BLOCKS = "manual_blocks", "manual_block", ["user_id"];
     PATRON_BLOCK_CONDITIONS = "patron_block_conditions", "patron_block_condition", ["name"];
     PATRON_BLOCK_LIMITS = "patron_block_limits", "patron_block_limit", ["patron_group_id", "condition_id"];
     CHECK_INS = "check_ins", "check_in", ["item_id", "occurred_date_time"];
+    STAFF_SLIPS = "staff_slips", "staff_slip", ["name"];
 }
 
 /// The circulation component's schema.
 pub const MIGRATIONS: store::Component = store::Component {
     name: "circulation",
-    migrations: &[Migration {
-        version: 1,
-        description: "policies, circulation rules, loans, requests, accounts, patron blocks, check-ins",
-        sql: include_str!("../migrations/0001_circulation.sql"),
-    }],
+    migrations: &[
+        Migration {
+            version: 1,
+            description: "policies, circulation rules, loans, requests, accounts, patron blocks, check-ins",
+            sql: include_str!("../migrations/0001_circulation.sql"),
+        },
+        Migration {
+            version: 2,
+            description: "staff slips; requests queried by pickup service point",
+            sql: include_str!("../migrations/0002_staff_slips_request_pickup.sql"),
+        },
+    ],
 };
 
 /// One reason a circulation action is refused, as FOLIO's 422 lists them:
@@ -117,3 +126,70 @@ impl Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use store::{Options, Page, Store};
+
+    /// A tenant written at schema version 1 opens at version 2 with its requests'
+    /// pickup service points filled from their bodies.
+    #[test]
+    fn version_1_requests_are_carried_into_version_2() {
+        let dir = tempfile::tempdir().unwrap();
+        let v1 = store::Component {
+            name: "circulation",
+            migrations: &super::MIGRATIONS.migrations[..1],
+        };
+        let id = "00000000-0000-4000-8000-0000000000a1";
+        let sp = "3a40852d-49fd-4df2-a1f9-6e2641a6e91f";
+        {
+            let store = Store::open(dir.path(), Options::default(), &[v1]).unwrap();
+            let (tenant, _) = store.create_tenant("t").unwrap();
+            let body = format!(
+                r#"{{"id":"{id}","requestType":"Hold","requestDate":"2026-01-01T00:00:00.000+00:00","requesterId":"00000000-0000-4000-8000-0000000000b1","itemId":"00000000-0000-4000-8000-0000000000c1","status":"Open - Awaiting pickup","position":1,"fulfillmentPreference":"Hold Shelf","pickupServicePointId":"{sp}"}}"#
+            );
+            let v1_requests = store::RecordTable {
+                table: "requests",
+                record_type: "request",
+                columns: &[
+                    "item_id",
+                    "instance_id",
+                    "requester_id",
+                    "status",
+                    "request_type",
+                    "position",
+                    "request_date",
+                ],
+            };
+            use store::ColumnValue::{Int, Null, Text};
+            tenant
+                .write(|w| {
+                    w.upsert(
+                        &v1_requests,
+                        id,
+                        1,
+                        &body,
+                        &[
+                            Text("00000000-0000-4000-8000-0000000000c1".into()),
+                            Null,
+                            Text("00000000-0000-4000-8000-0000000000b1".into()),
+                            Text("Open - Awaiting pickup".into()),
+                            Text("Hold".into()),
+                            Int(1),
+                            Text("2026-01-01T00:00:00.000+00:00".into()),
+                        ],
+                    )
+                })
+                .unwrap();
+        }
+        let store = Store::open(dir.path(), Options::default(), &[super::MIGRATIONS]).unwrap();
+        let tenant = store.tenant("t").unwrap();
+        let page = Page { offset: 0, limit: 10 };
+        let cql = format!("pickupServicePointId=={sp}");
+        let (bodies, total) = tenant
+            .read(|r| crate::list_json::<crate::model::Request>(r, Some(&cql), page))
+            .unwrap();
+        assert_eq!(total, 1, "{bodies:?}");
+        assert!(bodies[0].contains(id));
+    }
+}

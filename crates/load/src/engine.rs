@@ -64,26 +64,77 @@ pub struct Second {
     pub max_micros: u64,
 }
 
+/// The server's resident memory at one moment of the run.
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+pub struct MemorySample {
+    pub second: u64,
+    pub resident_bytes: u64,
+}
+
 /// Everything a run measured.
 #[derive(Debug, Clone)]
 pub struct Measurements {
     pub by_request: BTreeMap<String, RequestStats>,
     /// In the order the workload lists them.
     pub order: Vec<String>,
+    /// Rows that sum other rows (JMeter's transaction controllers): reported, but not
+    /// counted again in "All requests".
+    pub transactions: Vec<String>,
     pub timeline: Vec<Second>,
+    /// The server's resident memory over the run, when it publishes it.
+    pub memory: Vec<MemorySample>,
     pub elapsed: Duration,
 }
 
-struct Recorder {
+pub(crate) struct Recorder {
     by_request: BTreeMap<String, RequestStats>,
+    first_use: Vec<String>,
     timeline: Vec<Second>,
     started: Instant,
 }
 
 impl Recorder {
-    fn record(&mut self, name: &str, at: Instant, latency: Duration, error: Option<String>) {
+    pub(crate) fn new(started: Instant) -> Recorder {
+        Recorder {
+            by_request: BTreeMap::new(),
+            first_use: Vec::new(),
+            timeline: Vec::new(),
+            started,
+        }
+    }
+
+    pub(crate) fn names_in_first_use_order(&self) -> Vec<String> {
+        self.first_use.clone()
+    }
+
+    pub(crate) fn into_measurements(
+        self,
+        order: Vec<String>,
+        elapsed: Duration,
+        memory: Vec<MemorySample>,
+    ) -> Measurements {
+        Measurements {
+            by_request: self.by_request,
+            order,
+            transactions: Vec::new(),
+            timeline: self.timeline,
+            memory,
+            elapsed,
+        }
+    }
+
+    pub(crate) fn record(
+        &mut self,
+        name: &str,
+        at: Instant,
+        latency: Duration,
+        error: Option<String>,
+    ) {
         let micros = (latency.as_micros() as u64).clamp(1, 600_000_000);
         let failed = error.is_some();
+        if !self.by_request.contains_key(name) {
+            self.first_use.push(name.to_string());
+        }
         let stats = self.by_request.entry(name.to_string()).or_insert_with(RequestStats::new);
         stats.histogram.saturating_record(micros);
         if let Some(error) = error {
@@ -184,11 +235,8 @@ pub async fn run(options: &LoadOptions, workload: Arc<Workload>) -> anyhow::Resu
     let token = login(&client, options).await?;
     let started = Instant::now();
     let deadline = started + options.ramp_up + options.duration;
-    let recorder = Arc::new(Mutex::new(Recorder {
-        by_request: BTreeMap::new(),
-        timeline: Vec::new(),
-        started,
-    }));
+    let recorder = Arc::new(Mutex::new(Recorder::new(started)));
+    let memory = sample_memory(client.clone(), options.url.clone(), deadline);
     let options = Arc::new(options.clone());
     match options.rate {
         None => {
@@ -281,11 +329,44 @@ pub async fn run(options: &LoadOptions, workload: Arc<Workload>) -> anyhow::Resu
         .map_err(|_| anyhow::anyhow!("tasks still running"))?
         .into_inner()
         .unwrap();
-    Ok(Measurements {
-        by_request: recorder.by_request,
-        order: workload.requests.iter().map(|t| t.name.clone()).collect(),
-        timeline: recorder.timeline,
-        elapsed,
+    let order = workload.requests.iter().map(|t| t.name.clone()).collect();
+    Ok(recorder.into_measurements(order, elapsed, memory.await?))
+}
+
+/// Samples the server's resident memory (`process_resident_memory_bytes` of
+/// `/admin/metrics`) every ten seconds until `deadline`; empty if the server does not
+/// publish it.
+pub(crate) fn sample_memory(
+    client: reqwest::Client,
+    url: String,
+    deadline: Instant,
+) -> tokio::task::JoinHandle<Vec<MemorySample>> {
+    tokio::spawn(async move {
+        let started = Instant::now();
+        let mut samples = Vec::new();
+        loop {
+            let Ok(response) = client.get(format!("{url}/admin/metrics")).send().await else {
+                break;
+            };
+            let Ok(text) = response.text().await else { break };
+            let Some(bytes) = text
+                .lines()
+                .find_map(|l| l.strip_prefix("process_resident_memory_bytes "))
+                .and_then(|v| v.trim().parse::<f64>().ok())
+            else {
+                break;
+            };
+            samples.push(MemorySample {
+                second: started.elapsed().as_secs(),
+                resident_bytes: bytes as u64,
+            });
+            let next = Instant::now() + Duration::from_secs(10);
+            if next >= deadline {
+                break;
+            }
+            tokio::time::sleep_until(next.into()).await;
+        }
+        samples
     })
 }
 

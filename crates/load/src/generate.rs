@@ -8,8 +8,9 @@
 //! versions, so two runs with the same seed and the same starting tenant write the same
 //! records (only `metadata` dates differ).
 //!
-//! What exists so far: instances, holdings, items and users. MARC source records,
-//! authorities and circulation data join when those capabilities exist.
+//! What it writes: instances, holdings and items; MARC source records and authorities
+//! derived from real records when given; patrons, loan policies, circulation rules,
+//! open loans and requests (`circulation`).
 
 use std::{
     sync::{Arc, mpsc},
@@ -23,6 +24,7 @@ use rand_chacha::ChaCha8Rng;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
+use crate::circulation::{Circulating, Circulation, CirculationReport};
 use crate::marc_bibs::{LcCorpus, MarcRefs, instance_from_marc, random_isbn};
 use crate::words::{Words, capitalize};
 
@@ -71,6 +73,8 @@ pub struct GenerateReport {
     pub suppressed_instances: usize,
     pub deleted_instances: usize,
     pub items_available: usize,
+    /// Patrons, loans and requests.
+    pub circulation: CirculationReport,
     pub languages: std::collections::BTreeMap<String, usize>,
     pub seconds: f64,
 }
@@ -82,7 +86,7 @@ impl GenerateReport {
         let eng = self.languages.get("eng").copied().unwrap_or(0);
         format!(
             "{} instances ({} with MARC source records), {} holdings ({:.3} per instance), {} items ({:.3} per instance), \
-             {} authorities, {} users; \
+             {} authorities, {} users, {} open loans ({} overdue), {} requests; \
              {:.1}% suppressed, {:.1}% deleted, {:.1}% of items Available, {:.1}% English; {:.1} s ({:.0} instances/s)",
             self.instances,
             self.marc_records,
@@ -92,6 +96,9 @@ impl GenerateReport {
             per(self.items),
             self.authorities,
             self.users,
+            self.circulation.open_loans,
+            self.circulation.overdue_loans,
+            self.circulation.requests,
             100.0 * per(self.suppressed_instances),
             100.0 * per(self.deleted_instances),
             100.0 * self.items_available as f64 / self.items.max(1) as f64,
@@ -121,7 +128,7 @@ struct Refs {
     marc: MarcRefs,
 }
 
-fn ids_of(reader: &store::Reader<'_>, kind: RefKind) -> anyhow::Result<Vec<Uuid>> {
+pub(crate) fn ids_of(reader: &store::Reader<'_>, kind: RefKind) -> anyhow::Result<Vec<Uuid>> {
     let (bodies, _) = inventory::list_reference_json(
         reader,
         kind,
@@ -219,6 +226,8 @@ struct Batch {
     instances: Vec<inventory::Instance>,
     holdings: Vec<inventory::HoldingsRecord>,
     items: Vec<inventory::Item>,
+    /// Items Checked out, Awaiting pickup or Paged: their loans and requests.
+    circulating: Vec<Circulating>,
     report: GenerateReport,
 }
 
@@ -266,7 +275,7 @@ fn weighted<'a>(rng: &mut impl Rng, table: &'a [(&'a str, u32)]) -> &'a str {
     table[0].0
 }
 
-fn uuid(rng: &mut impl Rng) -> Uuid {
+pub(crate) fn uuid(rng: &mut impl Rng) -> Uuid {
     uuid::Builder::from_random_bytes(rng.r#gen()).into_uuid()
 }
 
@@ -434,6 +443,7 @@ fn build_batch(
         instances: Vec::with_capacity(n),
         holdings: Vec::new(),
         items: Vec::new(),
+        circulating: Vec::new(),
         report: GenerateReport::default(),
     };
     // A fixed base date keeps item status dates reproducible.
@@ -446,8 +456,9 @@ fn build_batch(
             }
             _ => instance_json(words, rng, refs, &mut batch.report),
         };
-        let instance_id = instance["id"].clone();
-        batch.instances.push(serde_json::from_value(instance)?);
+        let instance: inventory::Instance = serde_json::from_value(instance)?;
+        let instance_id = instance.id.context("generated instances carry ids")?;
+        batch.instances.push(instance);
         let n_holdings = if rng.gen_bool(0.07) { 2 } else { 1 };
         for _ in 0..n_holdings {
             let holdings_id = uuid(rng);
@@ -458,11 +469,12 @@ fn build_batch(
                 (b'A' + rng.gen_range(0..26)) as char,
                 rng.gen_range(1..999)
             );
+            let location = refs.locations[rng.gen_range(0..refs.locations.len())];
             batch.holdings.push(serde_json::from_value(json!({
                 "id": holdings_id,
                 "instanceId": instance_id,
                 "sourceId": refs.folio_source,
-                "permanentLocationId": refs.locations[rng.gen_range(0..refs.locations.len())],
+                "permanentLocationId": location,
                 "callNumber": call_number,
                 "callNumberTypeId": refs.call_number_types.first(),
             }))?);
@@ -483,8 +495,21 @@ fn build_batch(
                     refs.other_loan_types[rng.gen_range(0..refs.other_loan_types.len())]
                 };
                 let status_date = base + chrono::Duration::seconds(rng.gen_range(0..60 * 86_400));
+                let item_id = uuid(rng);
+                if matches!(status, "Checked out" | "Awaiting pickup" | "Paged") {
+                    batch.circulating.push(Circulating {
+                        item: item_id,
+                        holdings: holdings_id,
+                        instance: instance_id,
+                        location,
+                        material_type: material,
+                        loan_type,
+                        status,
+                        since: status_date,
+                    });
+                }
                 batch.items.push(serde_json::from_value(json!({
-                    "id": uuid(rng),
+                    "id": item_id,
                     "holdingsRecordId": holdings_id,
                     "barcode": format!("{barcode:010}"),
                     "copyNumber": (copy + 1).to_string(),
@@ -526,6 +551,9 @@ pub fn generate(
             )
         })?
         .1 as usize;
+    // Patrons first: the loans and requests written with each batch point to them.
+    let mut circulation =
+        Circulation::prepare(tenant, options.seed, (options.instances / 20).max(50))?;
     let snapshot = match options.corpus {
         Some(_) => Some(tenant.write(srs::ensure_generated_snapshot)?),
         None => None,
@@ -559,7 +587,7 @@ pub fn generate(
     let actor = inventory::Actor::default();
     for batch in receiver {
         let batch = batch?;
-        let Batch { mut bibs, mut instances, holdings, items, report: part } = batch;
+        let Batch { mut bibs, mut instances, holdings, items, circulating, report: part } = batch;
         tenant.write(|w| {
             // FOLIO keeps a MARC instance's HRID in the 001 of its source record.
             for bib in &mut bibs {
@@ -580,6 +608,7 @@ pub fn generate(
             inventory::save_batch(w, instances, false, actor)?;
             inventory::save_batch(w, holdings, false, actor)?;
             inventory::save_batch(w, items, false, actor)?;
+            circulation.write(w, &circulating)?;
             if let Some(snapshot_id) = snapshot {
                 let new =
                     bibs.into_iter().zip(linked).map(|(bib, (instance_id, instance_hrid))| {
@@ -614,39 +643,11 @@ pub fn generate(
         progress(report.instances);
     }
     producer.join().map_err(|_| anyhow::anyhow!("the record producer panicked"))?;
-    report.users = generate_users(tenant, options)?;
+    report.users = circulation.report.users;
+    report.circulation = circulation.report;
     report.authorities = generate_authorities(tenant, options)?;
     report.seconds = started.elapsed().as_secs_f64();
     Ok(report)
-}
-
-/// Patrons: one per twenty instances, at least fifty.
-fn generate_users(tenant: &store::Tenant, options: &GenerateOptions) -> anyhow::Result<usize> {
-    let n = (options.instances / 20).max(50);
-    let words = Words::new();
-    let mut rng = ChaCha8Rng::seed_from_u64(options.seed ^ 0x5eed_05e5);
-    let first =
-        tenant.read(|r| auth::list_users(r, None, store::Page { offset: 0, limit: 0 }))?.1 as usize;
-    tenant.write(|w| {
-        for idx in 0..n {
-            let number = first + idx + 1;
-            let user: auth::User = serde_json::from_value(json!({
-                "id": uuid(&mut rng),
-                "username": format!("patron{number:07}"),
-                "barcode": format!("P{number:09}"),
-                "active": rng.gen_bool(0.95),
-                "type": "patron",
-                "personal": {
-                    "lastName": capitalize(words.uniform(&mut rng)),
-                    "firstName": capitalize(words.uniform(&mut rng)),
-                    "email": format!("patron{number}@example.org"),
-                },
-            }))?;
-            auth::create_user(w, user, None)?;
-        }
-        Ok::<_, anyhow::Error>(())
-    })?;
-    Ok(n)
 }
 
 /// Authorities derived from real MARC authority records: the records in turn, each with

@@ -7,6 +7,8 @@
 //! through `inventory`'s verbs, and through the HTTP API like any client).
 
 pub mod authorities;
+mod cico;
+mod circulation;
 mod engine;
 mod generate;
 pub mod marc_bibs;
@@ -17,11 +19,19 @@ mod workload;
 pub use reqwest;
 
 pub use crate::{
-    engine::{LoadOptions, Measurements, RequestStats, Second, login, missing_endpoints, run},
+    cico::{
+        CHECK_IN_POST, CHECK_IN_TRANSACTION, CHECK_OUT_POST, CHECK_OUT_TRANSACTION, CicoOptions,
+        CicoSetup, run_cico,
+    },
+    circulation::CirculationReport,
+    engine::{
+        LoadOptions, Measurements, MemorySample, RequestStats, Second, login, missing_endpoints,
+        run,
+    },
     generate::{GenerateOptions, GenerateReport, generate},
     report::{Baseline, Report, Row},
     workload::{
-        RequestTemplate, ScenarioName, Workload, cico_workload, default_workload_dir, encode_query,
+        RequestTemplate, ScenarioName, Workload, default_workload_dir, encode_query,
         export_ids_workload, marc_search_workload, search_workload,
     },
 };

@@ -29,7 +29,8 @@ pub struct Row {
 /// FOLIO's published figure for a request, in milliseconds.
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct Baseline {
-    pub avg_ms: f64,
+    /// Absent where FOLIO published only a percentile.
+    pub avg_ms: Option<f64>,
     pub p95_ms: f64,
     pub source: &'static str,
 }
@@ -46,6 +47,8 @@ pub struct Report {
     pub rows: Vec<Row>,
     pub all: Row,
     pub timeline: Vec<Second>,
+    /// The server's resident memory over the run.
+    pub memory: Vec<crate::engine::MemorySample>,
 }
 
 /// FOLIO's per-query figures from the PTF Lotus search test, 1 user, no reindex (average
@@ -77,16 +80,32 @@ const MARC_BASELINES: &[(&str, f64, f64)] = &[
     ("4: p_05 = 'd' and 005 date range", 6700.0, 7200.0),
 ];
 
+/// FOLIO's check-in/check-out figures (Sunflower, 8 users): 95th percentile of the bare
+/// POSTs and of the whole transaction controllers.
+const CICO_BASELINES: &[(&str, f64)] = &[
+    (crate::cico::CHECK_OUT_TRANSACTION, 1228.0),
+    (crate::cico::CHECK_OUT_POST, 425.0),
+    (crate::cico::CHECK_IN_TRANSACTION, 636.0),
+    (crate::cico::CHECK_IN_POST, 252.0),
+];
+
 fn baseline(request: &str) -> Option<Baseline> {
     if let Some((_, avg, p95)) = SEARCH_BASELINES.iter().find(|(name, _, _)| *name == request) {
         return Some(Baseline {
-            avg_ms: *avg,
+            avg_ms: Some(*avg),
             p95_ms: *p95,
             source: "PTF Lotus search, 1 user (avg, p95)",
         });
     }
+    if let Some((_, p95)) = CICO_BASELINES.iter().find(|(name, _)| *name == request) {
+        return Some(Baseline {
+            avg_ms: None,
+            p95_ms: *p95,
+            source: "PTF Sunflower CICO, 8 users (p95)",
+        });
+    }
     MARC_BASELINES.iter().find(|(name, _, _)| *name == request).map(|(_, median, p95)| Baseline {
-        avg_ms: *median,
+        avg_ms: Some(*median),
         p95_ms: *p95,
         source: "PTF MARC search, 2 users (median, p95)",
     })
@@ -131,8 +150,10 @@ impl Report {
                 continue;
             }
             if let Some(stats) = m.by_request.get(name) {
-                all.add(&stats.histogram).expect("same bounds");
-                all_errors += stats.errors;
+                if !m.transactions.contains(name) {
+                    all.add(&stats.histogram).expect("same bounds");
+                    all_errors += stats.errors;
+                }
                 rows.push(row(
                     name,
                     &stats.histogram,
@@ -160,6 +181,7 @@ impl Report {
             rows,
             all: row("All requests", &all, all_errors, None, seconds),
             timeline: m.timeline.clone(),
+            memory: m.memory.clone(),
         }
     }
 
@@ -197,17 +219,21 @@ impl Report {
             out.push_str("\nBeside FOLIO's published figures:\n");
             for row in compared {
                 let folio = row.folio.expect("filtered");
+                let folio_avg = folio.avg_ms.map(|a| format!("{a:.0} ms, ")).unwrap_or_default();
                 out.push_str(&format!(
-                    "  {}: Quire avg {:.2} ms, p95 {:.2} ms; FOLIO {:.0} ms, p95 {:.0} ms ({}); {:.0}x faster at p95\n",
+                    "  {}: Quire avg {:.2} ms, p95 {:.2} ms; FOLIO {}p95 {:.0} ms ({}); {:.0}x faster at p95\n",
                     row.request,
                     row.avg_ms,
                     row.p95_ms,
-                    folio.avg_ms,
+                    folio_avg,
                     folio.p95_ms,
                     folio.source,
                     folio.p95_ms / row.p95_ms.max(0.001)
                 ));
             }
+        }
+        if let Some(memory) = self.memory_summary() {
+            out.push_str(&format!("\n{memory}\n"));
         }
         for row in self.rows.iter().filter(|r| r.errors > 0) {
             out.push_str(&format!(
@@ -220,6 +246,28 @@ impl Report {
         out
     }
 
+    /// The server's resident memory at the start, the peak, and the averages of the
+    /// first and last fifths of the run: flat memory shows as equal averages.
+    pub fn memory_summary(&self) -> Option<String> {
+        let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
+        let samples = &self.memory;
+        let first = samples.first()?;
+        let fifth = (samples.len() / 5).max(1);
+        let avg = |s: &[crate::engine::MemorySample]| {
+            s.iter().map(|m| mib(m.resident_bytes)).sum::<f64>() / s.len().max(1) as f64
+        };
+        let peak = samples.iter().map(|m| m.resident_bytes).max().unwrap_or(0);
+        Some(format!(
+            "Server resident memory ({} samples, every 10 s): {:.0} MiB at the start, peak {:.0} MiB; \
+             first fifth avg {:.0} MiB, last fifth avg {:.0} MiB",
+            samples.len(),
+            mib(first.resident_bytes),
+            mib(peak),
+            avg(&samples[..fifth]),
+            avg(&samples[samples.len() - fifth..]),
+        ))
+    }
+
     pub fn json(&self) -> String {
         serde_json::to_string_pretty(self).expect("a report serialises")
     }
@@ -229,8 +277,13 @@ impl Report {
         let escape = |s: &str| s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
         let mut rows = String::new();
         for row in self.rows.iter().chain(std::iter::once(&self.all)) {
-            let folio =
-                row.folio.map(|f| format!("{:.0} / {:.0}", f.avg_ms, f.p95_ms)).unwrap_or_default();
+            let folio = row
+                .folio
+                .map(|f| {
+                    let avg = f.avg_ms.map(|a| format!("{a:.0}")).unwrap_or_else(|| "-".into());
+                    format!("{avg} / {:.0}", f.p95_ms)
+                })
+                .unwrap_or_default();
             rows.push_str(&format!(
                 "<tr><td>{}</td><td>{}</td><td>{:.1}</td><td>{:.2}</td><td>{:.2}</td><td>{:.2}</td><td>{:.2}</td><td>{:.2}</td><td>{:.2}</td><td>{:.2}</td><td>{}</td><td>{}</td></tr>\n",
                 escape(&row.request), row.total, row.requests_per_second, row.min_ms, row.p50_ms, row.p75_ms,

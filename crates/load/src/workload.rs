@@ -155,27 +155,6 @@ pub fn export_ids_workload() -> Workload {
     }
 }
 
-/// FOLIO's check-in/check-out workflow needs circulation, which has no endpoints yet.
-pub fn cico_workload() -> Workload {
-    Workload {
-        requests: vec![
-            RequestTemplate {
-                name: "POST checkout-by-barcode".to_string(),
-                method: reqwest::Method::POST,
-                path: "/circulation/check-out-by-barcode".to_string(),
-                body: Some("{}".to_string()),
-            },
-            RequestTemplate {
-                name: "POST checkin-by-barcode".to_string(),
-                method: reqwest::Method::POST,
-                path: "/circulation/check-in-by-barcode".to_string(),
-                body: Some("{}".to_string()),
-            },
-        ],
-        values: HashMap::new(),
-    }
-}
-
 impl Workload {
     /// The path of the `n`th use of a template by a virtual user: each variable takes
     /// the next value of its file, round-robin, starting at an offset per user so users

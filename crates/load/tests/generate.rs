@@ -10,11 +10,13 @@ fn generated(
     let store = store::Store::open(
         dir.path(),
         store::Options::default(),
-        &[auth::MIGRATIONS, inventory::MIGRATIONS, srs::MIGRATIONS],
+        &[auth::MIGRATIONS, inventory::MIGRATIONS, srs::MIGRATIONS, circ::MIGRATIONS],
     )
     .unwrap();
     let (tenant, _) = store.create_tenant("gen").unwrap();
     tenant.write(inventory::load_reference_data).unwrap();
+    tenant.write(auth::seed_groups).unwrap();
+    tenant.write(circ::seed).unwrap();
     let options = load::GenerateOptions {
         instances: n,
         seed,
@@ -61,6 +63,15 @@ fn generated(
                     records.insert(format!("{key}:{}", value["id"]), value.to_string());
                 }
             }
+            let loans = circ::list_json::<circ::model::Loan>(r, None, all).unwrap().0;
+            let requests = circ::list_json::<circ::model::Request>(r, None, all).unwrap().0;
+            for (key, body) in
+                loans.iter().map(|b| ("l", b)).chain(requests.iter().map(|b| ("r", b)))
+            {
+                let mut value: serde_json::Value = serde_json::from_str(body).unwrap();
+                value.as_object_mut().unwrap().remove("metadata");
+                records.insert(format!("{key}:{}", value["id"]), value.to_string());
+            }
             Ok::<_, inventory::Error>(())
         })
         .unwrap();
@@ -90,9 +101,16 @@ fn authority_records() -> std::sync::Arc<Vec<marc::Record>> {
 fn same_seed_same_records_and_folio_proportions() {
     let (a, records_a, _dir_a) = generated(7, 3000);
     let (b, records_b, _dir_b) = generated(7, 3000);
+    let circulation = &a.circulation;
     assert_eq!(
         records_a.len(),
-        a.instances + a.holdings + a.items + a.marc_records + a.authorities
+        a.instances
+            + a.holdings
+            + a.items
+            + a.marc_records
+            + a.authorities
+            + circulation.open_loans
+            + circulation.requests
     );
     assert!(records_a == records_b, "two runs with one seed differ");
     assert_eq!((a.instances, a.holdings, a.items), (b.instances, b.holdings, b.items));
@@ -118,6 +136,36 @@ fn same_seed_same_records_and_folio_proportions() {
     let sources =
         records_a.iter().filter(|(k, v)| k.starts_with("i:") && v.contains(r#""source":"MARC""#));
     assert_eq!(sources.count(), a.marc_records);
+    // Every item Checked out has its open loan, under the policy the generated rules
+    // choose; a share of them have holds and recalls queued, as in the PTF seed data.
+    let checked_out = records_a
+        .iter()
+        .filter(|(k, v)| k.starts_with("t:") && v.contains(r#""name":"Checked out""#))
+        .count();
+    assert_eq!(circulation.open_loans, checked_out);
+    assert!(circulation.rules_replaced);
+    let queued = circulation.queued_items as f64 / circulation.open_loans as f64;
+    assert!((0.2..0.4).contains(&queued), "queued share {queued}");
+    assert!(circulation.requests > circulation.queued_items);
+    assert!(circulation.overdue_loans > 0);
+    let loans: Vec<serde_json::Value> = records_a
+        .iter()
+        .filter(|(k, _)| k.starts_with("l:"))
+        .map(|(_, v)| serde_json::from_str(v).unwrap())
+        .collect();
+    let faculty_loans = loans
+        .iter()
+        .filter(|l| l["patronGroupIdAtCheckout"] == "503a81cd-6c26-400f-b620-14c08943697c")
+        .count();
+    assert!(faculty_loans > 0);
+    for loan in loans
+        .iter()
+        .filter(|l| l["patronGroupIdAtCheckout"] == "503a81cd-6c26-400f-b620-14c08943697c")
+    {
+        // A faculty loan of an ordinary item is a semester loan (rule `g faculty`).
+        let policy = loan["loanPolicyId"].as_str().unwrap();
+        assert_ne!(policy, circ::DEFAULT_LOAN_POLICY_ID, "{loan}");
+    }
     let summary = a.summary();
     assert!(summary.contains("3000 instances") && summary.contains("per instance"), "{summary}");
 }

@@ -302,6 +302,22 @@ impl From<circ::Error> for ApiError {
     }
 }
 
+impl From<settings::Error> for ApiError {
+    fn from(e: settings::Error) -> ApiError {
+        let message = e.to_string();
+        match e {
+            settings::Error::NotFound(_) => ApiError::not_found(message),
+            settings::Error::Duplicate(_) => ApiError::validation("module", None, message),
+            settings::Error::IdMismatch { body, .. } => {
+                ApiError::validation("id", Some(&body.to_string()), message)
+            }
+            settings::Error::Decode(e) => ApiError::from(e),
+            settings::Error::Store(e) => ApiError::from(e),
+            e @ settings::Error::Corrupt { .. } => ApiError::internal(e),
+        }
+    }
+}
+
 impl From<inventory::DecodeError> for ApiError {
     fn from(e: inventory::DecodeError) -> ApiError {
         match e {

@@ -27,7 +27,13 @@ pub use crate::{
 
 /// Every component's migrations, in dependency order, for [`store::Store::open`].
 pub fn components() -> Vec<store::Component> {
-    vec![auth::MIGRATIONS, inventory::MIGRATIONS, srs::MIGRATIONS, circ::MIGRATIONS]
+    vec![
+        auth::MIGRATIONS,
+        inventory::MIGRATIONS,
+        srs::MIGRATIONS,
+        circ::MIGRATIONS,
+        settings::MIGRATIONS,
+    ]
 }
 
 /// The application: all routes with their middleware.

@@ -77,8 +77,22 @@ impl Metrics {
                 stats.count
             );
         }
+        if let Some(bytes) = resident_bytes() {
+            out.push_str("# HELP process_resident_memory_bytes Resident memory size in bytes.\n");
+            out.push_str("# TYPE process_resident_memory_bytes gauge\n");
+            let _ = writeln!(out, "process_resident_memory_bytes {bytes}");
+        }
         out
     }
+}
+
+/// The process's resident set, from `/proc/self/status` (Linux; elsewhere absent). A
+/// long load run samples it to show memory stays flat.
+fn resident_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find_map(|l| l.strip_prefix("VmRSS:"))?;
+    let kib: u64 = line.trim().strip_suffix("kB")?.trim().parse().ok()?;
+    Some(kib * 1024)
 }
 
 fn escape(label: &str) -> String {
@@ -106,5 +120,13 @@ mod tests {
         assert!(text.contains(
             "quire_http_request_duration_seconds_count{method=\"GET\",route=\"/a/{id}\"} 2"
         ));
+        if cfg!(target_os = "linux") {
+            let rss = text
+                .lines()
+                .find_map(|l| l.strip_prefix("process_resident_memory_bytes "))
+                .and_then(|v| v.parse::<u64>().ok())
+                .unwrap();
+            assert!(rss > 1 << 20, "a running test process holds more than 1 MiB: {rss}");
+        }
     }
 }

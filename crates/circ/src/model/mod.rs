@@ -18,7 +18,7 @@ pub use loan::{Loan, LoanStatus};
 pub use policy::{
     FineInterval, FineRate, FixedDueDateSchedule, Interval, LoanPolicy, LoanProfile, LoansPolicy,
     LostItemFeePolicy, NoticePolicy, OverdueFinePolicy, Period, RenewalsPolicy, RequestManagement,
-    RequestPolicy, ScheduleEntry,
+    RequestPolicy, ScheduleEntry, StaffSlip,
 };
 pub use request::{Request, RequestStatus, RequestType};
 

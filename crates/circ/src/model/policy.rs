@@ -263,6 +263,25 @@ pub struct NoticePolicy {
     pub other: Other,
 }
 
+/// A slip template the desk prints (`staff-slips-storage`): FOLIO's UI reads them on
+/// every check-in page.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StaffSlip {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<Uuid>,
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub active: Option<bool>,
+    pub template: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Metadata>,
+    #[serde(flatten)]
+    pub other: Other,
+}
+
 /// The unit of an overdue fine rate (mod-feesfines `intervalId`, lower case).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -5,7 +5,8 @@
 //!   `/patron-notice-policy-storage/patron-notice-policies`, `/overdue-fines-policies`,
 //!   `/lost-item-fees-policies`, `/fixed-due-date-schedule-storage/fixed-due-date-schedules`,
 //!   `/loan-storage/loans`, `/request-storage/requests`, `/accounts`, `/manualblocks`,
-//!   `/patron-block-conditions`, `/patron-block-limits`, `/check-in-storage/check-ins`
+//!   `/patron-block-conditions`, `/patron-block-limits`, `/check-in-storage/check-ins`,
+//!   `/staff-slips-storage/staff-slips`
 //! - `GET|PUT /circulation/rules`, `GET|PUT /circulation-rules-storage`
 //! - `GET /circulation/rules/{loan|request|notice|overdue-fine|lost-item}-policy[-all]`
 //! - `POST /circulation/check-out-by-barcode`, `/circulation/check-in-by-barcode`,
@@ -85,6 +86,12 @@ spec!(MANUAL_BLOCKS, "/manualblocks", "manualblocks", "manualblocks");
 spec!(CONDITIONS, "/patron-block-conditions", "patronBlockConditions", "patron-block-conditions");
 spec!(LIMITS, "/patron-block-limits", "patronBlockLimits", "patron-block-limits");
 spec!(CHECK_INS, "/check-in-storage/check-ins", "checkIns", "check-in-storage.check-ins");
+spec!(
+    STAFF_SLIPS,
+    "/staff-slips-storage/staff-slips",
+    "staffSlips",
+    "circulation-storage.staff-slips"
+);
 
 pub(super) fn router() -> Router<AppState> {
     use circ::model::*;
@@ -102,6 +109,7 @@ pub(super) fn router() -> Router<AppState> {
         .merge(records::<PatronBlockCondition>(&CONDITIONS))
         .merge(records::<PatronBlockLimit>(&LIMITS))
         .merge(records::<CheckIn>(&CHECK_INS))
+        .merge(records::<StaffSlip>(&STAFF_SLIPS))
         .route("/circulation/rules", get(get_rules).put(put_rules))
         .route("/circulation-rules-storage", get(get_rules).put(put_rules))
         .route("/circulation/rules/{policy}", get(lookup))

@@ -29,6 +29,7 @@ mod proxies;
 mod records;
 mod reference;
 mod search;
+mod settings;
 mod srs;
 mod tenant;
 mod users;
@@ -51,6 +52,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .merge(srs::router())
         .merge(authorities::router())
         .merge(circulation::router())
+        .merge(settings::router())
         .fallback(|| async { ApiError::not_found("No such endpoint") })
         .layer(axum::extract::DefaultBodyLimit::max(max_body))
         .layer(middleware::from_fn_with_state(state.clone(), observe))

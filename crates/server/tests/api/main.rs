@@ -10,6 +10,7 @@ mod holdings_items;
 mod instances;
 mod reference;
 mod search;
+mod settings;
 mod srs;
 mod support;
 mod tenancy;
