@@ -13,12 +13,13 @@ use store::Writer;
 use uuid::Uuid;
 
 use crate::blocks;
-use crate::due_date::{self, AlwaysOpen};
+use crate::due_date;
 use crate::item_context::ItemContext;
 use crate::model::{
     FixedDueDateSchedule, Loan, LoanPolicy, LoanStatus, LostItemFeePolicy, OverdueFinePolicy,
     RequestStatus, RequestType,
 };
+use crate::opening_hours::Desk;
 use crate::queue;
 use crate::records;
 use crate::rules::{self, RuleInputs, RulesCache};
@@ -259,8 +260,12 @@ pub fn check_out(
     let loan_date = request.loan_date.map_or(now, |d| d.as_datetime());
     let schedule = schedule_of(writer, &policy)?;
     let has_hold = queue::has_open(&queue, RequestType::Hold);
+    let desk = match request.service_point_id {
+        Some(sp) => Desk::load(writer, sp)?,
+        None => Desk::always_open(crate::opening_hours::tenant_zone(writer)?),
+    };
     let mut due =
-        due_date::for_check_out(&policy, schedule.as_ref(), loan_date, has_hold, &AlwaysOpen)
+        due_date::for_check_out(&policy, schedule.as_ref(), loan_date, has_hold, &desk, now)
             .map_err(|e| {
                 Error::refused(
                     Refusal::new(e.0, "loanPolicyName", &policy.name)

@@ -5,26 +5,14 @@
 //! schedule's due date for the range holding the loan date; then the policy's
 //! closed-library rule, applied against the service point's open days.
 //!
-//! Time zone: the tenant's is UTC (Quire has no tenant time zone setting yet), so "end
-//! of day" is 23:59:59 UTC.
+//! Dates and days are the library's: "end of day" is 23:59:59 in the tenant's time zone,
+//! and open days and hours come from the service point's calendars
+//! (`opening_hours.rs`).
 
-use chrono::{DateTime, Duration, NaiveDate, NaiveTime, Utc};
+use chrono::{DateTime, Utc};
 
 use crate::model::{FixedDueDateSchedule, LoanPolicy, LoanProfile, Period};
-
-/// Which days a service point is open. Until calendars are stored, every day is.
-pub(crate) trait OpenDays {
-    fn is_open(&self, day: NaiveDate) -> bool;
-}
-
-/// A service point with no calendar: open every day.
-pub(crate) struct AlwaysOpen;
-
-impl OpenDays for AlwaysOpen {
-    fn is_open(&self, _day: NaiveDate) -> bool {
-        true
-    }
-}
+use crate::opening_hours::Desk;
 
 /// Why a due date cannot be computed; FOLIO's message (the caller adds the policy).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,7 +25,8 @@ pub(crate) fn for_check_out(
     schedule: Option<&FixedDueDateSchedule>,
     loan_date: DateTime<Utc>,
     has_hold: bool,
-    open: &dyn OpenDays,
+    desk: &Desk,
+    now: DateTime<Utc>,
 ) -> Result<DateTime<Utc>, DueDateError> {
     let loans = policy.loans_policy.as_ref();
     let due = match policy.profile() {
@@ -67,7 +56,7 @@ pub(crate) fn for_check_out(
         }
         other => return Err(unrecognised_profile(other)),
     };
-    Ok(closed_library(policy, due, open))
+    closed_library(policy, due, now, desk)
 }
 
 /// The due date of a renewal made at `now` of a loan currently due at `current_due`.
@@ -76,7 +65,7 @@ pub(crate) fn for_renewal(
     schedule: Option<&FixedDueDateSchedule>,
     current_due: DateTime<Utc>,
     now: DateTime<Utc>,
-    open: &dyn OpenDays,
+    desk: &Desk,
 ) -> Result<DateTime<Utc>, DueDateError> {
     let renewals = policy.renewals_policy.as_ref();
     let due = match policy.profile() {
@@ -103,7 +92,7 @@ pub(crate) fn for_renewal(
             .ok_or_else(|| DueDateError(RENEWAL_OUTSIDE_FIXED_RANGES.to_string()))?,
         other => return Err(unrecognised_profile(other)),
     };
-    Ok(closed_library(policy, due, open))
+    closed_library(policy, due, now, desk)
 }
 
 const UNRECOGNISED_PERIOD: &str = "the loan period in the loan policy is not recognised";
@@ -143,38 +132,46 @@ fn truncate(
     Ok(due.min(entry.due.as_datetime()))
 }
 
-/// The policy's closed-library rule (`closedLibraryDueDateManagementId`).
-fn closed_library(policy: &LoanPolicy, due: DateTime<Utc>, open: &dyn OpenDays) -> DateTime<Utc> {
-    let strategy = policy
-        .loans_policy
-        .as_ref()
+/// FOLIO's refusal when the calendars leave no open day or hours to move a due date to.
+const ABSENT_TIMETABLE: &str = "Calendar timetable is absent for requested date";
+
+/// The policy's closed-library rule (`closedLibraryDueDateManagementId`), applied to a
+/// due date at the loan's service point; `now` is when the loan is made or renewed.
+fn closed_library(
+    policy: &LoanPolicy,
+    due: DateTime<Utc>,
+    now: DateTime<Utc>,
+    desk: &Desk,
+) -> Result<DateTime<Utc>, DueDateError> {
+    let loans = policy.loans_policy.as_ref();
+    let strategy = loans
         .and_then(|l| l.closed_library_due_date_management_id.as_deref())
         .unwrap_or("CURRENT_DUE_DATE_TIME");
-    let day = due.date_naive();
-    match strategy {
-        "CURRENT_DUE_DATE" => end_of_day(day),
-        "END_OF_THE_PREVIOUS_OPEN_DAY" => end_of_day(step_to_open(day, -1, open)),
-        "END_OF_THE_NEXT_OPEN_DAY" => end_of_day(step_to_open(day, 1, open)),
-        // Short-term strategies need opening hours; with open days only, the due time
-        // stands on an open day and moves to the next open day's start otherwise.
-        "END_OF_THE_CURRENT_SERVICE_POINT_HOURS" if !open.is_open(day) => {
-            end_of_day(step_to_open(day, -1, open))
+    let absent = || DueDateError(ABSENT_TIMETABLE.to_string());
+    let day = desk.date_of(due);
+    Ok(match strategy {
+        "CURRENT_DUE_DATE" => desk.end_of_day(day),
+        "END_OF_THE_PREVIOUS_OPEN_DAY" => {
+            desk.end_of_day(desk.open_day(day, false).ok_or_else(absent)?)
         }
-        "BEGINNING_OF_THE_NEXT_OPEN_SERVICE_POINT_HOURS" if !open.is_open(day) => {
-            step_to_open(day, 1, open).and_time(NaiveTime::MIN).and_utc()
+        "END_OF_THE_NEXT_OPEN_DAY" => desk.end_of_day(desk.open_day(day, true).ok_or_else(absent)?),
+        // Short-term loans: a due time outside the hours moves to the end of the opening
+        // the desk is in now (or its next one), ...
+        "END_OF_THE_CURRENT_SERVICE_POINT_HOURS" if desk.opening_at(due).is_none() => {
+            let (_, end) =
+                desk.opening_at(now).or_else(|| desk.next_opening(now)).ok_or_else(absent)?;
+            end
+        }
+        // ... or to the start of the next opening, plus the policy's offset, kept within
+        // that opening.
+        "BEGINNING_OF_THE_NEXT_OPEN_SERVICE_POINT_HOURS" if desk.opening_at(due).is_none() => {
+            let (start, end) = desk.next_opening(due).ok_or_else(absent)?;
+            let offset =
+                loans.and_then(|l| l.opening_time_offset).map_or(start, |p| p.after(start));
+            offset.min(end)
         }
         _ => due,
-    }
-}
-
-/// `day` if open, else the nearest open day in direction `step`, looking a year ahead
-/// at most (a service point closed all year keeps the date).
-fn step_to_open(day: NaiveDate, step: i64, open: &dyn OpenDays) -> NaiveDate {
-    (0..=366).map(|n| day + Duration::days(n * step)).find(|d| open.is_open(*d)).unwrap_or(day)
-}
-
-fn end_of_day(day: NaiveDate) -> DateTime<Utc> {
-    day.and_hms_opt(23, 59, 59).expect("a valid time").and_utc()
+    })
 }
 
 #[cfg(test)]
@@ -198,19 +195,27 @@ mod tests {
         .unwrap()
     }
 
-    struct ClosedWeekends;
-    impl OpenDays for ClosedWeekends {
-        fn is_open(&self, day: NaiveDate) -> bool {
-            use chrono::Datelike;
-            day.weekday().num_days_from_monday() < 5
-        }
+    /// A service point open 09:00-17:59 on weekdays, in New York, for 2026.
+    fn weekdays() -> Desk {
+        let sp = uuid::Uuid::nil();
+        let weekdays: Vec<serde_json::Value> = ["MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY"]
+            .iter()
+            .map(|d| serde_json::json!({"startDay": d, "startTime": "09:00", "endDay": d, "endTime": "17:59"}))
+            .collect();
+        let calendar: calendar::Calendar = serde_json::from_value(serde_json::json!({
+            "name": "2026", "startDate": "2026-01-01", "endDate": "2026-12-31",
+            "assignments": [sp], "normalHours": weekdays,
+            "exceptions": [{"name": "Closed", "startDate": "2026-03-16", "endDate": "2026-03-16", "openings": []}]
+        }))
+        .unwrap();
+        Desk::with_hours(chrono_tz::America::New_York, calendar::Timetable::new(vec![calendar], sp))
     }
 
     fn check(policy_json: serde_json::Value, loan_date: &str, has_hold: bool, expect: Expect) {
         let policy = policy(policy_json);
         let schedule = schedule();
         let date = DateTime::parse_from_rfc3339(loan_date).unwrap().with_timezone(&Utc);
-        let due = for_check_out(&policy, Some(&schedule), date, has_hold, &ClosedWeekends);
+        let due = for_check_out(&policy, Some(&schedule), date, has_hold, &weekdays(), date);
         let got = match due {
             Ok(d) => d.to_rfc3339(),
             Err(e) => format!("error: {}", e.0),
@@ -230,20 +235,56 @@ mod tests {
             rolling(3, "Weeks", "CURRENT_DUE_DATE"),
             "2026-03-02T10:15:00Z",
             false,
-            expect!["2026-03-23T23:59:59+00:00"],
+            expect!["2026-03-24T03:59:59+00:00"],
         );
-        // Due on a Saturday: moved to Friday's end, or Monday's end.
+        // Due on a Saturday: moved to Friday's end, or (12 days) to the end of Tuesday,
+        // as Monday 16 March is closed by an exception. New York is on EDT from 8 March.
         check(
             rolling(5, "Days", "END_OF_THE_PREVIOUS_OPEN_DAY"),
             "2026-03-02T10:15:00Z",
             false,
-            expect!["2026-03-06T23:59:59+00:00"],
+            expect!["2026-03-07T04:59:59+00:00"],
         );
         check(
             rolling(12, "Days", "END_OF_THE_NEXT_OPEN_DAY"),
             "2026-03-02T10:15:00Z",
             false,
-            expect!["2026-03-16T23:59:59+00:00"],
+            expect!["2026-03-18T03:59:59+00:00"],
+        );
+        // Short-term loans at 16:00 local (EST) for two hours: due 18:00, after closing.
+        let hours = |strategy: &str| {
+            serde_json::json!({"name": "p", "loanable": true, "renewable": true, "loansPolicy": {
+                "profileId": "Rolling", "period": {"duration": 2, "intervalId": "Hours"},
+                "closedLibraryDueDateManagementId": strategy,
+                "openingTimeOffset": {"duration": 1, "intervalId": "Hours"}}})
+        };
+        // To the end of today's hours, 17:59:59 local ...
+        check(
+            hours("END_OF_THE_CURRENT_SERVICE_POINT_HOURS"),
+            "2026-03-02T21:00:00Z",
+            false,
+            expect!["2026-03-02T22:59:59+00:00"],
+        );
+        // ... or an hour after tomorrow's opening, 10:00 local.
+        check(
+            hours("BEGINNING_OF_THE_NEXT_OPEN_SERVICE_POINT_HOURS"),
+            "2026-03-02T21:00:00Z",
+            false,
+            expect!["2026-03-03T15:00:00+00:00"],
+        );
+        // Within the hours, the due time stands.
+        check(
+            hours("END_OF_THE_CURRENT_SERVICE_POINT_HOURS"),
+            "2026-03-02T15:00:00Z",
+            false,
+            expect!["2026-03-02T17:00:00+00:00"],
+        );
+        // Past the calendar's last open day there is nowhere to move to: FOLIO's refusal.
+        check(
+            rolling(10, "Days", "END_OF_THE_NEXT_OPEN_DAY"),
+            "2026-12-25T15:00:00Z",
+            false,
+            expect!["error: Calendar timetable is absent for requested date"],
         );
         // Short-term loans keep their time of day.
         check(
@@ -319,12 +360,14 @@ mod tests {
                 "period": {"duration": 1, "intervalId": "Weeks"}}}));
         let due = DateTime::parse_from_rfc3339("2026-03-16T10:00:00Z").unwrap().to_utc();
         let now = DateTime::parse_from_rfc3339("2026-03-10T10:00:00Z").unwrap().to_utc();
-        let renewed = for_renewal(&policy, None, due, now, &AlwaysOpen).unwrap();
+        let renewed =
+            for_renewal(&policy, None, due, now, &Desk::always_open(chrono_tz::UTC)).unwrap();
         assert_eq!(renewed.to_rfc3339(), "2026-03-17T10:00:00+00:00");
         let mut from_due = policy.clone();
         from_due.renewals_policy.as_mut().unwrap().renew_from_id =
             Some("CURRENT_DUE_DATE".to_string());
-        let renewed = for_renewal(&from_due, None, due, now, &AlwaysOpen).unwrap();
+        let renewed =
+            for_renewal(&from_due, None, due, now, &Desk::always_open(chrono_tz::UTC)).unwrap();
         assert_eq!(renewed.to_rfc3339(), "2026-03-23T10:00:00+00:00");
     }
 }

@@ -33,6 +33,7 @@ mod due_date;
 mod fines;
 mod item_context;
 mod item_limit;
+mod opening_hours;
 mod queue;
 mod records;
 mod renew;

@@ -7,8 +7,9 @@ use serde::Deserialize;
 use store::Writer;
 
 use crate::check_out::{open_loan, schedule_of};
-use crate::due_date::{self, AlwaysOpen};
+use crate::due_date;
 use crate::model::{Loan, LoanPolicy, RequestType};
+use crate::opening_hours::Desk;
 use crate::rules::{self, RuleInputs, RulesCache};
 use crate::{Error, Refusal, Result, blocks, queue, records};
 
@@ -159,7 +160,12 @@ pub fn renew(
     }
     let current_due = loan.due_date.map_or(now, |d| d.as_datetime());
     let schedule = schedule_of(writer, &policy)?;
-    match due_date::for_renewal(&policy, schedule.as_ref(), current_due, now, &AlwaysOpen) {
+    // The hours of the desk that lent it.
+    let desk = match loan.checkout_service_point_id {
+        Some(sp) => Desk::load(writer, sp)?,
+        None => Desk::always_open(crate::opening_hours::tenant_zone(writer)?),
+    };
+    match due_date::for_renewal(&policy, schedule.as_ref(), current_due, now, &desk) {
         Err(e) => refusals.push(policy_ref(Refusal::new(e.0, "itemBarcode", &item_barcode))),
         Ok(due) if refusals.is_empty() => {
             if due <= current_due {

@@ -69,6 +69,8 @@ pub struct Second {
 pub struct MemorySample {
     pub second: u64,
     pub resident_bytes: u64,
+    /// The part not backed by files (heap, stacks), when the server publishes it.
+    pub anonymous_bytes: Option<u64>,
 }
 
 /// Everything a run measured.
@@ -349,16 +351,17 @@ pub(crate) fn sample_memory(
                 break;
             };
             let Ok(text) = response.text().await else { break };
-            let Some(bytes) = text
-                .lines()
-                .find_map(|l| l.strip_prefix("process_resident_memory_bytes "))
-                .and_then(|v| v.trim().parse::<f64>().ok())
-            else {
-                break;
+            let gauge = |name: &str| {
+                text.lines()
+                    .find_map(|l| l.strip_prefix(name)?.strip_prefix(' '))
+                    .and_then(|v| v.trim().parse::<f64>().ok())
+                    .map(|v| v as u64)
             };
+            let Some(bytes) = gauge("process_resident_memory_bytes") else { break };
             samples.push(MemorySample {
                 second: started.elapsed().as_secs(),
-                resident_bytes: bytes as u64,
+                resident_bytes: bytes,
+                anonymous_bytes: gauge("quire_resident_anonymous_memory_bytes"),
             });
             let next = Instant::now() + Duration::from_secs(10);
             if next >= deadline {

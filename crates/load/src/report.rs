@@ -253,19 +253,32 @@ impl Report {
         let samples = &self.memory;
         let first = samples.first()?;
         let fifth = (samples.len() / 5).max(1);
-        let avg = |s: &[crate::engine::MemorySample]| {
-            s.iter().map(|m| mib(m.resident_bytes)).sum::<f64>() / s.len().max(1) as f64
+        let avg = |s: &[crate::engine::MemorySample],
+                   f: &dyn Fn(&crate::engine::MemorySample) -> u64| {
+            s.iter().map(|m| mib(f(m))).sum::<f64>() / s.len().max(1) as f64
         };
         let peak = samples.iter().map(|m| m.resident_bytes).max().unwrap_or(0);
-        Some(format!(
+        let mut text = format!(
             "Server resident memory ({} samples, every 10 s): {:.0} MiB at the start, peak {:.0} MiB; \
              first fifth avg {:.0} MiB, last fifth avg {:.0} MiB",
             samples.len(),
             mib(first.resident_bytes),
             mib(peak),
-            avg(&samples[..fifth]),
-            avg(&samples[samples.len() - fifth..]),
-        ))
+            avg(&samples[..fifth], &|m| m.resident_bytes),
+            avg(&samples[samples.len() - fifth..], &|m| m.resident_bytes),
+        );
+        if samples.iter().all(|m| m.anonymous_bytes.is_some()) {
+            let anon = |m: &crate::engine::MemorySample| m.anonymous_bytes.unwrap_or(0);
+            text.push_str(&format!(
+                "\n  of it not file-backed (heap, stacks): {:.0} MiB at the start, peak {:.0} MiB; \
+                 first fifth avg {:.0} MiB, last fifth avg {:.0} MiB",
+                mib(anon(first)),
+                mib(samples.iter().map(anon).max().unwrap_or(0)),
+                avg(&samples[..fifth], &anon),
+                avg(&samples[samples.len() - fifth..], &anon),
+            ));
+        }
+        Some(text)
     }
 
     pub fn json(&self) -> String {

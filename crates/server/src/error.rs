@@ -302,6 +302,36 @@ impl From<circ::Error> for ApiError {
     }
 }
 
+/// mod-calendar's error body: `{"timestamp","status","errors":[{"code","message","data"}]}`.
+impl From<calendar::Error> for ApiError {
+    fn from(e: calendar::Error) -> ApiError {
+        let message = e.to_string();
+        let (status, code, data) = match e {
+            calendar::Error::NotFound(_) => (StatusCode::NOT_FOUND, "calendarNotFound", None),
+            calendar::Error::Invalid { code, .. } => (StatusCode::BAD_REQUEST, code, None),
+            calendar::Error::Overlap { service_points, .. } => (
+                StatusCode::CONFLICT,
+                "calendarDateOverlap",
+                Some(serde_json::json!({"conflictingServicePointIds": service_points})),
+            ),
+            calendar::Error::Decode(e) => return ApiError::from(e),
+            calendar::Error::Store(e) => return ApiError::from(e),
+            e @ calendar::Error::Corrupt { .. } => return ApiError::internal(e),
+        };
+        let mut error = serde_json::json!({"code": code, "message": message});
+        if let Some(data) = data {
+            error["data"] = data;
+        }
+        let mut api = ApiError::new(status, "CalendarException", "calendar_error", message);
+        api.body = Some(serde_json::json!({
+            "timestamp": chrono::Utc::now().to_rfc3339(),
+            "status": status.as_u16(),
+            "errors": [error],
+        }));
+        api
+    }
+}
+
 impl From<settings::Error> for ApiError {
     fn from(e: settings::Error) -> ApiError {
         let message = e.to_string();

@@ -33,6 +33,7 @@ pub fn components() -> Vec<store::Component> {
         srs::MIGRATIONS,
         circ::MIGRATIONS,
         settings::MIGRATIONS,
+        calendar::MIGRATIONS,
     ]
 }
 

@@ -77,20 +77,29 @@ impl Metrics {
                 stats.count
             );
         }
-        if let Some(bytes) = resident_bytes() {
+        if let Some(bytes) = status_kib("VmRSS:") {
             out.push_str("# HELP process_resident_memory_bytes Resident memory size in bytes.\n");
             out.push_str("# TYPE process_resident_memory_bytes gauge\n");
             let _ = writeln!(out, "process_resident_memory_bytes {bytes}");
+        }
+        // Resident memory counts the mapped database and index files a process has
+        // touched; the anonymous part (heap, stacks) is what a leak would grow.
+        if let Some(bytes) = status_kib("RssAnon:") {
+            out.push_str(
+                "# HELP quire_resident_anonymous_memory_bytes Resident memory not backed by files (heap, stacks).\n",
+            );
+            out.push_str("# TYPE quire_resident_anonymous_memory_bytes gauge\n");
+            let _ = writeln!(out, "quire_resident_anonymous_memory_bytes {bytes}");
         }
         out
     }
 }
 
-/// The process's resident set, from `/proc/self/status` (Linux; elsewhere absent). A
-/// long load run samples it to show memory stays flat.
-fn resident_bytes() -> Option<u64> {
+/// A memory figure of `/proc/self/status` in bytes (Linux; elsewhere absent). A long
+/// load run samples them to show memory stays flat.
+fn status_kib(field: &str) -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find_map(|l| l.strip_prefix("VmRSS:"))?;
+    let line = status.lines().find_map(|l| l.strip_prefix(field))?;
     let kib: u64 = line.trim().strip_suffix("kB")?.trim().parse().ok()?;
     Some(kib * 1024)
 }
@@ -127,6 +136,7 @@ mod tests {
                 .and_then(|v| v.parse::<u64>().ok())
                 .unwrap();
             assert!(rss > 1 << 20, "a running test process holds more than 1 MiB: {rss}");
+            assert!(text.contains("quire_resident_anonymous_memory_bytes "), "{text}");
         }
     }
 }

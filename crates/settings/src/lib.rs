@@ -175,6 +175,21 @@ pub fn list_json(reader: &Reader<'_>, cql: Option<&str>, page: Page) -> Result<(
     Ok((records.into_iter().map(|r| r.body).collect(), total))
 }
 
+/// The tenant's time zone as FOLIO keeps it: the `timezone` of the `ORG` /
+/// `localeSettings` entry's JSON value (`{"locale":"en-US","timezone":"Europe/Berlin"}`).
+/// `None` when there is no such entry or it names no zone.
+pub fn time_zone(reader: &Reader<'_>) -> Result<Option<String>> {
+    let found = reader.find_where(
+        &ENTRIES,
+        &[("module", "ORG"), ("config_name", "localeSettings"), ("code", ""), ("user_id", "")],
+    )?;
+    let Some(stored) = found.first() else { return Ok(None) };
+    let entry = parse(stored)?;
+    let value: Option<serde_json::Value> =
+        entry.value.as_deref().and_then(|v| serde_json::from_str(v).ok());
+    Ok(value.and_then(|v| v["timezone"].as_str().map(str::to_string)).filter(|z| !z.is_empty()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -211,6 +226,16 @@ mod tests {
             })
             .unwrap();
         assert_eq!((found.len(), total), (2, 2));
+    }
+
+    #[test]
+    fn time_zone_comes_from_the_org_locale_settings() {
+        let (_dir, tenant) = tenant();
+        assert_eq!(tenant.read(time_zone).unwrap(), None);
+        let locale = r#"{"module":"ORG","configName":"localeSettings","enabled":true,
+            "value":"{\"locale\":\"de-DE\",\"timezone\":\"Europe/Berlin\",\"currency\":\"EUR\"}"}"#;
+        tenant.write(|w| create(w, entry(locale), Actor::default())).unwrap();
+        assert_eq!(tenant.read(time_zone).unwrap().as_deref(), Some("Europe/Berlin"));
     }
 
     #[test]

@@ -128,6 +128,7 @@ impl Store {
         let dir = self.root.join("tenants").join(name);
         std::fs::create_dir_all(&dir).map_err(|e| io_error(&dir, e))?;
         let tenant = Arc::new(Tenant::open(name, &dir, &self.options, &self.components)?);
+        spawn_checkpointer(&tenant);
         tenants.insert(name.to_string(), tenant.clone());
         Ok(tenant)
     }
@@ -159,6 +160,10 @@ impl Tenant {
     fn open(name: &str, dir: &Path, options: &Options, components: &[Component]) -> Result<Tenant> {
         let db_path = dir.join(DB_FILE);
         let mut writer = open_connection(&db_path, options, false)?;
+        // Commits never checkpoint the WAL themselves: copying pages into the database
+        // file and syncing it would land on whichever request happened to commit then.
+        // The tenant's checkpointer thread does it instead.
+        writer.pragma_update(None, "wal_autocheckpoint", 0)?;
         migrate::apply(&mut writer, components)?;
         let last_seq = read_last_seq(&writer)?;
         Ok(Tenant {
@@ -247,6 +252,35 @@ impl Tenant {
         }
         let _unused = self.changed.1.wait_timeout(guard, timeout).unwrap();
         self.last_seq.load(Ordering::SeqCst)
+    }
+}
+
+/// How often a tenant's WAL is checkpointed.
+const CHECKPOINT_EVERY: Duration = Duration::from_millis(500);
+
+/// Checkpoints the tenant's WAL in the background (`PASSIVE`: it waits for no reader or
+/// writer) until the tenant is dropped. A checkpoint of an empty WAL costs nothing.
+fn spawn_checkpointer(tenant: &Arc<Tenant>) {
+    let weak = Arc::downgrade(tenant);
+    let (path, options) = (tenant.db_path.clone(), tenant.options.clone());
+    let spawned =
+        std::thread::Builder::new().name(format!("checkpoint-{}", tenant.name)).spawn(move || {
+            let conn = match open_connection(&path, &options, false) {
+                Ok(conn) => conn,
+                Err(e) => {
+                    tracing::warn!(path = %path.display(), error = %e, "no WAL checkpointer");
+                    return;
+                }
+            };
+            while weak.strong_count() > 0 {
+                std::thread::sleep(CHECKPOINT_EVERY);
+                if let Err(e) = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())) {
+                    tracing::warn!(path = %path.display(), error = %e, "WAL checkpoint failed");
+                }
+            }
+        });
+    if let Err(e) = spawned {
+        tracing::warn!(error = %e, "cannot start the WAL checkpointer");
     }
 }
 

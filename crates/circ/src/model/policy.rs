@@ -109,8 +109,8 @@ pub struct LoansPolicy {
     pub profile_id: Option<LoanProfile>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub period: Option<Period>,
-    /// FOLIO's closed-library strategy name (`CURRENT_DUE_DATE`, ...); kept, see
-    /// `due_date.rs` for what Quire applies.
+    /// FOLIO's closed-library strategy name (`CURRENT_DUE_DATE`, ...), applied by
+    /// `due_date.rs` over the service point's calendars.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub closed_library_due_date_management_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -119,6 +119,10 @@ pub struct LoansPolicy {
     pub fixed_due_date_schedule_id: Option<Uuid>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub item_limit: Option<u32>,
+    /// How long after the desk opens a short-term loan falls due when it would fall due
+    /// while closed (`BEGINNING_OF_THE_NEXT_OPEN_SERVICE_POINT_HOURS`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opening_time_offset: Option<Period>,
     #[serde(flatten)]
     pub other: Other,
 }

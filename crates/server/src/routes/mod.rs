@@ -17,6 +17,7 @@ use crate::{ApiError, AppState};
 mod admin;
 mod authn;
 mod authorities;
+mod calendar;
 mod circ_records;
 mod circulation;
 mod groups;
@@ -53,6 +54,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .merge(authorities::router())
         .merge(circulation::router())
         .merge(settings::router())
+        .merge(calendar::router())
         .fallback(|| async { ApiError::not_found("No such endpoint") })
         .layer(axum::extract::DefaultBodyLimit::max(max_body))
         .layer(middleware::from_fn_with_state(state.clone(), observe))

@@ -408,3 +408,99 @@ async fn concurrent_check_outs_of_one_item_make_one_loan() {
     let q = urlencode(&format!("(itemId=={} and status.name==Open)", item["id"].as_str().unwrap()));
     assert_eq!(desk.c.get(&format!("/loan-storage/loans?query={q}")).await.body["totalRecords"], 1);
 }
+
+/// A service point's calendar and the tenant's time zone decide where a due date that
+/// falls on a closed day moves to; mod-calendar's API answers the desk's questions.
+#[tokio::test]
+async fn closed_library_due_dates_follow_the_calendar_in_the_tenant_zone() {
+    let app = TestApp::new();
+    let desk = Desk::new(&app).await;
+    desk.item("C-1").await;
+    desk.patron("P-1", json!({})).await;
+    let locale = json!({"module": "ORG", "configName": "localeSettings",
+        "value": "{\"locale\":\"en-US\",\"timezone\":\"America/New_York\",\"currency\":\"USD\"}"});
+    let r = desk.c.post("/configurations/entries", &locale).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    let weekdays: Vec<Value> = ["MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY"]
+        .iter()
+        .map(|d| json!({"startDay": d, "startTime": "09:00", "endDay": d, "endTime": "17:59"}))
+        .collect();
+    let term = json!({"name": "2026", "startDate": "2026-01-01", "endDate": "2026-12-31",
+        "assignments": [DESK_1], "normalHours": weekdays, "exceptions": []});
+    let r = desk.c.post("/calendar/calendars", &term).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    assert_eq!(r.body["normalHours"][0]["calendarId"], r.body["id"]);
+
+    // The calendar API: Saturday 7 March sits between Friday and Monday.
+    let r =
+        desk.c.get(&format!("/calendar/dates/{DESK_1}/surrounding-openings?date=2026-03-07")).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    let dates: Vec<&str> = r.body["openings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["date"].as_str().unwrap())
+        .collect();
+    assert_eq!(dates, ["2026-03-06", "2026-03-07", "2026-03-09"]);
+    assert_eq!(r.body["openings"][1]["open"], false);
+    assert_eq!(
+        r.body["openings"][2]["openings"][0],
+        json!({"startTime": "09:00:00", "endTime": "17:59:00"})
+    );
+    let r = desk
+        .c
+        .get(&format!(
+            "/calendar/dates/{DESK_1}/all-openings?startDate=2026-03-02&endDate=2026-03-08"
+        ))
+        .await;
+    assert_eq!(r.body["totalRecords"], 5, "{}", r.text);
+    // Overlapping another calendar on the same desk, or nameless: mod-calendar's errors.
+    let r = desk
+        .c
+        .post(
+            "/calendar/calendars",
+            &json!({"name": "Summer", "startDate": "2026-06-01",
+        "endDate": "2026-08-31", "assignments": [DESK_1], "normalHours": [], "exceptions": []}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CONFLICT, "{}", r.text);
+    assert_eq!(r.body["errors"][0]["code"], "calendarDateOverlap");
+    assert_eq!(r.body["errors"][0]["data"]["conflictingServicePointIds"], json!([DESK_1]));
+    let r = desk
+        .c
+        .post(
+            "/calendar/calendars",
+            &json!({"name": "", "startDate": "2027-01-01",
+        "endDate": "2027-08-31", "assignments": [DESK_1], "normalHours": [], "exceptions": []}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.text);
+    assert_eq!(r.body["errors"][0]["code"], "calendarNoName");
+
+    // A one-day loan from Friday 6 March falls due on Saturday: moved to the end of
+    // Monday, New York time (daylight saving has begun: 03:59:59 UTC on Tuesday).
+    let r = desk
+        .c
+        .post(
+            "/loan-policy-storage/loan-policies",
+            &json!({"name": "Overnight", "loanable": true, "renewable": false, "loansPolicy": {
+                "profileId": "Rolling", "period": {"duration": 1, "intervalId": "Days"},
+                "closedLibraryDueDateManagementId": "END_OF_THE_NEXT_OPEN_DAY"}}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    let rules = format!(
+        "priority: t, s, c, b, a, m, g\nfallback-policy: l {} r {} n {} o {} i {}\n",
+        r.body["id"].as_str().unwrap(),
+        circ::DEFAULT_REQUEST_POLICY_ID,
+        circ::DEFAULT_NOTICE_POLICY_ID,
+        circ::DEFAULT_OVERDUE_FINE_POLICY_ID,
+        circ::DEFAULT_LOST_ITEM_FEE_POLICY_ID
+    );
+    let r = desk.c.put("/circulation/rules", &json!({"rulesAsText": rules})).await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
+    let r = desk.check_out("C-1", "P-1", json!({"loanDate": "2026-03-06T15:00:00Z"})).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    let due = chrono::DateTime::parse_from_rfc3339(r.body["dueDate"].as_str().unwrap()).unwrap();
+    assert_eq!(due.to_utc().to_rfc3339(), "2026-03-10T03:59:59+00:00");
+}
