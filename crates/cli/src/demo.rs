@@ -1,5 +1,5 @@
 //! `quire demo`: a server on a fresh data directory with a `demo` tenant, an administrator,
-//! reference data and generated instances with holdings and items.
+//! reference data and generated instances, holdings, items, patrons, loans and requests.
 //!
 //! The records come from the workload generator behind `quire generate` (seed 42),
 //! written straight into storage, not through HTTP.
@@ -43,10 +43,17 @@ pub(crate) fn run(args: DemoArgs) -> anyhow::Result<()> {
     };
     let report = load::generate(&tenant, &options, &mut |_| {})?;
     eprintln!(
-        "generated {} instances, {} holdings, {} items in {:.1} s",
-        report.instances, report.holdings, report.items, report.seconds
+        "generated {} instances, {} holdings, {} items, {} patrons, {} open loans, {} requests in {:.1} s",
+        report.instances,
+        report.holdings,
+        report.items,
+        report.users,
+        report.circulation.open_loans,
+        report.circulation.requests,
+        report.seconds
     );
-    print_guide(&args, &data_dir);
+    let desk = desk_example(&tenant)?;
+    print_guide(&args, &data_dir, &desk);
     if args.no_serve {
         return Ok(());
     }
@@ -63,7 +70,33 @@ impl Drop for TempDir {
     }
 }
 
-fn print_guide(args: &DemoArgs, data_dir: &std::path::Path) {
+/// An Available item, an active patron and a service point for the check-out example:
+/// (item barcode, patron barcode, service point id).
+fn desk_example(tenant: &store::Tenant) -> anyhow::Result<(String, String, String)> {
+    let first = |bodies: Vec<String>, field: &str| -> Option<String> {
+        let value: serde_json::Value = serde_json::from_str(bodies.first()?).ok()?;
+        value[field].as_str().map(str::to_string)
+    };
+    let page = store::Page { offset: 0, limit: 1 };
+    let item = tenant.read(|r| {
+        inventory::list_json::<inventory::Item>(
+            r,
+            Some(r#"status.name=="Available" sortBy barcode"#),
+            page,
+        )
+    })?;
+    let patron = tenant.read(|r| auth::list_users(r, Some("active==true and barcode=P*"), page))?;
+    let point = tenant.read(|r| {
+        inventory::list_reference_json(r, inventory::RefKind::ServicePoint, None, page)
+    })?;
+    Ok((
+        first(item.0, "barcode").unwrap_or_default(),
+        first(patron.0, "barcode").unwrap_or_default(),
+        first(point.0, "id").unwrap_or_default(),
+    ))
+}
+
+fn print_guide(args: &DemoArgs, data_dir: &std::path::Path, desk: &(String, String, String)) {
     let url = format!("http://{}", args.listen);
     println!(
         "\nQuire demo: tenant '{TENANT}', user '{ADMIN_USER}', password '{ADMIN_PASSWORD}', data in {}\n",
@@ -83,5 +116,9 @@ fn print_guide(args: &DemoArgs, data_dir: &std::path::Path) {
         "  curl -s {h} -G '{url}/item-storage/items' --data-urlencode 'query=status.name==\"Checked out\" sortBy barcode' -d limit=3"
     );
     println!("  curl -s {h} '{url}/locations'");
+    println!(
+        "  curl -s {h} -H 'Content-Type: application/json' -XPOST '{url}/circulation/check-out-by-barcode' \\\n      -d '{{\"itemBarcode\":\"{}\",\"userBarcode\":\"{}\",\"servicePointId\":\"{}\"}}'",
+        desk.0, desk.1, desk.2
+    );
     println!("  curl -s {url}/admin/health; curl -s {url}/admin/metrics | head\n");
 }

@@ -122,6 +122,8 @@ struct Refs {
     book: Uuid,
     other_materials: Vec<Uuid>,
     can_circulate: Uuid,
+    /// Not loanable under the generated circulation rules.
+    reading_room: Uuid,
     other_loan_types: Vec<Uuid>,
     locations: Vec<Uuid>,
     call_number_types: Vec<Uuid>,
@@ -170,6 +172,7 @@ impl Refs {
                 book,
                 other_materials: without(ids_of(r, RefKind::MaterialType)?, book),
                 can_circulate,
+                reading_room: id(RefKind::LoanType, "Reading room")?,
                 other_loan_types: without(ids_of(r, RefKind::LoanType)?, can_circulate),
                 locations,
                 call_number_types: ids_of(r, RefKind::CallNumberType)?,
@@ -482,8 +485,7 @@ fn build_batch(
             let n_items = if rng.gen_bool(0.14) { 2 } else { 1 };
             for copy in 0..n_items {
                 let barcode = first_item + batch.items.len() + 1;
-                let status = weighted(rng, STATUSES);
-                batch.report.items_available += (status == "Available") as usize;
+                let mut status = weighted(rng, STATUSES);
                 let material = if rng.gen_bool(0.85) || refs.other_materials.is_empty() {
                     refs.book
                 } else {
@@ -494,6 +496,12 @@ fn build_batch(
                 } else {
                     refs.other_loan_types[rng.gen_range(0..refs.other_loan_types.len())]
                 };
+                // Reading-room copies never leave the building (the generated rules make
+                // them not loanable), so none is on loan or paged.
+                if loan_type == refs.reading_room && matches!(status, "Checked out" | "Paged") {
+                    status = "Available";
+                }
+                batch.report.items_available += (status == "Available") as usize;
                 let status_date = base + chrono::Duration::seconds(rng.gen_range(0..60 * 86_400));
                 let item_id = uuid(rng);
                 if matches!(status, "Checked out" | "Awaiting pickup" | "Paged") {

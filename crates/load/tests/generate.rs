@@ -158,6 +158,9 @@ fn same_seed_same_records_and_folio_proportions() {
         .filter(|l| l["patronGroupIdAtCheckout"] == "503a81cd-6c26-400f-b620-14c08943697c")
         .count();
     assert!(faculty_loans > 0);
+    // Reading-room copies are not loanable under the generated rules: none is on loan.
+    let non_circulating = "6f5f1a43-3c1e-4b2a-9a7e-0c3a5d1b2e03";
+    assert!(loans.iter().all(|l| l["loanPolicyId"] != non_circulating));
     for loan in loans
         .iter()
         .filter(|l| l["patronGroupIdAtCheckout"] == "503a81cd-6c26-400f-b620-14c08943697c")

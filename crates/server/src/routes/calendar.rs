@@ -136,20 +136,29 @@ async fn delete(caller: Caller, Path(id): Path<String>) -> Result<Response, ApiE
     Ok(super::no_content())
 }
 
+/// The hours of the service point in the path, and the query's parameters.
+async fn timetable(
+    caller: &Caller,
+    service_point: &str,
+    query: Option<String>,
+) -> Result<(calendar::Timetable, Params), ApiError> {
+    caller.require("calendar.view")?;
+    let service_point = super::authn::parse_uuid(service_point)?;
+    let tenant = caller.tenant.clone();
+    let hours =
+        blocking(move || Ok(tenant.read(|r| calendar::timetable(r, service_point))?)).await?;
+    Ok((hours, Params::new(query)))
+}
+
 async fn surrounding(
     caller: Caller,
     Path(service_point): Path<String>,
     RawQuery(query): RawQuery,
 ) -> Result<Response, ApiError> {
-    caller.require("calendar.view")?;
-    let service_point = super::authn::parse_uuid(&service_point)?;
-    let params = Params::new(query);
+    let (hours, params) = timetable(&caller, &service_point, query).await?;
     let date = params
         .date("date")?
         .ok_or_else(|| ApiError::bad_request("The date parameter is required (YYYY-MM-DD)"))?;
-    let tenant = caller.tenant.clone();
-    let hours =
-        blocking(move || Ok(tenant.read(|r| calendar::timetable(r, service_point))?)).await?;
     Ok(super::json::value(
         StatusCode::OK,
         &serde_json::json!({"openings": hours.surrounding(date)}),
@@ -161,9 +170,7 @@ async fn all_openings(
     Path(service_point): Path<String>,
     RawQuery(query): RawQuery,
 ) -> Result<Response, ApiError> {
-    caller.require("calendar.view")?;
-    let service_point = super::authn::parse_uuid(&service_point)?;
-    let params = Params::new(query);
+    let (hours, params) = timetable(&caller, &service_point, query).await?;
     let missing = |name: &str| {
         ApiError::bad_request(format!("The {name} parameter is required (YYYY-MM-DD)"))
     };
@@ -177,9 +184,6 @@ async fn all_openings(
             "endDate must not be before startDate, nor more than ten years after it",
         ));
     }
-    let tenant = caller.tenant.clone();
-    let hours =
-        blocking(move || Ok(tenant.read(|r| calendar::timetable(r, service_point))?)).await?;
     let dates: Vec<calendar::DayOpening> = hours.dates(start, end, include_closed).collect();
     let page: Vec<_> = dates.iter().skip(offset).take(limit).collect();
     Ok(super::json::value(
