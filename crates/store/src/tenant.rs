@@ -258,6 +258,9 @@ impl Tenant {
 /// How often a tenant's WAL is checkpointed.
 const CHECKPOINT_EVERY: Duration = Duration::from_millis(500);
 
+/// The WAL size past which the checkpointer empties it, waiting for readers if it must.
+const WAL_LIMIT: u64 = 64 << 20;
+
 /// Checkpoints the tenant's WAL in the background (`PASSIVE`: it waits for no reader or
 /// writer) until the tenant is dropped. A checkpoint of an empty WAL costs nothing.
 fn spawn_checkpointer(tenant: &Arc<Tenant>) {
@@ -272,9 +275,17 @@ fn spawn_checkpointer(tenant: &Arc<Tenant>) {
                     return;
                 }
             };
+            let wal = path.with_extension("sqlite-wal");
             while weak.strong_count() > 0 {
                 std::thread::sleep(CHECKPOINT_EVERY);
-                if let Err(e) = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())) {
+                // Under steady reads some reader always holds a WAL snapshot, so a passive
+                // checkpoint never lets the WAL start over and the file keeps growing.
+                // Past WAL_LIMIT, TRUNCATE waits for the readers (holding new writers
+                // back for that moment) and empties it.
+                let grown = std::fs::metadata(&wal).is_ok_and(|m| m.len() > WAL_LIMIT);
+                let mode = if grown { "TRUNCATE" } else { "PASSIVE" };
+                let sql = format!("PRAGMA wal_checkpoint({mode})");
+                if let Err(e) = conn.query_row(&sql, [], |_| Ok(())) {
                     tracing::warn!(path = %path.display(), error = %e, "WAL checkpoint failed");
                 }
             }
