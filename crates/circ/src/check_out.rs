@@ -260,10 +260,7 @@ pub fn check_out(
     let loan_date = request.loan_date.map_or(now, |d| d.as_datetime());
     let schedule = schedule_of(writer, &policy)?;
     let has_hold = queue::has_open(&queue, RequestType::Hold);
-    let desk = match request.service_point_id {
-        Some(sp) => Desk::load(writer, sp)?,
-        None => Desk::always_open(crate::opening_hours::tenant_zone(writer)?),
-    };
+    let desk = Desk::for_policy(writer, &policy, request.service_point_id)?;
     let mut due =
         due_date::for_check_out(&policy, schedule.as_ref(), loan_date, has_hold, &desk, now)
             .map_err(|e| {

@@ -132,6 +132,38 @@ fn truncate(
     Ok(due.min(entry.due.as_datetime()))
 }
 
+/// The policy's closed-library rule (`closedLibraryDueDateManagementId`).
+fn strategy(policy: &LoanPolicy) -> &str {
+    policy
+        .loans_policy
+        .as_ref()
+        .and_then(|l| l.closed_library_due_date_management_id.as_deref())
+        .unwrap_or("CURRENT_DUE_DATE_TIME")
+}
+
+/// What a policy's closed-library rule reads of the desk, so the caller loads no more.
+pub(crate) enum Needs {
+    /// The due time stands as computed.
+    Nothing,
+    /// The end of the due day, in the tenant's zone.
+    Zone,
+    /// Open days and hours, in the tenant's zone.
+    Hours,
+}
+
+impl Needs {
+    pub(crate) fn of(policy: &LoanPolicy) -> Needs {
+        match strategy(policy) {
+            "CURRENT_DUE_DATE" => Needs::Zone,
+            "END_OF_THE_PREVIOUS_OPEN_DAY"
+            | "END_OF_THE_NEXT_OPEN_DAY"
+            | "END_OF_THE_CURRENT_SERVICE_POINT_HOURS"
+            | "BEGINNING_OF_THE_NEXT_OPEN_SERVICE_POINT_HOURS" => Needs::Hours,
+            _ => Needs::Nothing,
+        }
+    }
+}
+
 /// FOLIO's refusal when the calendars leave no open day or hours to move a due date to.
 const ABSENT_TIMETABLE: &str = "Calendar timetable is absent for requested date";
 
@@ -144,9 +176,7 @@ fn closed_library(
     desk: &Desk,
 ) -> Result<DateTime<Utc>, DueDateError> {
     let loans = policy.loans_policy.as_ref();
-    let strategy = loans
-        .and_then(|l| l.closed_library_due_date_management_id.as_deref())
-        .unwrap_or("CURRENT_DUE_DATE_TIME");
+    let strategy = strategy(policy);
     let absent = || DueDateError(ABSENT_TIMETABLE.to_string());
     let day = desk.date_of(due);
     Ok(match strategy {

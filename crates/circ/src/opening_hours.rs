@@ -12,7 +12,8 @@ use chrono_tz::Tz;
 use store::Reader;
 use uuid::Uuid;
 
-use crate::Result;
+use crate::model::LoanPolicy;
+use crate::{Result, due_date};
 
 /// A service point's hours and the tenant's time zone.
 pub(crate) struct Desk {
@@ -33,12 +34,29 @@ impl Desk {
         Desk { zone, hours: (!hours.is_empty()).then_some(hours) }
     }
 
-    /// The hours of `service_point` and the tenant's zone, as stored now.
-    pub(crate) fn load(reader: &Reader<'_>, service_point: Uuid) -> Result<Desk> {
-        let zone = tenant_zone(reader)?;
-        let hours = calendar::timetable(reader, service_point)
-            .map_err(|e| crate::Error::Corrupt(format!("calendars: {e}")))?;
-        Ok(Desk::with_hours(zone, hours))
+    /// What a due date under `policy` at `service_point` needs, read as stored now:
+    /// nothing when its due time stands as computed, the tenant's zone for the end of
+    /// the due day, and the desk's calendars as well for the rules that look at open
+    /// days and hours. A check-out under the default policy so reads one configuration
+    /// entry and no calendars.
+    pub(crate) fn for_policy(
+        reader: &Reader<'_>,
+        policy: &LoanPolicy,
+        service_point: Option<Uuid>,
+    ) -> Result<Desk> {
+        match due_date::Needs::of(policy) {
+            due_date::Needs::Nothing => Ok(Desk::always_open(Tz::UTC)),
+            due_date::Needs::Zone => Ok(Desk::always_open(tenant_zone(reader)?)),
+            due_date::Needs::Hours => {
+                let zone = tenant_zone(reader)?;
+                let Some(service_point) = service_point else {
+                    return Ok(Desk::always_open(zone));
+                };
+                let hours = calendar::timetable(reader, service_point)
+                    .map_err(|e| crate::Error::Corrupt(format!("calendars: {e}")))?;
+                Ok(Desk::with_hours(zone, hours))
+            }
+        }
     }
 
     pub(crate) fn date_of(&self, at: DateTime<Utc>) -> NaiveDate {

@@ -161,10 +161,7 @@ pub fn renew(
     let current_due = loan.due_date.map_or(now, |d| d.as_datetime());
     let schedule = schedule_of(writer, &policy)?;
     // The hours of the desk that lent it.
-    let desk = match loan.checkout_service_point_id {
-        Some(sp) => Desk::load(writer, sp)?,
-        None => Desk::always_open(crate::opening_hours::tenant_zone(writer)?),
-    };
+    let desk = Desk::for_policy(writer, &policy, loan.checkout_service_point_id)?;
     match due_date::for_renewal(&policy, schedule.as_ref(), current_due, now, &desk) {
         Err(e) => refusals.push(policy_ref(Refusal::new(e.0, "itemBarcode", &item_barcode))),
         Ok(due) if refusals.is_empty() => {

@@ -23,7 +23,7 @@ static SPEC: Spec = Spec {
 };
 
 pub(super) fn router() -> Router<AppState> {
-    super::records::single_records::<inventory::Authority>(&SPEC)
+    super::records::single_records::<super::records::Inventory<inventory::Authority>>(&SPEC)
         .route("/search/authorities", get(search_authorities))
         .route("/search/authorities/facets", get(authority_facets))
 }

@@ -105,7 +105,7 @@ async fn create(caller: Caller, Body(body): Body) -> Result<Response, ApiError> 
     caller.require("calendar.create")?;
     let new = calendar::decode(&body)?;
     let tenant = caller.tenant.clone();
-    let actor = super::circ_records::actor(&caller);
+    let actor = super::records::actor(&caller);
     let created = blocking(move || Ok(tenant.write(|w| calendar::create(w, new, actor))?)).await?;
     let id = created.id.map(|id| id.to_string()).unwrap_or_default();
     let json = serde_json::to_string(&created).map_err(ApiError::internal)?;
@@ -121,7 +121,7 @@ async fn replace(
     let id = super::authn::parse_uuid(&id)?;
     let changed = calendar::decode(&body)?;
     let tenant = caller.tenant.clone();
-    let actor = super::circ_records::actor(&caller);
+    let actor = super::records::actor(&caller);
     let saved =
         blocking(move || Ok(tenant.write(|w| calendar::replace(w, id, changed, actor))?)).await?;
     // mod-calendar answers a PUT with the calendar as saved.

@@ -26,7 +26,7 @@ use chrono::Utc;
 use serde_json::json;
 use uuid::Uuid;
 
-use super::circ_records::{Spec, actor, router as records};
+use super::records::{Circ, Spec, actor, single_records};
 use crate::{
     ApiError, AppState,
     extract::{Body, Caller, ListParams, blocking},
@@ -37,6 +37,7 @@ macro_rules! spec {
         static $name: Spec = Spec {
             path: $path,
             item_path: concat!($path, "/{id}"),
+            batch_path: "",
             collection_key: $key,
             permissions: $perm,
         };
@@ -96,20 +97,20 @@ spec!(
 pub(super) fn router() -> Router<AppState> {
     use circ::model::*;
     Router::new()
-        .merge(records::<LoanPolicy>(&LOAN_POLICIES))
-        .merge(records::<RequestPolicy>(&REQUEST_POLICIES))
-        .merge(records::<NoticePolicy>(&NOTICE_POLICIES))
-        .merge(records::<OverdueFinePolicy>(&OVERDUE_FINE_POLICIES))
-        .merge(records::<LostItemFeePolicy>(&LOST_ITEM_FEE_POLICIES))
-        .merge(records::<FixedDueDateSchedule>(&SCHEDULES))
-        .merge(records::<Loan>(&LOANS))
-        .merge(records::<Request>(&REQUESTS))
-        .merge(records::<Account>(&ACCOUNTS))
-        .merge(records::<ManualBlock>(&MANUAL_BLOCKS))
-        .merge(records::<PatronBlockCondition>(&CONDITIONS))
-        .merge(records::<PatronBlockLimit>(&LIMITS))
-        .merge(records::<CheckIn>(&CHECK_INS))
-        .merge(records::<StaffSlip>(&STAFF_SLIPS))
+        .merge(single_records::<Circ<LoanPolicy>>(&LOAN_POLICIES))
+        .merge(single_records::<Circ<RequestPolicy>>(&REQUEST_POLICIES))
+        .merge(single_records::<Circ<NoticePolicy>>(&NOTICE_POLICIES))
+        .merge(single_records::<Circ<OverdueFinePolicy>>(&OVERDUE_FINE_POLICIES))
+        .merge(single_records::<Circ<LostItemFeePolicy>>(&LOST_ITEM_FEE_POLICIES))
+        .merge(single_records::<Circ<FixedDueDateSchedule>>(&SCHEDULES))
+        .merge(single_records::<Circ<Loan>>(&LOANS))
+        .merge(single_records::<Circ<Request>>(&REQUESTS))
+        .merge(single_records::<Circ<Account>>(&ACCOUNTS))
+        .merge(single_records::<Circ<ManualBlock>>(&MANUAL_BLOCKS))
+        .merge(single_records::<Circ<PatronBlockCondition>>(&CONDITIONS))
+        .merge(single_records::<Circ<PatronBlockLimit>>(&LIMITS))
+        .merge(single_records::<Circ<CheckIn>>(&CHECK_INS))
+        .merge(single_records::<Circ<StaffSlip>>(&STAFF_SLIPS))
         .route("/circulation/rules", get(get_rules).put(put_rules))
         .route("/circulation-rules-storage", get(get_rules).put(put_rules))
         .route("/circulation/rules/{policy}", get(lookup))

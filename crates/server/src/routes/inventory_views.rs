@@ -82,7 +82,7 @@ async fn create<R: inventory::Record + Send + 'static>(
     let (perm, path) = noun::<R>();
     caller.require(&format!("{perm}.item.post"))?;
     let tenant = caller.tenant.clone();
-    let actor = inventory::Actor { user_id: Some(caller.user_id) };
+    let actor = super::records::actor(&caller);
     let record =
         blocking(move || Ok(tenant.write(|w| inventory::create::<R>(w, &body, actor))?)).await?;
     let id = record.id().map(|id| id.to_string()).unwrap_or_default();
@@ -99,7 +99,7 @@ async fn replace<R: inventory::Record + Send + 'static>(
     caller.require(&format!("{perm}.item.put"))?;
     let id = super::authn::parse_uuid(&id)?;
     let tenant = caller.tenant.clone();
-    let actor = inventory::Actor { user_id: Some(caller.user_id) };
+    let actor = super::records::actor(&caller);
     blocking(move || Ok(tenant.write(|w| inventory::replace::<R>(w, id, &body, actor))?)).await?;
     Ok(super::no_content())
 }

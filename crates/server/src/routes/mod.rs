@@ -18,7 +18,6 @@ mod admin;
 mod authn;
 mod authorities;
 mod calendar;
-mod circ_records;
 mod circulation;
 mod groups;
 mod holdings;

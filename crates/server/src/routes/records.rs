@@ -1,5 +1,9 @@
-//! The storage endpoints of one inventory record type, generic over the type: GET list
-//! and by id, POST, PUT, DELETE, and the synchronous batch upsert.
+//! The storage endpoints of one record type, generic over the type: GET list and by id,
+//! POST, PUT, DELETE, and for inventory types the synchronous batch upsert. Inventory
+//! and circulation record types come through the same handlers; [`Storage`] says which
+//! crate's verbs serve them.
+
+use std::marker::PhantomData;
 
 use axum::{
     Router,
@@ -8,6 +12,7 @@ use axum::{
     response::Response,
     routing::{get, post},
 };
+use uuid::Uuid;
 
 use crate::{
     ApiError, AppState,
@@ -24,11 +29,127 @@ pub(super) struct Spec {
     pub(super) permissions: &'static str,
 }
 
+/// The actor a caller's writes are stamped with.
+pub(super) fn actor(caller: &Caller) -> inventory::Actor {
+    inventory::Actor { user_id: Some(caller.user_id) }
+}
+
+/// A record type's storage verbs, as the generic endpoints call them.
+pub(super) trait Storage: Send + 'static {
+    /// A request body made ready for the write transaction: decoded before the write
+    /// lock is taken where the crate allows it, so a bad body never holds up writers.
+    type New: Send + 'static;
+    fn prepare(body: axum::body::Bytes) -> Result<Self::New, ApiError>;
+    fn list(
+        reader: &store::Reader<'_>,
+        cql: Option<&str>,
+        page: store::Page,
+    ) -> Result<(Vec<String>, u64), ApiError>;
+    fn get_json(reader: &store::Reader<'_>, id: Uuid) -> Result<String, ApiError>;
+    /// Stores a new record: its id and its JSON.
+    fn create(
+        writer: &mut store::Writer<'_>,
+        new: Self::New,
+        actor: inventory::Actor,
+    ) -> Result<(String, String), ApiError>;
+    fn replace(
+        writer: &mut store::Writer<'_>,
+        id: Uuid,
+        new: Self::New,
+        actor: inventory::Actor,
+    ) -> Result<(), ApiError>;
+    fn delete(writer: &mut store::Writer<'_>, id: Uuid) -> Result<(), ApiError>;
+}
+
+/// An inventory record type (instances, holdings, items, authorities).
+pub(super) struct Inventory<R>(PhantomData<fn() -> R>);
+
+impl<R: inventory::Record + Send + 'static> Storage for Inventory<R> {
+    /// Inventory decodes inside its verbs, with the stored record at hand.
+    type New = axum::body::Bytes;
+    fn prepare(body: axum::body::Bytes) -> Result<axum::body::Bytes, ApiError> {
+        Ok(body)
+    }
+    fn list(
+        reader: &store::Reader<'_>,
+        cql: Option<&str>,
+        page: store::Page,
+    ) -> Result<(Vec<String>, u64), ApiError> {
+        Ok(inventory::list_json::<R>(reader, cql, page)?)
+    }
+    fn get_json(reader: &store::Reader<'_>, id: Uuid) -> Result<String, ApiError> {
+        Ok(inventory::get_json::<R>(reader, id)?)
+    }
+    fn create(
+        writer: &mut store::Writer<'_>,
+        body: axum::body::Bytes,
+        actor: inventory::Actor,
+    ) -> Result<(String, String), ApiError> {
+        let record = inventory::create::<R>(writer, &body, actor)?;
+        let id = record.id().map(|id| id.to_string()).unwrap_or_default();
+        Ok((id, serde_json::to_string(&record).map_err(ApiError::internal)?))
+    }
+    fn replace(
+        writer: &mut store::Writer<'_>,
+        id: Uuid,
+        body: axum::body::Bytes,
+        actor: inventory::Actor,
+    ) -> Result<(), ApiError> {
+        inventory::replace::<R>(writer, id, &body, actor)?;
+        Ok(())
+    }
+    fn delete(writer: &mut store::Writer<'_>, id: Uuid) -> Result<(), ApiError> {
+        Ok(inventory::delete::<R>(writer, id)?)
+    }
+}
+
+/// A circulation record type (policies, loans, requests, accounts, blocks, ...).
+pub(super) struct Circ<R>(PhantomData<fn() -> R>);
+
+impl<R: circ::Record + Send + 'static> Storage for Circ<R> {
+    type New = R;
+    fn prepare(body: axum::body::Bytes) -> Result<R, ApiError> {
+        Ok(circ::decode(&body)?)
+    }
+    fn list(
+        reader: &store::Reader<'_>,
+        cql: Option<&str>,
+        page: store::Page,
+    ) -> Result<(Vec<String>, u64), ApiError> {
+        Ok(circ::list_json::<R>(reader, cql, page)?)
+    }
+    fn get_json(reader: &store::Reader<'_>, id: Uuid) -> Result<String, ApiError> {
+        Ok(circ::get_json::<R>(reader, id)?)
+    }
+    fn create(
+        writer: &mut store::Writer<'_>,
+        record: R,
+        actor: inventory::Actor,
+    ) -> Result<(String, String), ApiError> {
+        let record = circ::create::<R>(writer, record, actor)?;
+        let id = record.id().map(|id| id.to_string()).unwrap_or_default();
+        Ok((id, serde_json::to_string(&record).map_err(ApiError::internal)?))
+    }
+    fn replace(
+        writer: &mut store::Writer<'_>,
+        id: Uuid,
+        record: R,
+        actor: inventory::Actor,
+    ) -> Result<(), ApiError> {
+        circ::replace::<R>(writer, id, record, actor)?;
+        Ok(())
+    }
+    fn delete(writer: &mut store::Writer<'_>, id: Uuid) -> Result<(), ApiError> {
+        Ok(circ::delete::<R>(writer, id)?)
+    }
+}
+
+/// An inventory type's endpoints with its batch upsert.
 pub(super) fn router<R>(spec: &'static Spec) -> Router<AppState>
 where
     R: inventory::Record + Send + 'static,
 {
-    single_records::<R>(spec).route(
+    single_records::<Inventory<R>>(spec).route(
         spec.batch_path,
         post(move |caller: Caller, params: ListParams, body: Body| {
             batch::<R>(spec, caller, params, body)
@@ -38,24 +159,21 @@ where
 
 /// The endpoints without the batch upsert (record types FOLIO has no batch API for;
 /// their `batch_path` is unused).
-pub(super) fn single_records<R>(spec: &'static Spec) -> Router<AppState>
-where
-    R: inventory::Record + Send + 'static,
-{
+pub(super) fn single_records<S: Storage>(spec: &'static Spec) -> Router<AppState> {
     Router::new()
         .route(
             spec.path,
-            get(move |caller: Caller, params: ListParams| list::<R>(spec, caller, params))
-                .post(move |caller: Caller, body: Body| create::<R>(spec, caller, body)),
+            get(move |caller: Caller, params: ListParams| list::<S>(spec, caller, params))
+                .post(move |caller: Caller, body: Body| create::<S>(spec, caller, body)),
         )
         .route(
             spec.item_path,
-            get(move |caller: Caller, Path(id): Path<String>| get_one::<R>(spec, caller, id))
+            get(move |caller: Caller, Path(id): Path<String>| get_one::<S>(spec, caller, id))
                 .put(move |caller: Caller, Path(id): Path<String>, body: Body| {
-                    replace::<R>(spec, caller, id, body)
+                    replace::<S>(spec, caller, id, body)
                 })
                 .delete(move |caller: Caller, Path(id): Path<String>| {
-                    delete::<R>(spec, caller, id)
+                    delete::<S>(spec, caller, id)
                 }),
         )
 }
@@ -64,21 +182,19 @@ fn perm(spec: &Spec, suffix: &str) -> String {
     format!("{}.{suffix}", spec.permissions)
 }
 
-async fn list<R: inventory::Record + Send + 'static>(
+async fn list<S: Storage>(
     spec: &'static Spec,
     caller: Caller,
     params: ListParams,
 ) -> Result<Response, ApiError> {
     caller.require(&perm(spec, "collection.get"))?;
     let tenant = caller.tenant.clone();
-    let (bodies, total) = blocking(move || {
-        Ok(tenant.read(|r| inventory::list_json::<R>(r, params.query.as_deref(), params.page))?)
-    })
-    .await?;
+    let (bodies, total) =
+        blocking(move || tenant.read(|r| S::list(r, params.query.as_deref(), params.page))).await?;
     Ok(super::json::collection(spec.collection_key, &bodies, total))
 }
 
-async fn get_one<R: inventory::Record + Send + 'static>(
+async fn get_one<S: Storage>(
     spec: &'static Spec,
     caller: Caller,
     id: String,
@@ -86,26 +202,24 @@ async fn get_one<R: inventory::Record + Send + 'static>(
     caller.require(&perm(spec, "item.get"))?;
     let id = super::authn::parse_uuid(&id)?;
     let tenant = caller.tenant.clone();
-    let body = blocking(move || Ok(tenant.read(|r| inventory::get_json::<R>(r, id))?)).await?;
+    let body = blocking(move || tenant.read(|r| S::get_json(r, id))).await?;
     Ok(super::json::raw(StatusCode::OK, body))
 }
 
-async fn create<R: inventory::Record + Send + 'static>(
+async fn create<S: Storage>(
     spec: &'static Spec,
     caller: Caller,
     Body(body): Body,
 ) -> Result<Response, ApiError> {
     caller.require(&perm(spec, "item.post"))?;
+    let new = S::prepare(body)?;
     let tenant = caller.tenant.clone();
-    let actor = inventory::Actor { user_id: Some(caller.user_id) };
-    let record =
-        blocking(move || Ok(tenant.write(|w| inventory::create::<R>(w, &body, actor))?)).await?;
-    let id = record.id().map(|id| id.to_string()).unwrap_or_default();
-    let json = serde_json::to_string(&record).map_err(ApiError::internal)?;
+    let actor = actor(&caller);
+    let (id, json) = blocking(move || tenant.write(|w| S::create(w, new, actor))).await?;
     Ok(super::json::created(format!("{}/{id}", spec.path), json))
 }
 
-async fn replace<R: inventory::Record + Send + 'static>(
+async fn replace<S: Storage>(
     spec: &'static Spec,
     caller: Caller,
     id: String,
@@ -113,13 +227,14 @@ async fn replace<R: inventory::Record + Send + 'static>(
 ) -> Result<Response, ApiError> {
     caller.require(&perm(spec, "item.put"))?;
     let id = super::authn::parse_uuid(&id)?;
+    let new = S::prepare(body)?;
     let tenant = caller.tenant.clone();
-    let actor = inventory::Actor { user_id: Some(caller.user_id) };
-    blocking(move || Ok(tenant.write(|w| inventory::replace::<R>(w, id, &body, actor))?)).await?;
+    let actor = actor(&caller);
+    blocking(move || tenant.write(|w| S::replace(w, id, new, actor))).await?;
     Ok(super::no_content())
 }
 
-async fn delete<R: inventory::Record + Send + 'static>(
+async fn delete<S: Storage>(
     spec: &'static Spec,
     caller: Caller,
     id: String,
@@ -127,7 +242,7 @@ async fn delete<R: inventory::Record + Send + 'static>(
     caller.require(&perm(spec, "item.delete"))?;
     let id = super::authn::parse_uuid(&id)?;
     let tenant = caller.tenant.clone();
-    blocking(move || Ok(tenant.write(|w| inventory::delete::<R>(w, id))?)).await?;
+    blocking(move || tenant.write(|w| S::delete(w, id))).await?;
     Ok(super::no_content())
 }
 
@@ -140,7 +255,7 @@ async fn batch<R: inventory::Record + Send + 'static>(
     caller.require(&perm(spec, "batch.post"))?;
     let upsert = params.flag("upsert");
     let tenant = caller.tenant.clone();
-    let actor = inventory::Actor { user_id: Some(caller.user_id) };
+    let actor = actor(&caller);
     let key = spec.collection_key;
     blocking(move || {
         // Decoded before the write lock is taken, so a bad body never holds up writers.

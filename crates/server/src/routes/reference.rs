@@ -64,7 +64,7 @@ async fn get_one(kind: RefKind, caller: Caller, id: String) -> Result<Response, 
 async fn create(kind: RefKind, caller: Caller, Body(body): Body) -> Result<Response, ApiError> {
     caller.require(&perm(kind, "item.post"))?;
     let tenant = caller.tenant.clone();
-    let actor = inventory::Actor { user_id: Some(caller.user_id) };
+    let actor = super::records::actor(&caller);
     let record =
         blocking(move || Ok(tenant.write(|w| inventory::create_reference(w, kind, &body, actor))?))
             .await?;
@@ -82,7 +82,7 @@ async fn replace(
     caller.require(&perm(kind, "item.put"))?;
     let id = super::authn::parse_uuid(&id)?;
     let tenant = caller.tenant.clone();
-    let actor = inventory::Actor { user_id: Some(caller.user_id) };
+    let actor = super::records::actor(&caller);
     blocking(
         move || Ok(tenant.write(|w| inventory::replace_reference(w, kind, id, &body, actor))?),
     )

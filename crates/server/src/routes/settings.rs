@@ -38,7 +38,7 @@ async fn create(caller: Caller, Body(body): Body) -> Result<Response, ApiError> 
     caller.require("configuration.entries.item.post")?;
     let entry = settings::decode(&body)?;
     let tenant = caller.tenant.clone();
-    let actor = super::circ_records::actor(&caller);
+    let actor = super::records::actor(&caller);
     let entry = blocking(move || Ok(tenant.write(|w| settings::create(w, entry, actor))?)).await?;
     let id = entry.id.map(|id| id.to_string()).unwrap_or_default();
     let json = serde_json::to_string(&entry).map_err(ApiError::internal)?;
@@ -54,7 +54,7 @@ async fn replace(
     let id = super::authn::parse_uuid(&id)?;
     let entry = settings::decode(&body)?;
     let tenant = caller.tenant.clone();
-    let actor = super::circ_records::actor(&caller);
+    let actor = super::records::actor(&caller);
     blocking(move || Ok(tenant.write(|w| settings::replace(w, id, entry, actor))?)).await?;
     Ok(super::no_content())
 }
