@@ -75,8 +75,11 @@ fn summary(reader: &Reader<'_>, user_id: Uuid, now: DateTime<Utc>) -> Result<Sum
             }
         }
     }
-    let accounts: Vec<Account> =
-        records::find(reader, &[("user_id", &user_id.to_string()), ("status_name", "Open")])?;
+    let accounts: Vec<Account> = records::find_const(
+        reader,
+        &[("user_id", &user_id.to_string())],
+        &[("status_name", "Open")],
+    )?;
     s.fee_balance = accounts.iter().map(|a| a.remaining).sum();
     Ok(s)
 }

@@ -38,9 +38,23 @@ pub struct CheckInRequest {
 /// What a check-in did.
 pub struct CheckInOutcome {
     pub loan: Option<Loan>,
-    pub item: serde_json::Value,
     pub in_house_use: bool,
     pub fine: Option<Account>,
+    item: ItemContext,
+}
+
+impl CheckInOutcome {
+    /// The item as the check-in response shows it.
+    pub fn item(&self) -> serde_json::Value {
+        self.item.summary()
+    }
+
+    /// The closed loan, if there was one, with its embedded objects; read in the
+    /// check-in's own transaction, the item is not loaded again.
+    pub fn loan_view(&self, reader: &store::Reader<'_>) -> Result<Option<serde_json::Value>> {
+        let view = |loan| crate::views::loan_view_with(reader, loan, Some(&self.item));
+        self.loan.as_ref().map(view).transpose()
+    }
 }
 
 pub fn check_in(
@@ -202,7 +216,7 @@ pub fn check_in(
         staff_member_id: actor.user_id,
     });
     item.item = inventory::update_item(writer, item.item.clone(), actor)?;
-    Ok(CheckInOutcome { loan, item: item.summary(), in_house_use, fine })
+    Ok(CheckInOutcome { loan, in_house_use, fine, item })
 }
 
 /// When a request waiting at this service point stops waiting, from the service

@@ -9,7 +9,7 @@ use chrono::{DateTime, Utc};
 use circ_rules::PolicyKind;
 use inventory::{Actor, ItemStatusName, Timestamp};
 use serde::Deserialize;
-use store::Writer;
+use store::{Reader, Writer};
 use uuid::Uuid;
 
 use crate::blocks;
@@ -23,6 +23,7 @@ use crate::opening_hours::Desk;
 use crate::queue;
 use crate::records;
 use crate::rules::{self, RuleInputs, RulesCache};
+use crate::views::Embedded;
 use crate::{Error, Refusal, Result};
 
 /// The check-out request body (mod-circulation `check-out-by-barcode-request.json`).
@@ -51,6 +52,24 @@ const STATUSES_REFUSED: [ItemStatusName; 4] = [
     ItemStatusName::AgedToLost,
 ];
 
+/// A loan just made at the desk, with the item as the check-out left it.
+pub struct CheckedOut {
+    pub loan: Loan,
+    item: ItemContext,
+    // What the check-out read that the loan's view embeds.
+    known: Embedded,
+}
+
+impl CheckedOut {
+    /// The loan with its embedded objects, FOLIO's check-out response; read in the
+    /// check-out's own transaction, without reading again the item, patron, policies
+    /// and service point the check-out read.
+    pub fn view(self, reader: &Reader<'_>) -> Result<serde_json::Value> {
+        let CheckedOut { loan, item, mut known } = self;
+        known.loan_view(reader, &loan, Some(&item))
+    }
+}
+
 /// Checks an item out. Returns the new loan; nothing is written when it is refused.
 pub fn check_out(
     writer: &mut Writer<'_>,
@@ -58,27 +77,33 @@ pub fn check_out(
     request: CheckOutRequest,
     actor: Actor,
     now: DateTime<Utc>,
-) -> Result<Loan> {
+) -> Result<CheckedOut> {
     let item_barcode = request.item_barcode.clone().unwrap_or_default();
     let user_barcode = request.user_barcode.clone().unwrap_or_default();
     let mut refusals = Vec::new();
 
     // 1. Service point.
-    match request.service_point_id {
-        None => refusals.push(Refusal::new(
-            "Check out must be performed at a service point",
-            "servicePointId",
-            "",
-        )),
-        Some(sp) if inventory::get_service_point(writer, sp)?.is_none() => {
+    let service_point = match request.service_point_id {
+        None => {
             refusals.push(Refusal::new(
-                format!("No service point with id {sp} exists"),
+                "Check out must be performed at a service point",
                 "servicePointId",
-                sp.to_string(),
-            ))
+                "",
+            ));
+            None
         }
-        Some(_) => {}
-    }
+        Some(sp) => {
+            let point = inventory::get_service_point(writer, sp)?;
+            if point.is_none() {
+                refusals.push(Refusal::new(
+                    format!("No service point with id {sp} exists"),
+                    "servicePointId",
+                    sp.to_string(),
+                ));
+            }
+            point
+        }
+    };
 
     // 2-4. The patron, their manual and automated blocks.
     let user = auth::user_by_barcode(writer, &user_barcode)?;
@@ -277,12 +302,13 @@ pub fn check_out(
     }
 
     // 16. Writes.
+    let mut item = item;
     let item_id = item.item.id.expect("a stored item has an id");
     let location_at_check_out = item.item.effective_location_id;
     let mut stored_item = item.item;
     stored_item.status.name = ItemStatusName::CheckedOut;
     stored_item.status.date = Some(Timestamp::from(now));
-    inventory::update_item(writer, stored_item, actor)?;
+    item.item = inventory::update_item(writer, stored_item, actor)?;
 
     let mut loan = Loan {
         id: Some(Uuid::new_v4()),
@@ -320,26 +346,34 @@ pub fn check_out(
         crate::requests::apply_recall(&policy, &mut loan, now);
     }
     let loan = records::create(writer, loan, actor)?;
-    Ok(loan)
+    let known = Embedded::default().knowing(
+        &user,
+        &[(Some(policy_id), &policy.name), (overdue.id, &overdue.name), (lost.id, &lost.name)],
+        service_point.as_ref(),
+    );
+    Ok(CheckedOut { loan, item, known })
 }
 
 /// The open loan of an item, if any (one index lookup, whatever the item's history).
-pub(crate) fn open_loan(reader: &store::Reader<'_>, item_id: Uuid) -> Result<Option<Loan>> {
+pub(crate) fn open_loan(reader: &Reader<'_>, item_id: Uuid) -> Result<Option<Loan>> {
     let open = LoanStatus::Open.as_str();
-    let loans: Vec<Loan> =
-        records::find(reader, &[("item_id", &item_id.to_string()), ("status_name", open)])?;
+    let loans: Vec<Loan> = records::find_const(
+        reader,
+        &[("item_id", &item_id.to_string())],
+        &[("status_name", open)],
+    )?;
     Ok(loans.into_iter().next())
 }
 
 /// A patron's open loans.
-pub(crate) fn open_loans_of_user(reader: &store::Reader<'_>, user_id: Uuid) -> Result<Vec<Loan>> {
+pub(crate) fn open_loans_of_user(reader: &Reader<'_>, user_id: Uuid) -> Result<Vec<Loan>> {
     let open = LoanStatus::Open.as_str();
-    records::find(reader, &[("user_id", &user_id.to_string()), ("status_name", open)])
+    records::find_const(reader, &[("user_id", &user_id.to_string())], &[("status_name", open)])
 }
 
 /// The fixed due date schedule a loan policy names, if any.
 pub(crate) fn schedule_of(
-    reader: &store::Reader<'_>,
+    reader: &Reader<'_>,
     policy: &LoanPolicy,
 ) -> Result<Option<FixedDueDateSchedule>> {
     match policy.loans_policy.as_ref().and_then(|l| l.fixed_due_date_schedule_id) {

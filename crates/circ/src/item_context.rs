@@ -19,11 +19,12 @@ pub(crate) struct ItemContext {
 
 impl ItemContext {
     pub(crate) fn load(reader: &Reader<'_>, item: Item) -> Result<ItemContext> {
-        let holdings = inventory::get_holdings(reader, item.holdings_record_id)?;
-        let instance = match &holdings {
-            Some(h) => inventory::get_instance(reader, h.instance_id)?,
+        let instance_id = inventory::instance_of_holdings(reader, item.holdings_record_id)?;
+        let instance = match instance_id {
+            Some(id) => inventory::instance_summary(reader, id)?,
             None => None,
-        };
+        }
+        .unwrap_or_default();
         let material_type =
             inventory::reference_name(reader, RefKind::MaterialType, item.material_type_id)?
                 .unwrap_or_default();
@@ -34,11 +35,9 @@ impl ItemContext {
             None => String::new(),
         };
         Ok(ItemContext {
-            instance_id: holdings.as_ref().map(|h| h.instance_id),
-            title: instance.as_ref().map(|i| i.title.clone()).unwrap_or_default(),
-            contributors: instance
-                .map(|i| i.contributors.into_iter().map(|c| c.name).collect())
-                .unwrap_or_default(),
+            instance_id,
+            title: instance.title,
+            contributors: instance.contributors.into_iter().map(|c| c.name).collect(),
             material_type,
             location_name,
             item,

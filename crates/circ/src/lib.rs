@@ -44,7 +44,7 @@ mod views;
 
 pub use blocks::{AutomatedBlock, automated_blocks, condition};
 pub use check_in::{CheckInOutcome, CheckInRequest, check_in};
-pub use check_out::{CheckOutRequest, check_out};
+pub use check_out::{CheckOutRequest, CheckedOut, check_out};
 pub use defaults::{
     DEFAULT_LOAN_POLICY_ID, DEFAULT_LOST_ITEM_FEE_POLICY_ID, DEFAULT_NOTICE_POLICY_ID,
     DEFAULT_OVERDUE_FINE_POLICY_ID, DEFAULT_REQUEST_POLICY_ID, seed,

@@ -259,12 +259,18 @@ pub fn replace<R: Record>(
 /// Writes an existing record back (the verbs' own updates, metadata already set).
 pub(crate) fn save<R: Record>(writer: &mut Writer<'_>, record: &R) -> Result<()> {
     let id = record.id().expect("a stored record has an id");
-    let stored = writer.get(&R::TABLE, &id.to_string())?;
-    let version = stored.map_or(1, |s| s.version + 1);
+    let id_text = id.to_string();
     let body = to_json(record)?;
-    writer
-        .upsert(&R::TABLE, &id.to_string(), version, &body, &record.columns())
-        .map_err(|e| unique_error::<R>(e, &id))?;
+    let columns = record.columns();
+    // Only the version and columns are read back: the body is replaced whole, and the
+    // columns that did not change keep their index entries.
+    let written = match writer.version_and_columns(&R::TABLE, &id_text)? {
+        Some((version, previous)) => writer
+            .update_changed(&R::TABLE, &id_text, version + 1, &body, &columns, &previous)
+            .map(|_| ()),
+        None => writer.insert(&R::TABLE, &id_text, 1, &body, &columns),
+    };
+    written.map_err(|e| unique_error::<R>(e, &id))?;
     Ok(())
 }
 
@@ -313,7 +319,18 @@ pub fn list_json<R: Record>(
 
 /// Every record whose columns equal all of `conditions`, typed.
 pub(crate) fn find<R: Record>(reader: &Reader<'_>, conditions: &[(&str, &str)]) -> Result<Vec<R>> {
-    reader.find_where(&R::TABLE, conditions)?.iter().map(|s| parse(&s.body, &s.id)).collect()
+    find_const(reader, conditions, &[])
+}
+
+/// As [`find`], with `constants` (such as a loan status) fixed in the query: see
+/// [`store::Reader::find_where_const`].
+pub(crate) fn find_const<R: Record>(
+    reader: &Reader<'_>,
+    conditions: &[(&str, &str)],
+    constants: &[(&str, &'static str)],
+) -> Result<Vec<R>> {
+    let stored = reader.find_where_const(&R::TABLE, conditions, constants)?;
+    stored.iter().map(|s| parse(&s.body, &s.id)).collect()
 }
 
 pub(crate) fn parse<R: DeserializeOwned>(body: &str, id: &str) -> Result<R> {

@@ -6,13 +6,15 @@
 //! transaction. Not useful for: HTTP item updates, which go through [`crate::replace`]
 //! with the client's `_version`.
 
+use serde::Deserialize;
 use store::{Reader, Writer};
 use uuid::Uuid;
 
 use crate::model::{Location, ServicePoint};
 use crate::records::{Checked, Mode, get, parse, save};
 use crate::refdata::table;
-use crate::storage::ITEMS;
+use crate::storage::{Error, HOLDINGS, INSTANCES, ITEMS};
+use crate::views::ContributorName;
 use crate::{Actor, HoldingsRecord, Instance, Item, RefKind, Result};
 
 /// The item with this barcode (barcodes compare case-insensitively, as in FOLIO).
@@ -33,6 +35,35 @@ pub fn get_holdings(reader: &Reader<'_>, id: Uuid) -> Result<Option<HoldingsReco
 
 pub fn get_instance(reader: &Reader<'_>, id: Uuid) -> Result<Option<Instance>> {
     get(reader, id)
+}
+
+/// The instance a holdings record belongs to, read from its column.
+pub fn instance_of_holdings(reader: &Reader<'_>, holdings_id: Uuid) -> Result<Option<Uuid>> {
+    let column = reader.get_column(&HOLDINGS, &holdings_id.to_string(), "instance_id")?;
+    match column.flatten() {
+        Some(id) => Ok(Some(
+            Uuid::parse_str(&id).map_err(|e| Error::Corrupt(format!("instance_id {id}: {e}")))?,
+        )),
+        None => Ok(None),
+    }
+}
+
+/// What the desk shows of an instance: its title and its contributors' names.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct InstanceSummary {
+    #[serde(default)]
+    pub title: String,
+    #[serde(default)]
+    pub contributors: Vec<ContributorName>,
+}
+
+/// An instance's [`InstanceSummary`]. Every check-out and check-in shows one; parsing
+/// only these fields skips the rest of a record that can run to hundreds of fields.
+pub fn instance_summary(reader: &Reader<'_>, id: Uuid) -> Result<Option<InstanceSummary>> {
+    match reader.get(&INSTANCES, &id.to_string())? {
+        Some(stored) => Ok(Some(parse(&stored.body)?)),
+        None => Ok(None),
+    }
 }
 
 pub fn get_location(reader: &Reader<'_>, id: Uuid) -> Result<Option<Location>> {

@@ -53,8 +53,8 @@ mod storage;
 mod views;
 
 pub use circulation::{
-    get_holdings, get_instance, get_item, get_location, get_service_point, item_by_barcode,
-    reference_name, update_item,
+    InstanceSummary, get_holdings, get_instance, get_item, get_location, get_service_point,
+    instance_of_holdings, instance_summary, item_by_barcode, reference_name, update_item,
 };
 pub use decode::{DecodeError, decode};
 pub use model::{Authority, HoldingsRecord, Instance, Item, ItemStatusName, Metadata, Timestamp};

@@ -85,13 +85,13 @@ pub(crate) fn save<R: Record>(
     let id_text = id.to_string();
     let existing = match mode {
         Mode::Create => None,
-        Mode::Update | Mode::Upsert => writer.get(&R::TABLE, &id_text)?,
+        Mode::Update | Mode::Upsert => writer.get_with_columns(&R::TABLE, &id_text)?,
     };
     if mode == Mode::Update && existing.is_none() {
         return Err(Error::NotFound { record_type: R::NAME, id: id_text });
     }
     let version = match &existing {
-        Some(stored) => {
+        Some((stored, _)) => {
             if let Some(sent) = record.version()
                 && sent != stored.version
             {
@@ -121,8 +121,8 @@ pub(crate) fn save<R: Record>(
     record.prepare(writer, checked)?;
     let body = serde_json::to_string(&record).map_err(|e| Error::Corrupt(e.to_string()))?;
     let columns = record.columns();
-    let result = if existing.is_some() {
-        writer.update(&R::TABLE, &id_text, version, &body, &columns).map(|_| ())
+    let result = if let Some((_, previous)) = &existing {
+        writer.update_changed(&R::TABLE, &id_text, version, &body, &columns, previous).map(|_| ())
     } else {
         writer.insert(&R::TABLE, &id_text, version, &body, &columns)
     };

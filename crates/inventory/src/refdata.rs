@@ -226,10 +226,8 @@ pub fn list_reference_json(
 
 /// The name of one reference record, if it exists (for views that show names).
 pub(crate) fn name_of(reader: &Reader<'_>, kind: RefKind, id: Uuid) -> Result<Option<String>> {
-    match reader.get(&table(kind), &id.to_string())? {
-        Some(stored) => Ok(Some(kind.decode(stored.body.as_bytes())?.name().to_string())),
-        None => Ok(None),
-    }
+    // The name column holds the record's name as written: no need to parse the body.
+    Ok(reader.get_column(&table(kind), &id.to_string(), "name")?.map(Option::unwrap_or_default))
 }
 
 /// The id of the record of a kind with this name, if any (names are unique per kind).

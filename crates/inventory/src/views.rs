@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use store::{Page, Reader};
 use uuid::Uuid;
 
@@ -22,8 +22,9 @@ pub struct NamedRef {
     pub name: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct ContributorName {
+    #[serde(default)]
     pub name: String,
 }
 

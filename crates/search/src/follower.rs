@@ -63,7 +63,7 @@ pub struct FollowerOptions {
 impl Default for FollowerOptions {
     fn default() -> Self {
         FollowerOptions {
-            commit_interval: Duration::from_millis(200),
+            commit_interval: Duration::from_millis(500),
             poll_interval: Duration::from_secs(1),
         }
     }

@@ -250,15 +250,47 @@ pub(crate) fn stream_ids(
     Ok(sent)
 }
 
-/// The instance ids of documents holding `term` (a holdings or item id), for finding
-/// where a deleted or moved record was indexed.
-pub(crate) fn ids_with_term(searcher: &Searcher, term: tantivy::Term) -> Result<Vec<Uuid>> {
-    let query = tantivy::query::TermQuery::new(term, tantivy::schema::IndexRecordOption::Basic);
+/// The instances whose documents hold any of `terms`: what a batch of holdings or item
+/// changes touches. Each segment's id columns are opened once for the whole batch, and
+/// each term is one postings read, not a query with its own weight and collector.
+pub(crate) fn ids_with_terms(searcher: &Searcher, terms: &[tantivy::Term]) -> Result<Vec<Uuid>> {
+    use tantivy::{DocSet, TERMINATED};
     let mut out = Vec::new();
-    stream_ids(searcher, &query, &mut |id| {
-        out.push(id);
-        ControlFlow::Continue(())
-    })?;
+    if terms.is_empty() {
+        return Ok(out);
+    }
+    for reader in searcher.segment_readers() {
+        let hi: Column<u64> = reader.fast_fields().u64(fields::ID_HI)?;
+        let lo: Column<u64> = reader.fast_fields().u64(fields::ID_LO)?;
+        let alive = reader.alive_bitset();
+        let mut inverted = HashMap::new();
+        for term in terms {
+            let field = term.field();
+            let index = match inverted.get(&field) {
+                Some(index) => std::sync::Arc::clone(index),
+                None => {
+                    let index = reader.inverted_index(field)?;
+                    inverted.insert(field, std::sync::Arc::clone(&index));
+                    index
+                }
+            };
+            let postings = index
+                .read_postings(term, tantivy::schema::IndexRecordOption::Basic)
+                .map_err(|e| Error::Index(e.to_string()))?;
+            let Some(mut postings) = postings else {
+                continue;
+            };
+            let mut doc = postings.doc();
+            while doc != TERMINATED {
+                if alive.is_none_or(|a| a.is_alive(doc))
+                    && let (Some(h), Some(l)) = (hi.first(doc), lo.first(doc))
+                {
+                    out.push(Uuid::from_u64_pair(h, l));
+                }
+                doc = postings.advance();
+            }
+        }
+    }
     Ok(out)
 }
 

@@ -219,9 +219,10 @@ async fn check_out(
     let cache = state.circulation_rules.get(caller.tenant.name());
     let tenant = caller.tenant.clone();
     let actor = actor(&caller);
+    // The view is read inside the write transaction: the writer's page cache is warm,
+    // where a fresh read transaction would start cold after this very commit.
     let view = blocking(move || {
-        let loan = tenant.write(|w| circ::check_out(w, &cache, request, actor, Utc::now()))?;
-        Ok(tenant.read(|r| circ::loan_view(r, &loan))?)
+        Ok(tenant.write(|w| circ::check_out(w, &cache, request, actor, Utc::now())?.view(w))?)
     })
     .await?;
     let id = view["id"].as_str().unwrap_or_default().to_string();
@@ -235,12 +236,12 @@ async fn check_in(caller: Caller, Body(body): Body) -> Result<Response, ApiError
     let tenant = caller.tenant.clone();
     let actor = actor(&caller);
     let body = blocking(move || {
-        let outcome = tenant.write(|w| circ::check_in(w, request, actor, Utc::now()))?;
-        let loan = match &outcome.loan {
-            Some(loan) => Some(tenant.read(|r| circ::loan_view(r, loan))?),
-            None => None,
-        };
-        let mut body = json!({"item": outcome.item, "inHouseUse": outcome.in_house_use,
+        let (outcome, loan) = tenant.write(|w| {
+            let outcome = circ::check_in(w, request, actor, Utc::now())?;
+            let loan = outcome.loan_view(w)?;
+            Ok::<_, circ::Error>((outcome, loan))
+        })?;
+        let mut body = json!({"item": outcome.item(), "inHouseUse": outcome.in_house_use,
             "staffSlipContext": {}});
         if let Some(loan) = loan {
             body["loan"] = loan;
@@ -262,8 +263,10 @@ async fn renew(
     let tenant = caller.tenant.clone();
     let actor = actor(&caller);
     let view = blocking(move || {
-        let loan = tenant.write(|w| circ::renew(w, &cache, request, actor, Utc::now()))?;
-        Ok(tenant.read(|r| circ::loan_view(r, &loan))?)
+        Ok(tenant.write(|w| {
+            let loan = circ::renew(w, &cache, request, actor, Utc::now())?;
+            circ::loan_view(w, &loan)
+        })?)
     })
     .await?;
     Ok(super::json::value(StatusCode::OK, &view))
