@@ -266,7 +266,7 @@ pub(crate) fn save<R: Record>(writer: &mut Writer<'_>, record: &R) -> Result<()>
     // columns that did not change keep their index entries.
     let written = match writer.version_and_columns(&R::TABLE, &id_text)? {
         Some((version, previous)) => writer
-            .update_changed(&R::TABLE, &id_text, version + 1, &body, &columns, &previous)
+            .update_changed(&R::TABLE, (&id_text, version + 1, &body), &columns, &previous)
             .map(|_| ()),
         None => writer.insert(&R::TABLE, &id_text, 1, &body, &columns),
     };

@@ -122,7 +122,7 @@ pub(crate) fn save<R: Record>(
     let body = serde_json::to_string(&record).map_err(|e| Error::Corrupt(e.to_string()))?;
     let columns = record.columns();
     let result = if let Some((_, previous)) = &existing {
-        writer.update_changed(&R::TABLE, &id_text, version, &body, &columns, previous).map(|_| ())
+        writer.update_changed(&R::TABLE, (&id_text, version, &body), &columns, previous).map(|_| ())
     } else {
         writer.insert(&R::TABLE, &id_text, version, &body, &columns)
     };

@@ -95,22 +95,7 @@ impl<'a> Reader<'a> {
         table: &RecordTable,
         id: &str,
     ) -> Result<Option<(StoredRecord, Vec<ColumnValue>)>> {
-        let mut sql = String::from("SELECT id, version, body");
-        for column in table.columns {
-            sql.push_str(", ");
-            sql.push_str(column);
-        }
-        sql.push_str(&format!(" FROM {} WHERE id = ?1", table.table));
-        let mut stmt = self.tx.prepare_cached(&sql)?;
-        let row = stmt
-            .query_row([id], |row| {
-                let columns = (0..table.columns.len())
-                    .map(|i| column_value(row.get_ref(3 + i)?))
-                    .collect::<rusqlite::Result<Vec<_>>>()?;
-                Ok((stored_record(row)?, columns))
-            })
-            .optional()?;
-        Ok(row)
+        self.with_columns(table, id, "id, version, body", stored_record)
     }
 
     /// A record's version and extracted columns as stored, without its body.
@@ -119,22 +104,32 @@ impl<'a> Reader<'a> {
         table: &RecordTable,
         id: &str,
     ) -> Result<Option<(i64, Vec<ColumnValue>)>> {
-        let mut sql = String::from("SELECT version");
+        self.with_columns(table, id, "version", |row| row.get(0))
+    }
+
+    /// `leading` (read by `read`) and then the extracted columns of one record.
+    fn with_columns<T>(
+        &self,
+        table: &RecordTable,
+        id: &str,
+        leading: &str,
+        read: impl FnOnce(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+    ) -> Result<Option<(T, Vec<ColumnValue>)>> {
+        let mut sql = format!("SELECT {leading}");
         for column in table.columns {
             sql.push_str(", ");
             sql.push_str(column);
         }
         sql.push_str(&format!(" FROM {} WHERE id = ?1", table.table));
+        let start = leading.split(',').count();
         let mut stmt = self.tx.prepare_cached(&sql)?;
-        let row = stmt
-            .query_row([id], |row| {
-                let columns = (0..table.columns.len())
-                    .map(|i| column_value(row.get_ref(1 + i)?))
-                    .collect::<rusqlite::Result<Vec<_>>>()?;
-                Ok((row.get(0)?, columns))
-            })
-            .optional()?;
-        Ok(row)
+        let row = stmt.query_row([id], |row| {
+            let columns = (start..start + table.columns.len())
+                .map(|i| column_value(row.get_ref(i)?))
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            Ok((read(row)?, columns))
+        });
+        Ok(row.optional()?)
     }
 
     /// One extracted column of a record, without reading its body: `None` when there is
@@ -438,19 +433,7 @@ impl<'a> Writer<'a> {
         body: &str,
         columns: &[ColumnValue],
     ) -> Result<bool> {
-        check_arity(table, columns);
-        let mut set = String::from("version = ?2, body = ?3");
-        for (idx, column) in table.columns.iter().enumerate() {
-            set.push_str(&format!(", {column} = ?{}", idx + 4));
-        }
-        let sql = format!("UPDATE {} SET {set} WHERE id = ?1", table.table);
-        let mut stmt = self.reader.tx.prepare_cached(&sql)?;
-        let n = stmt.execute(record_params(&id, &version, &body, columns).as_slice())?;
-        if n == 0 {
-            return Ok(false);
-        }
-        self.log(table, id, Operation::Update)?;
-        Ok(true)
+        self.replace_row(table, (id, version, body), columns, &|_| true)
     }
 
     /// Replaces an existing record whose columns are stored as `previous`, writing only
@@ -460,18 +443,27 @@ impl<'a> Writer<'a> {
     pub fn update_changed(
         &mut self,
         table: &RecordTable,
-        id: &str,
-        version: i64,
-        body: &str,
+        (id, version, body): (&str, i64, &str),
         columns: &[ColumnValue],
         previous: &[ColumnValue],
     ) -> Result<bool> {
-        check_arity(table, columns);
         check_arity(table, previous);
+        self.replace_row(table, (id, version, body), columns, &|i| columns[i] != previous[i])
+    }
+
+    /// `UPDATE` of the body, the version and the columns `changed` picks.
+    fn replace_row(
+        &mut self,
+        table: &RecordTable,
+        (id, version, body): (&str, i64, &str),
+        columns: &[ColumnValue],
+        changed: &dyn Fn(usize) -> bool,
+    ) -> Result<bool> {
+        check_arity(table, columns);
         let mut set = String::from("version = ?2, body = ?3");
         let mut params: Vec<&dyn rusqlite::ToSql> = vec![&id, &version, &body];
-        for ((name, value), before) in table.columns.iter().zip(columns).zip(previous) {
-            if value != before {
+        for (i, (name, value)) in table.columns.iter().zip(columns).enumerate() {
+            if changed(i) {
                 params.push(value);
                 set.push_str(&format!(", {name} = ?{}", params.len()));
             }
@@ -607,11 +599,17 @@ mod tests {
         name: "test",
         migrations: &[Migration {
             version: 1,
-            description: "things",
+            description: "things, and pairs with a partial index",
             sql: "CREATE TABLE things (id TEXT PRIMARY KEY, version INTEGER NOT NULL, \
-                  body TEXT NOT NULL, parent TEXT); CREATE INDEX things_parent ON things (parent);",
+                  body TEXT NOT NULL, parent TEXT); CREATE INDEX things_parent ON things (parent); \
+                  CREATE TABLE pairs (id TEXT PRIMARY KEY, version INTEGER NOT NULL, \
+                  body TEXT NOT NULL, a TEXT, b TEXT); \
+                  CREATE UNIQUE INDEX pairs_open ON pairs (a) WHERE b = 'open';",
         }],
     };
+
+    const PAIRS: RecordTable =
+        RecordTable { table: "pairs", record_type: "pair", columns: &["a", "b"] };
 
     #[test]
     fn batch_reads_and_scans() {
@@ -661,20 +659,8 @@ mod tests {
     #[test]
     fn an_update_of_changed_columns_keeps_the_others_and_logs_once() {
         use crate::ColumnValue::{Null, Text};
-        const PAIRS: RecordTable =
-            RecordTable { table: "pairs", record_type: "pair", columns: &["a", "b"] };
-        const PAIR_COMPONENT: Component = Component {
-            name: "pairs",
-            migrations: &[Migration {
-                version: 1,
-                description: "pairs",
-                sql: "CREATE TABLE pairs (id TEXT PRIMARY KEY, version INTEGER NOT NULL, \
-                      body TEXT NOT NULL, a TEXT, b TEXT); \
-                      CREATE UNIQUE INDEX pairs_open ON pairs (a) WHERE b = 'open';",
-            }],
-        };
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path(), Options::default(), &[PAIR_COMPONENT]).unwrap();
+        let store = Store::open(dir.path(), Options::default(), &[COMPONENT]).unwrap();
         let (tenant, _) = store.create_tenant("t").unwrap();
         let before = tenant.read(|r| r.last_seq()).unwrap();
         tenant
@@ -685,8 +671,8 @@ mod tests {
                 assert_eq!(previous, [Text("k1".into()), Text("open".into())]);
                 // Only b changes; a is left as stored.
                 let columns = [Text("k1".into()), Null];
-                assert!(w.update_changed(&PAIRS, "x", 2, r#"{"n":2}"#, &columns, &previous)?);
-                assert!(!w.update_changed(&PAIRS, "nope", 2, "{}", &columns, &previous)?);
+                assert!(w.update_changed(&PAIRS, ("x", 2, r#"{"n":2}"#), &columns, &previous)?);
+                assert!(!w.update_changed(&PAIRS, ("nope", 2, "{}"), &columns, &previous)?);
                 Ok::<_, crate::Error>(())
             })
             .unwrap();
