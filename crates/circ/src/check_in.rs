@@ -17,6 +17,7 @@ use crate::item_context::ItemContext;
 use crate::model::{
     Account, CheckIn, Loan, LoanPolicy, LoanStatus, OverdueFinePolicy, RequestStatus,
 };
+use crate::views::Embedded;
 use crate::{Error, Refusal, Result, fines, queue, records};
 
 /// The check-in request body (mod-circulation `check-in-by-barcode-request.json`).
@@ -52,7 +53,7 @@ impl CheckInOutcome {
     /// The closed loan, if there was one, with its embedded objects; read in the
     /// check-in's own transaction, the item is not loaded again.
     pub fn loan_view(&self, reader: &store::Reader<'_>) -> Result<Option<serde_json::Value>> {
-        let view = |loan| crate::views::loan_view_with(reader, loan, Some(&self.item));
+        let view = |loan| Embedded::default().loan_view(reader, loan, Some(&self.item));
         self.loan.as_ref().map(view).transpose()
     }
 }

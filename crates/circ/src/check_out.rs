@@ -244,7 +244,7 @@ pub fn check_out(
     }
 
     // 12-14. The loan policy: item limit, loanable.
-    let (Some(user), Some(item)) = (user, item) else {
+    let (Some(user), Some(mut item)) = (user, item) else {
         return Err(Error::Refused(refusals));
     };
     let user_id = user.id.expect("a stored user has an id");
@@ -302,7 +302,6 @@ pub fn check_out(
     }
 
     // 16. Writes.
-    let mut item = item;
     let item_id = item.item.id.expect("a stored item has an id");
     let location_at_check_out = item.item.effective_location_id;
     let mut stored_item = item.item;

@@ -44,6 +44,14 @@ impl ItemContext {
         })
     }
 
+    /// The context of the item with this id, if it exists.
+    pub(crate) fn of_item(reader: &Reader<'_>, item_id: Uuid) -> Result<Option<ItemContext>> {
+        match inventory::get_item(reader, item_id)? {
+            Some(item) => Ok(Some(ItemContext::load(reader, item)?)),
+            None => Ok(None),
+        }
+    }
+
     pub(crate) fn barcode(&self) -> &str {
         self.item.barcode.as_deref().unwrap_or("")
     }

@@ -15,21 +15,8 @@ use crate::{Error, Result};
 
 /// A loan with its embedded objects.
 pub fn loan_view(reader: &Reader<'_>, loan: &Loan) -> Result<Value> {
-    let item = match inventory::get_item(reader, loan.item_id)? {
-        Some(item) => Some(ItemContext::load(reader, item)?),
-        None => None,
-    };
+    let item = ItemContext::of_item(reader, loan.item_id)?;
     Embedded::default().loan_view(reader, loan, item.as_ref())
-}
-
-/// A loan with its embedded objects, its item already loaded (as a check-out or
-/// check-in has it, in the same transaction).
-pub(crate) fn loan_view_with(
-    reader: &Reader<'_>,
-    loan: &Loan,
-    item: Option<&ItemContext>,
-) -> Result<Value> {
-    Embedded::default().loan_view(reader, loan, item)
 }
 
 /// A page of loans with their embedded objects, and the total.
@@ -43,10 +30,7 @@ pub fn list_loan_views(
     let mut views = Vec::with_capacity(bodies.len());
     for body in bodies {
         let loan: Loan = records::parse(&body, "loan")?;
-        let item = match inventory::get_item(reader, loan.item_id)? {
-            Some(item) => Some(ItemContext::load(reader, item)?),
-            None => None,
-        };
+        let item = ItemContext::of_item(reader, loan.item_id)?;
         views.push(embedded.loan_view(reader, &loan, item.as_ref())?);
     }
     Ok((views, total))
@@ -190,9 +174,8 @@ fn service_point_of(point: &inventory::model::ServicePoint) -> Value {
 pub fn request_view(reader: &Reader<'_>, request: &Request) -> Result<Value> {
     let mut view = to_map(request)?;
     if let Some(item_id) = request.item_id
-        && let Some(item) = inventory::get_item(reader, item_id)?
+        && let Some(item) = ItemContext::of_item(reader, item_id)?
     {
-        let item = ItemContext::load(reader, item)?;
         view.insert(
             "item".into(),
             json!({"barcode": item.item.barcode, "title": item.title,

@@ -78,16 +78,13 @@ fn desk_example(tenant: &store::Tenant) -> anyhow::Result<(String, String, Strin
         value[field].as_str().map(str::to_string)
     };
     let page = store::Page { offset: 0, limit: 1 };
-    let item = tenant.read(|r| {
-        inventory::list_json::<inventory::Item>(
-            r,
-            Some(r#"status.name=="Available" sortBy barcode"#),
-            page,
-        )
-    })?;
-    let patron = tenant.read(|r| auth::list_users(r, Some("active==true and barcode=P*"), page))?;
-    let point = tenant.read(|r| {
-        inventory::list_reference_json(r, inventory::RefKind::ServicePoint, None, page)
+    let (item, patron, point) = tenant.read(|r| -> anyhow::Result<_> {
+        let available = Some(r#"status.name=="Available" sortBy barcode"#);
+        let item = inventory::list_json::<inventory::Item>(r, available, page)?;
+        let patron = auth::list_users(r, Some("active==true and barcode=P*"), page)?;
+        let kind = inventory::RefKind::ServicePoint;
+        let point = inventory::list_reference_json(r, kind, None, page)?;
+        Ok((item, patron, point))
     })?;
     Ok((
         first(item.0, "barcode").unwrap_or_default(),

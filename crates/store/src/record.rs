@@ -121,9 +121,10 @@ impl<'a> Reader<'a> {
             sql.push_str(column);
         }
         sql.push_str(&format!(" FROM {} WHERE id = ?1", table.table));
-        let start = leading.split(',').count();
         let mut stmt = self.tx.prepare_cached(&sql)?;
         let row = stmt.query_row([id], |row| {
+            // The extracted columns are the row's last ones, whatever `leading` holds.
+            let start = row.as_ref().column_count() - table.columns.len();
             let columns = (start..start + table.columns.len())
                 .map(|i| column_value(row.get_ref(i)?))
                 .collect::<rusqlite::Result<Vec<_>>>()?;
@@ -555,7 +556,6 @@ fn insert_sql(table: &RecordTable, suffix: &str) -> String {
     format!("INSERT INTO {} ({names}) VALUES ({placeholders}){suffix}", table.table)
 }
 
-/// The parameters of a record write, borrowed: a body is never copied to be bound.
 fn column_value(value: rusqlite::types::ValueRef<'_>) -> rusqlite::Result<ColumnValue> {
     use rusqlite::types::ValueRef;
     Ok(match value {
@@ -574,6 +574,7 @@ fn column_value(value: rusqlite::types::ValueRef<'_>) -> rusqlite::Result<Column
     })
 }
 
+/// The parameters of a record write, borrowed: a body is never copied to be bound.
 fn record_params<'p>(
     id: &'p &'p str,
     version: &'p i64,

@@ -275,32 +275,29 @@ fn spawn_checkpointer(tenant: &Arc<Tenant>) {
     let (path, options) = (tenant.db_path.clone(), tenant.options.clone());
     let spawned =
         std::thread::Builder::new().name(format!("checkpoint-{}", tenant.name)).spawn(move || {
-            let conn = match open_connection(&path, &options, false) {
+            // TRUNCATE waits for readers on the busy handler while holding writers back:
+            // it may wait a moment, never a long reader's whole transaction (the search
+            // follower reads for a few hundred milliseconds under load). Given up, it
+            // copies what it can like PASSIVE and tries again on the next round.
+            let opened = open_connection(&path, &options, false).and_then(|conn| {
+                conn.busy_timeout(TRUNCATE_PATIENCE)?;
+                Ok(conn)
+            });
+            let conn = match opened {
                 Ok(conn) => conn,
                 Err(e) => {
                     tracing::warn!(path = %path.display(), error = %e, "no WAL checkpointer");
                     return;
                 }
             };
-            // TRUNCATE waits for readers on the busy handler while holding writers back:
-            // it may wait a moment, never a long reader's whole transaction (the search
-            // follower reads for a few hundred milliseconds under load). Given up, it
-            // copies what it can like PASSIVE and tries again on the next round.
-            if let Err(e) = conn.busy_timeout(TRUNCATE_PATIENCE) {
-                tracing::warn!(path = %path.display(), error = %e, "no WAL checkpointer");
-                return;
-            }
             let wal = path.with_extension("sqlite-wal");
             while weak.strong_count() > 0 {
                 std::thread::sleep(CHECKPOINT_EVERY);
-                // Under steady reads some reader always holds a WAL snapshot, so a passive
-                // checkpoint never lets the WAL start over and the file keeps growing.
-                // Past WAL_LIMIT, TRUNCATE waits for the readers (holding new writers
-                // back for that moment) and empties it.
-                // TRUNCATE holds writers back while it copies what is left to copy, so a
-                // PASSIVE pass first copies all but the last moment's pages without
-                // blocking anyone: a write then waits for a few pages, not a WAL's worth
-                // (hundreds of milliseconds at 70 MB of WAL a second).
+                // Under steady reads some reader always holds a WAL snapshot, so passive
+                // checkpoints never let the WAL start over and the file keeps growing.
+                // Past WAL_LIMIT, TRUNCATE empties it; it holds writers back while it
+                // copies what is left, so a PASSIVE pass first copies all but the last
+                // moment's pages without blocking anyone.
                 let grown = std::fs::metadata(&wal).is_ok_and(|m| m.len() > WAL_LIMIT);
                 let modes: &[&str] = if grown { &["PASSIVE", "TRUNCATE"] } else { &["PASSIVE"] };
                 for mode in modes {

@@ -263,18 +263,10 @@ pub(crate) fn ids_with_terms(searcher: &Searcher, terms: &[tantivy::Term]) -> Re
         let hi: Column<u64> = reader.fast_fields().u64(fields::ID_HI)?;
         let lo: Column<u64> = reader.fast_fields().u64(fields::ID_LO)?;
         let alive = reader.alive_bitset();
-        let mut inverted = HashMap::new();
         for term in terms {
-            let field = term.field();
-            let index = match inverted.get(&field) {
-                Some(index) => std::sync::Arc::clone(index),
-                None => {
-                    let index = reader.inverted_index(field)?;
-                    inverted.insert(field, std::sync::Arc::clone(&index));
-                    index
-                }
-            };
-            let postings = index
+            // The segment reader keeps each field's inverted index once opened.
+            let postings = reader
+                .inverted_index(term.field())?
                 .read_postings(term, tantivy::schema::IndexRecordOption::Basic)
                 .map_err(|e| Error::Index(e.to_string()))?;
             let Some(mut postings) = postings else {
