@@ -115,6 +115,10 @@ enum TenantCommand {
     },
 }
 
+/// mimalloc: a search reindex runs 1.17x faster than on glibc's malloc (docs/benchmarks.md).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> std::process::ExitCode {
     init_logging();
     let cli = Cli::parse();

@@ -33,7 +33,9 @@ use crate::words::{Words, capitalize};
 pub struct GenerateOptions {
     pub instances: usize,
     pub seed: u64,
-    /// Instances per write transaction.
+    /// Instances per write transaction. Large ones write each touched index page once
+    /// for many inserts: 400,000 instances took 100 s in transactions of 10,000 and 174 s
+    /// in transactions of 2,000.
     pub batch_size: usize,
     /// Real MARC records to derive MARC-sourced instances and their source records
     /// from; without them every instance is FOLIO-sourced, with text from the word list.
@@ -51,7 +53,7 @@ impl Default for GenerateOptions {
         GenerateOptions {
             instances: 1000,
             seed: 1,
-            batch_size: 2000,
+            batch_size: 10_000,
             corpus: None,
             marc_share: 0.9,
             authority_records: Arc::default(),
@@ -638,6 +640,8 @@ pub fn generate(
             }
             Ok::<_, anyhow::Error>(())
         })?;
+        // The WAL is emptied after each batch, or it grows by the whole data set.
+        tenant.checkpoint()?;
         report.instances += part.instances;
         report.holdings += part.holdings;
         report.items += part.items;

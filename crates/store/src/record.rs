@@ -695,6 +695,28 @@ mod tests {
             })
             .unwrap();
     }
+
+    #[test]
+    fn a_checkpoint_empties_the_wal_and_keeps_the_data() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path(), Options::default(), &[COMPONENT]).unwrap();
+        let (tenant, _) = store.create_tenant("t").unwrap();
+        tenant
+            .write(|w| {
+                for n in 0..200 {
+                    w.insert(&THINGS, &format!("id{n}"), 1, "{}", &[crate::ColumnValue::Null])?;
+                }
+                Ok::<_, crate::Error>(())
+            })
+            .unwrap();
+        let wal = tenant.dir().join("quire.sqlite-wal");
+        assert!(std::fs::metadata(&wal).unwrap().len() > 0);
+        // A reader between transactions does not hold it back.
+        tenant.read(|r| r.count(&THINGS)).unwrap();
+        assert!(tenant.checkpoint().unwrap());
+        assert_eq!(std::fs::metadata(&wal).unwrap().len(), 0);
+        assert_eq!(tenant.read(|r| r.count(&THINGS)).unwrap(), 200);
+    }
 }
 
 #[cfg(test)]
