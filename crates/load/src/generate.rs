@@ -34,8 +34,8 @@ pub struct GenerateOptions {
     pub instances: usize,
     pub seed: u64,
     /// Instances per write transaction. Large ones write each touched index page once
-    /// for many inserts: 400,000 instances took 100 s in transactions of 10,000 and 174 s
-    /// in transactions of 2,000.
+    /// for many inserts: 400,000 instances took 91-103 s in transactions of 10,000 and
+    /// 174 s in transactions of 2,000.
     pub batch_size: usize,
     /// Real MARC records to derive MARC-sourced instances and their source records
     /// from; without them every instance is FOLIO-sourced, with text from the word list.

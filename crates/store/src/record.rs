@@ -612,11 +612,17 @@ mod tests {
     const PAIRS: RecordTable =
         RecordTable { table: "pairs", record_type: "pair", columns: &["a", "b"] };
 
-    #[test]
-    fn batch_reads_and_scans() {
+    /// A tenant with the test tables, in a directory kept while the guard lives.
+    fn tenant() -> (tempfile::TempDir, std::sync::Arc<crate::Tenant>) {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path(), Options::default(), &[COMPONENT]).unwrap();
-        let (tenant, _) = store.create_tenant("diku").unwrap();
+        let (tenant, _) = store.create_tenant("t").unwrap();
+        (dir, tenant)
+    }
+
+    #[test]
+    fn batch_reads_and_scans() {
+        let (_dir, tenant) = tenant();
         tenant
             .write(|w| {
                 for n in 0..600 {
@@ -660,9 +666,7 @@ mod tests {
     #[test]
     fn an_update_of_changed_columns_keeps_the_others_and_logs_once() {
         use crate::ColumnValue::{Null, Text};
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path(), Options::default(), &[COMPONENT]).unwrap();
-        let (tenant, _) = store.create_tenant("t").unwrap();
+        let (_dir, tenant) = tenant();
         let before = tenant.read(|r| r.last_seq()).unwrap();
         tenant
             .write(|w| {
@@ -698,9 +702,7 @@ mod tests {
 
     #[test]
     fn a_checkpoint_empties_the_wal_and_keeps_the_data() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path(), Options::default(), &[COMPONENT]).unwrap();
-        let (tenant, _) = store.create_tenant("t").unwrap();
+        let (_dir, tenant) = tenant();
         tenant
             .write(|w| {
                 for n in 0..200 {

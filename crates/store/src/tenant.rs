@@ -244,12 +244,8 @@ impl Tenant {
     /// It waits for readers a moment at most; returns whether the WAL was emptied.
     pub fn checkpoint(&self) -> Result<bool> {
         let conn = self.writer.lock();
-        conn.busy_timeout(TRUNCATE_PATIENCE * 10)?;
-        // The third column is the frames copied, the second the frames in the WAL;
-        // an emptied WAL reports 0 and 0, a busy one -1 or fewer copied than present.
-        let done = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |row| {
-            Ok(row.get::<_, i64>(0)? == 0 && row.get::<_, i64>(1)? == row.get::<_, i64>(2)?)
-        });
+        conn.busy_timeout(BULK_TRUNCATE_PATIENCE)?;
+        let done = wal_checkpoint(&conn, "TRUNCATE");
         conn.busy_timeout(WRITER_PATIENCE)?;
         Ok(done?)
     }
@@ -288,6 +284,19 @@ const WAL_LIMIT: u64 = 64 << 20;
 /// How long an emptying checkpoint waits for readers (and holds writers back) at most.
 const TRUNCATE_PATIENCE: Duration = Duration::from_millis(20);
 
+/// The same for a bulk load's own checkpoint: between its transactions nobody else is
+/// usually writing, and a WAL left full grows by the next transaction.
+const BULK_TRUNCATE_PATIENCE: Duration = Duration::from_millis(200);
+
+/// Runs a checkpoint in `mode` (PASSIVE or TRUNCATE). True when every frame of the WAL
+/// was copied: the pragma's row is (blocked, frames in the WAL, frames copied), and an
+/// emptied WAL reports (0, 0, 0).
+fn wal_checkpoint(conn: &Connection, mode: &str) -> rusqlite::Result<bool> {
+    conn.query_row(&format!("PRAGMA wal_checkpoint({mode})"), [], |row| {
+        Ok(row.get::<_, i64>(0)? == 0 && row.get::<_, i64>(1)? == row.get::<_, i64>(2)?)
+    })
+}
+
 /// Checkpoints the tenant's WAL in the background (`PASSIVE`: it waits for no reader or
 /// writer) until the tenant is dropped. A checkpoint of an empty WAL costs nothing.
 fn spawn_checkpointer(tenant: &Arc<Tenant>) {
@@ -321,8 +330,7 @@ fn spawn_checkpointer(tenant: &Arc<Tenant>) {
                 let grown = std::fs::metadata(&wal).is_ok_and(|m| m.len() > WAL_LIMIT);
                 let modes: &[&str] = if grown { &["PASSIVE", "TRUNCATE"] } else { &["PASSIVE"] };
                 for mode in modes {
-                    let sql = format!("PRAGMA wal_checkpoint({mode})");
-                    if let Err(e) = conn.query_row(&sql, [], |_| Ok(())) {
+                    if let Err(e) = wal_checkpoint(&conn, mode) {
                         tracing::warn!(path = %path.display(), error = %e, "WAL checkpoint failed");
                     }
                 }
