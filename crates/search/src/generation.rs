@@ -3,12 +3,16 @@
 //!
 //! Owns the pointer file's format and its atomic replacement (write a temporary file,
 //! fsync it, rename it over `CURRENT`, fsync the directory), so a crash at any point
-//! leaves either the old or the new generation current, never neither. Does not own
-//! what a generation holds.
+//! leaves either the old or the new generation current, never neither, and the shape
+//! of a full build's segments ([`build_writer`], [`compact`]). Does not own what a
+//! generation holds.
 
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+
+use tantivy::indexer::NoMergePolicy;
+use tantivy::{Index, IndexWriter};
 
 use crate::error::{Result, io_error};
 
@@ -40,6 +44,30 @@ pub(crate) fn write_current(root: &Path, name: &str) -> Result<()> {
     if let Ok(dir) = fs::File::open(root) {
         let _ignored = dir.sync_all();
     }
+    Ok(())
+}
+
+/// The writer of a full build: `threads` indexing threads sharing `memory`, each
+/// flushing a segment whenever its share fills. It merges nothing while it writes:
+/// the build ends with one merge of everything ([`compact`]) instead of rewriting the
+/// early segments level after level.
+pub(crate) fn build_writer(index: &Index, threads: usize, memory: usize) -> Result<IndexWriter> {
+    let writer = index.writer_with_num_threads(threads.max(1), memory)?;
+    writer.set_merge_policy(Box::new(NoMergePolicy));
+    Ok(writer)
+}
+
+/// Merges a committed build into one segment and waits for it. A search looks each of
+/// its terms up in every segment's dictionary, and with sstable dictionaries that
+/// lookup decodes a block; on 200,000 instances in six segments it was 40% of a
+/// search's CPU, and one segment served 1.6 times the searches per second
+/// (docs/benchmarks.md). The merge keeps the last commit's payload.
+pub(crate) fn compact(mut writer: IndexWriter) -> Result<()> {
+    let segments = writer.index().searchable_segment_ids()?;
+    if segments.len() > 1 {
+        writer.merge(&segments).wait()?;
+    }
+    writer.wait_merging_threads()?;
     Ok(())
 }
 
@@ -86,7 +114,39 @@ pub(crate) fn remove_others(root: &Path, keep: &str) {
 
 #[cfg(test)]
 mod tests {
-    use super::{create_next, list, read_current, remove_others, write_current};
+    use super::{
+        build_writer, compact, create_next, list, read_current, remove_others, write_current,
+    };
+
+    /// A build flushes several segments and merges none of them while it writes; the
+    /// compaction leaves one, with every document and the commit's payload.
+    #[test]
+    fn a_build_ends_in_one_segment() {
+        use tantivy::schema::{STRING, Schema};
+        use tantivy::{Index, TantivyDocument};
+
+        let mut schema = Schema::builder();
+        let word = schema.add_text_field("word", STRING);
+        let index = Index::create_in_ram(schema.build());
+        // The smallest budget tantivy allows, so the writer flushes often.
+        let mut writer = build_writer(&index, 1, 15_000_000).unwrap();
+        for n in 0..200_000u32 {
+            let mut doc = TantivyDocument::default();
+            doc.add_text(word, format!("w{n}"));
+            writer.add_document(doc).unwrap();
+        }
+        let mut prepared = writer.prepare_commit().unwrap();
+        prepared.set_payload("seq 42");
+        prepared.commit().unwrap();
+        assert!(index.searchable_segment_ids().unwrap().len() > 1);
+
+        compact(writer).unwrap();
+        assert_eq!(index.searchable_segment_ids().unwrap().len(), 1);
+        let metas = index.load_metas().unwrap();
+        assert_eq!(metas.payload.as_deref(), Some("seq 42"));
+        let reader = index.reader().unwrap();
+        assert_eq!(reader.searcher().num_docs(), 200_000);
+    }
 
     #[test]
     fn pointer_and_directories() {

@@ -56,6 +56,30 @@ pub(crate) fn node(reg: &Registry, node: &Node) -> Result<Box<dyn Query>> {
     }
 }
 
+/// Whether the matches of `node` can differ in relevance: some clause that is not
+/// negated searches the words of a text field. A query of filters only (keywords, ids,
+/// flags, dates, `<>`, `cql.allRecords`) ranks every match alike, so its matches come
+/// in index order and are not scored. Errors are `node`'s to report; a clause it would
+/// reject counts as ranking.
+pub(crate) fn ranks(reg: &Registry, node: &Node) -> bool {
+    match node {
+        Node::Search(clause) => clause_ranks(reg, clause),
+        Node::Prefixed { node, .. } => ranks(reg, node),
+        Node::Boolean { op: BooleanOp::Not, left, .. } => ranks(reg, left),
+        Node::Boolean { left, right, .. } => ranks(reg, left) || ranks(reg, right),
+    }
+}
+
+fn clause_ranks(reg: &Registry, clause: &SearchClause) -> bool {
+    let index = if clause.is_server_choice() { "keyword" } else { clause.index.as_str() };
+    if clause.relation.kind() == RelationKind::NotEq || index.eq_ignore_ascii_case("cql.allRecords")
+    {
+        return false;
+    }
+    let Some(fields) = reg.resolve(index) else { return true };
+    fields.iter().any(|&idx| matches!(reg.def(idx).kind, Kind::Text { .. } | Kind::Whitespace))
+}
+
 /// mod-search collapses doubled backslashes, and an escaped quote is a quote.
 fn unescape(term: &str) -> String {
     let mut out = String::with_capacity(term.len());

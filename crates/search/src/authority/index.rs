@@ -343,8 +343,7 @@ fn build(
     const PAGE: usize = 1_000;
     let index = Index::create_in_dir(dir, Fields::get().schema.clone())?;
     text::register(&index);
-    let mut writer: IndexWriter =
-        index.writer_with_num_threads(options.build_threads.max(1), options.build_memory)?;
+    let mut writer = generation::build_writer(&index, options.build_threads, options.build_memory)?;
     let tenant_name = tenant.name().to_string();
     let (seq, done) = tenant.read(|reader| {
         let seq = reader.last_seq()?;
@@ -368,7 +367,7 @@ fn build(
         Ok::<_, Error>((seq, done))
     })?;
     commit(&mut writer, seq)?;
-    writer.wait_merging_threads()?;
+    generation::compact(writer)?;
     Ok(done)
 }
 

@@ -13,6 +13,8 @@ use crate::instance::fields::{self, Fields};
 pub(crate) struct Translated {
     pub(crate) query: Box<dyn Query>,
     pub(crate) sort: Vec<SortKey>,
+    /// Whether matches differ in relevance (`crate::query::ranks`).
+    pub(crate) ranked: bool,
 }
 
 /// The fields FOLIO can sort instances on.
@@ -39,7 +41,8 @@ pub(crate) fn translate(query_text: &str) -> Result<Translated> {
     let parsed = crate::query::parse(Fields::get(), query_text)?;
     let query = crate::query::node(Fields::get(), &parsed.root)?;
     let sort = parsed.sort_keys.iter().map(sort_key).collect::<Result<Vec<_>>>()?;
-    Ok(Translated { query, sort })
+    let ranked = crate::query::ranks(Fields::get(), &parsed.root);
+    Ok(Translated { query, sort, ranked })
 }
 
 fn sort_key(key: &cql::SortKey) -> Result<SortKey> {

@@ -12,7 +12,7 @@ use std::ops::ControlFlow;
 
 use tantivy::collector::{Collector, Count, SegmentCollector, TopDocs};
 use tantivy::columnar::{Column, StrColumn};
-use tantivy::query::{EnableScoring, Query};
+use tantivy::query::{AllQuery, BooleanQuery, EnableScoring, Occur, Query};
 use tantivy::schema::Value;
 use tantivy::{DocAddress, DocId, Score, Searcher, SegmentOrdinal, SegmentReader, TantivyDocument};
 use uuid::Uuid;
@@ -167,7 +167,11 @@ pub(crate) fn search(
     let fields = Fields::get();
     let (limit, offset) = (request.limit as usize, request.offset as usize);
     let (total, addresses): (usize, Vec<DocAddress>) = if limit == 0 {
-        (searcher.search(&translated.query, &Count)?, Vec::new())
+        (count(searcher, translated.query.as_ref())?, Vec::new())
+    } else if translated.sort.is_empty() && !translated.ranked {
+        let total = count(searcher, translated.query.as_ref())?;
+        let first = first_in_index_order(searcher, translated.query.as_ref(), offset + limit)?;
+        (total, first.into_iter().skip(offset).collect())
     } else if translated.sort.is_empty() {
         let top = TopDocs::with_limit(limit).and_offset(offset).order_by_score();
         let (total, top) = searcher.search(&translated.query, &(Count, top))?;
@@ -185,6 +189,47 @@ pub(crate) fn search(
         instances.push(json.to_string());
     }
     Ok(SearchResponse { total_records: total as u64, instances })
+}
+
+/// The live matches of `query`, counted without scoring. `<>` (everything but X) is
+/// the live documents less X's matches: X is usually a few, everything a million.
+fn count(searcher: &Searcher, query: &dyn Query) -> Result<usize> {
+    if let Some(boolean) = query.downcast_ref::<BooleanQuery>()
+        && let [(Occur::Must, all), (Occur::MustNot, excluded)] = boolean.clauses()
+        && all.is::<AllQuery>()
+    {
+        let excluded = searcher.search(excluded.as_ref(), &Count)?;
+        return Ok(searcher.num_docs() as usize - excluded);
+    }
+    Ok(searcher.search(query, &Count)?)
+}
+
+/// The first `n` live matches in index order (segment by segment, by document id
+/// within one), which is also the order of equal scores. It stops at the `n`-th match
+/// instead of scoring every one.
+fn first_in_index_order(
+    searcher: &Searcher,
+    query: &dyn Query,
+    n: usize,
+) -> Result<Vec<DocAddress>> {
+    use tantivy::{DocSet, TERMINATED};
+    let weight = query.weight(EnableScoring::disabled_from_searcher(searcher))?;
+    let mut out = Vec::with_capacity(n);
+    for (ord, reader) in searcher.segment_readers().iter().enumerate() {
+        if out.len() >= n {
+            break;
+        }
+        let mut scorer = weight.scorer(reader, 1.0)?;
+        let alive = reader.alive_bitset();
+        let mut doc = scorer.doc();
+        while doc != TERMINATED && out.len() < n {
+            if alive.is_none_or(|a| a.is_alive(doc)) {
+                out.push(DocAddress::new(ord as SegmentOrdinal, doc));
+            }
+            doc = scorer.advance();
+        }
+    }
+    Ok(out)
 }
 
 pub(crate) fn facets(
@@ -532,11 +577,99 @@ mod tests {
     use std::ops::ControlFlow;
     use std::time::Instant;
 
+    use tantivy::schema::Value;
     use tantivy::{Index, TantivyDocument};
     use uuid::Uuid;
 
     use crate::instance::fields::Fields;
     use crate::instance::query::translate;
+
+    /// Queries of filters only skip scoring: their pages come in index order across
+    /// segments, and their totals (`<>` as the live documents less the excluded ones)
+    /// leave deleted documents out.
+    #[test]
+    fn filters_come_in_index_order_and_count_live_documents() {
+        use tantivy::Term;
+        use tantivy::indexer::NoMergePolicy;
+
+        use super::{SearchRequest, search};
+
+        let fields = Fields::get();
+        let index = Index::create_in_ram(fields.schema.clone());
+        crate::text::register(&index);
+        let languages = fields.handles[fields.index_of("languages").unwrap()].main;
+        let mut writer = index.writer_with_num_threads(1, 32 << 20).unwrap();
+        writer.set_merge_policy(Box::new(NoMergePolicy));
+        let english = |n: u64| !n.is_multiple_of(3);
+        // Two segments of 150 documents; every seventh is deleted afterwards.
+        for n in 0..300u64 {
+            let mut doc = TantivyDocument::default();
+            doc.add_text(fields.id(), format!("i{n}"));
+            doc.add_text(languages, if english(n) { "eng" } else { "ger" });
+            doc.add_text(fields.basic, n.to_string());
+            writer.add_document(doc).unwrap();
+            if n == 149 {
+                writer.commit().unwrap();
+            }
+        }
+        writer.commit().unwrap();
+        for n in (0..300u64).step_by(7) {
+            writer.delete_term(Term::from_field_text(fields.id(), &format!("i{n}")));
+        }
+        writer.commit().unwrap();
+        let searcher = index.reader().unwrap().searcher();
+        assert_eq!(searcher.segment_readers().len(), 2);
+        // Index order: the searcher's segments in turn, each by document id.
+        let mut in_index_order = Vec::new();
+        for (ord, reader) in searcher.segment_readers().iter().enumerate() {
+            for doc in (0..reader.max_doc()).filter(|d| !reader.is_deleted(*d)) {
+                let stored: TantivyDocument =
+                    searcher.doc(tantivy::DocAddress::new(ord as u32, doc)).unwrap();
+                let n = stored.get_first(fields.basic).and_then(|v| v.as_str()).unwrap();
+                in_index_order.push(n.parse::<u64>().unwrap());
+            }
+        }
+        let mut sorted = in_index_order.clone();
+        sorted.sort();
+        assert_eq!(sorted, (0..300u64).filter(|n| !n.is_multiple_of(7)).collect::<Vec<_>>());
+        let live = |keep: &dyn Fn(u64) -> bool| -> Vec<String> {
+            in_index_order.iter().filter(|n| keep(**n)).map(|n| n.to_string()).collect()
+        };
+
+        let run = |query: &str, offset: u32, limit: u32| {
+            let translated = translate(query).unwrap();
+            assert!(!translated.ranked, "{query}");
+            let request = SearchRequest { offset, limit, ..SearchRequest::new(query) };
+            search(&searcher, &translated, &request).unwrap()
+        };
+        let eng = live(&|n| english(n));
+        let page = run("languages == eng", 95, 20);
+        assert_eq!(page.total_records, eng.len() as u64);
+        assert_eq!(page.instances, eng[95..115]);
+
+        let ger = live(&|n| !english(n));
+        let page = run("languages <> eng", 0, 500);
+        assert_eq!(page.total_records, ger.len() as u64);
+        assert_eq!(page.instances, ger);
+        assert_eq!(
+            run("cql.allRecords=1 NOT languages == ger", 0, 0).total_records,
+            eng.len() as u64
+        );
+    }
+
+    #[test]
+    fn which_queries_rank() {
+        let ranked = |q: &str| translate(q).unwrap().ranked;
+        assert!(ranked("title all primer"));
+        assert!(ranked("primer"));
+        assert!(ranked("title all primer NOT languages == eng"));
+        assert!(ranked("languages == eng OR contributors any smith"));
+        assert!(!ranked("languages == eng NOT title all primer"));
+        assert!(!ranked("title <> primer"));
+        assert!(!ranked("cql.allRecords=1"));
+        assert!(!ranked("languages == eng AND items.status.name == Available"));
+        assert!(!ranked("hrid == in0001 OR metadata.createdDate > 2020-01-01"));
+    }
 
     /// Streams every id of a million-document index, checking each arrives once. The
     /// documents are the cheapest that match (ids and a language), written straight
