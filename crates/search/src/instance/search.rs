@@ -1,7 +1,8 @@
 //! Running instance queries: pages of results (relevance or sorted), exact totals,
 //! facets and id streams, on one searcher (one committed view of the index).
 //!
-//! Owns the collectors: relevance is tantivy's BM25 top-k; sorts and facets read fast
+//! Owns the collectors: relevance is tantivy's BM25 top-k, except for queries of filters
+//! only, whose page is their first matches in index order; sorts and facets read fast
 //! columns per segment and convert segment-local term ordinals to strings only for
 //! the few documents or values that survive. Does not own query meaning (`query`) or
 //! the index's lifecycle (`index`).
@@ -191,8 +192,9 @@ pub(crate) fn search(
     Ok(SearchResponse { total_records: total as u64, instances })
 }
 
-/// The live matches of `query`, counted without scoring. `<>` (everything but X) is
-/// the live documents less X's matches: X is usually a few, everything a million.
+/// The live matches of `query`, counted without scoring. `<>` (everything but X, the
+/// shape `query::not` builds) is the live documents less X's matches: X is usually a
+/// few, everything a million.
 fn count(searcher: &Searcher, query: &dyn Query) -> Result<usize> {
     if let Some(boolean) = query.downcast_ref::<BooleanQuery>()
         && let [(Occur::Must, all), (Occur::MustNot, excluded)] = boolean.clauses()
