@@ -37,6 +37,7 @@
 
 mod authority;
 mod error;
+mod facet;
 mod follower;
 mod generation;
 mod instance;
@@ -48,9 +49,9 @@ mod text;
 
 pub use crate::authority::{AuthorityIndex, AuthoritySearchRequest, AuthoritySearchResponse};
 pub use crate::error::{Error, Result};
+pub use crate::facet::{DEFAULT_FACET_SIZE, Facet, FacetRequest, FacetValue, FacetsResponse};
 pub use crate::follower::{FollowedIndex, Follower, FollowerHandle, FollowerOptions};
 pub use crate::instance::{
-    DEFAULT_FACET_SIZE, Facet, FacetRequest, FacetValue, FacetsResponse, IndexOptions, IndexStatus,
-    InstanceIndex, MAX_LIMIT, MAX_WINDOW, ReindexProgress, ReindexStats, SearchRequest,
-    SearchResponse,
+    IndexOptions, IndexStatus, InstanceIndex, MAX_LIMIT, MAX_WINDOW, ReindexProgress, ReindexStats,
+    SearchRequest, SearchResponse,
 };

@@ -80,6 +80,143 @@ fn clause_ranks(reg: &Registry, clause: &SearchClause) -> bool {
     fields.iter().any(|&idx| matches!(reg.def(idx).kind, Kind::Text { .. } | Kind::Whitespace))
 }
 
+/// A condition mod-search lifts out of a query's top level as a filter
+/// (`CqlSearchQueryConverter.enhanceQuery`): a term or range on one filter field, or an
+/// OR of terms on one such field. Facets leave out the filters on their own field.
+pub(crate) struct Filter<'a> {
+    /// The registry field it filters.
+    pub(crate) field: usize,
+    pub(crate) node: &'a Node,
+    /// The values it selects, as indexed (none for a range).
+    pub(crate) values: Vec<String>,
+}
+
+/// A query taken apart as mod-search takes it apart for facets: what must match, what
+/// must not, and the filters.
+pub(crate) struct Split<'a> {
+    pub(crate) must: Vec<&'a Node>,
+    pub(crate) must_not: Vec<&'a Node>,
+    pub(crate) filters: Vec<Filter<'a>>,
+}
+
+/// Takes `root` apart: the operands of a top-level `AND` (flattened through left
+/// operands only, as mod-search's `flattenBoolQuery` does) or the left operand of a
+/// top-level `NOT` that are filters on a field `is_filter` accepts, and the rest.
+pub(crate) fn split_filters<'a>(
+    reg: &Registry,
+    root: &'a Node,
+    is_filter: &dyn Fn(usize) -> bool,
+) -> Split<'a> {
+    let root = unprefixed(root);
+    let mut split = Split { must: Vec::new(), must_not: Vec::new(), filters: Vec::new() };
+    let candidates = match root {
+        Node::Boolean { op: BooleanOp::And, .. } => conjuncts(root),
+        Node::Boolean { op: BooleanOp::Not, left, right, .. } => {
+            split.must_not.push(right);
+            vec![unprefixed(left)]
+        }
+        _ => vec![root],
+    };
+    for node in candidates {
+        match filter(reg, node, is_filter) {
+            Some(filter) => split.filters.push(filter),
+            None => split.must.push(node),
+        }
+    }
+    split
+}
+
+fn unprefixed(node: &Node) -> &Node {
+    match node {
+        Node::Prefixed { node, .. } => unprefixed(node),
+        _ => node,
+    }
+}
+
+/// The operands of an `AND`, with a left operand that is an `AND` flattened and a right
+/// one kept whole; likewise for `OR`.
+fn operands(node: &Node, op: BooleanOp) -> Vec<&Node> {
+    match node {
+        Node::Boolean { op: o, left, right, .. } if *o == op => {
+            let left = unprefixed(left);
+            let mut out = match left {
+                Node::Boolean { op: o, .. } if *o == op => operands(left, op),
+                _ => vec![left],
+            };
+            out.push(unprefixed(right));
+            out
+        }
+        _ => vec![node],
+    }
+}
+
+fn conjuncts(node: &Node) -> Vec<&Node> {
+    operands(node, BooleanOp::And)
+}
+
+fn filter<'a>(
+    reg: &Registry,
+    node: &'a Node,
+    is_filter: &dyn Fn(usize) -> bool,
+) -> Option<Filter<'a>> {
+    match node {
+        Node::Search(clause) => {
+            let (field, value) = clause_filter(reg, clause, is_filter)?;
+            Some(Filter { field, node, values: value.into_iter().collect() })
+        }
+        Node::Boolean { op: BooleanOp::Or, .. } => {
+            let mut field = None;
+            let mut values = Vec::new();
+            for operand in operands(node, BooleanOp::Or) {
+                let Node::Search(clause) = operand else { return None };
+                let (idx, value) = clause_filter(reg, clause, is_filter)?;
+                if field.is_some_and(|f| f != idx) {
+                    return None;
+                }
+                field = Some(idx);
+                values.push(value?);
+            }
+            Some(Filter { field: field?, node, values })
+        }
+        _ => None,
+    }
+}
+
+/// Whether a clause is a term (with its value as indexed) or a range (no value) on one
+/// filter field: what mod-search builds as a `term` or `range` query.
+fn clause_filter(
+    reg: &Registry,
+    clause: &SearchClause,
+    is_filter: &dyn Fn(usize) -> bool,
+) -> Option<(usize, Option<String>)> {
+    if clause.is_server_choice() || clause.term.contains('*') {
+        return None;
+    }
+    let fields = reg.resolve(&clause.index)?;
+    let [idx] = fields[..] else { return None };
+    let def = reg.def(idx);
+    if !is_filter(idx) || !matches!(def.kind, Kind::Keyword(_) | Kind::Bool) {
+        return None;
+    }
+    let term = unescape(&clause.term);
+    match clause.relation.kind() {
+        RelationKind::Eq if term.is_empty() => None,
+        RelationKind::Exact if term == "[]" => None,
+        RelationKind::Eq
+        | RelationKind::All
+        | RelationKind::Adj
+        | RelationKind::Any
+        | RelationKind::Exact => {
+            let value = keyword_term(reg, idx, def, &term)?;
+            Some((idx, value.value().as_str().map(str::to_string)))
+        }
+        RelationKind::Lt | RelationKind::Gt | RelationKind::Le | RelationKind::Ge => {
+            Some((idx, None))
+        }
+        _ => None,
+    }
+}
+
 /// mod-search collapses doubled backslashes, and an escaped quote is a quote.
 fn unescape(term: &str) -> String {
     let mut out = String::with_capacity(term.len());

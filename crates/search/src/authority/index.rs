@@ -30,10 +30,8 @@ use crate::authority::search::{
     self, AuthoritySearchRequest, AuthoritySearchResponse, SortField, SortKey,
 };
 use crate::error::{Error, Result, io_error};
-use crate::instance::{
-    FacetRequest, FacetsResponse, IndexOptions, IndexStatus, InstanceIndex, ReindexProgress,
-    ReindexStats,
-};
+use crate::facet::{FacetRequest, FacetsResponse};
+use crate::instance::{IndexOptions, IndexStatus, InstanceIndex, ReindexProgress, ReindexStats};
 use crate::{generation, text};
 
 // The inventory crate's authority table (crates/inventory/src/storage.rs), as read
@@ -169,9 +167,9 @@ impl AuthorityIndex {
 
     /// Facet counts over the heading documents matching a query.
     pub fn facets(&self, query: &str, facets: &[FacetRequest]) -> Result<FacetsResponse> {
-        let (query, _) = translate(query)?;
+        let parsed = crate::query::parse(Fields::get(), query)?;
         let searcher = self.current().reader.searcher();
-        search::facets(&searcher, query.as_ref(), facets)
+        crate::facet::count(&searcher, Fields::get(), &parsed.root, facets)
     }
 
     pub fn status(&self) -> IndexStatus {

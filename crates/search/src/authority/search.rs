@@ -7,7 +7,6 @@
 //! (`crate::query`) or the index's lifecycle (`index`).
 
 use std::cmp::Ordering;
-use std::collections::HashMap;
 
 use tantivy::collector::{Collector, Count, SegmentCollector};
 use tantivy::columnar::StrColumn;
@@ -18,8 +17,7 @@ use uuid::Uuid;
 
 use crate::authority::fields::{FACETS, Fields, SORT_HEADING_REF};
 use crate::error::{Error, Result};
-use crate::instance::{DEFAULT_FACET_SIZE, Facet, FacetRequest, FacetValue, FacetsResponse};
-use crate::registry::tantivy_name;
+use crate::facet::FacetRequest;
 
 /// `GET /search/authorities` parameters.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -145,48 +143,12 @@ pub(crate) fn search(
     Ok(AuthoritySearchResponse { total_records: total as u64, authorities })
 }
 
-/// Checks a facet request for authorities: a name mod-search offers as a facet.
-fn check_facet(name: &str) -> Result<()> {
-    if FACETS.contains(&name) { Ok(()) } else { Err(Error::InvalidFacet { facet: name.into() }) }
-}
-
 impl FacetRequest {
     /// Reads an authority facet, `headingType` or `headingType:5`: `headingType`,
     /// `sourceFileId`, `subjectHeadings`, `tenantId` or `shared`.
     pub fn parse_authority(spec: &str) -> Result<FacetRequest> {
-        let invalid = || Error::InvalidFacet { facet: spec.to_string() };
-        let (name, size) = match spec.split_once(':') {
-            Some((name, size)) => (name, size.trim().parse().map_err(|_| invalid())?),
-            None => (spec, DEFAULT_FACET_SIZE),
-        };
-        let name = name.trim();
-        check_facet(name).map_err(|_| invalid())?;
-        Ok(FacetRequest { name: name.to_string(), size })
+        FacetRequest::parse_with(spec, |name| FACETS.contains(&name))
     }
-}
-
-pub(crate) fn facets(
-    searcher: &Searcher,
-    query: &dyn Query,
-    requests: &[FacetRequest],
-) -> Result<FacetsResponse> {
-    for request in requests {
-        check_facet(&request.name)?;
-    }
-    let names = requests.iter().map(|r| tantivy_name(&r.name)).collect();
-    let (total, counts) = searcher.search(query, &(Count, FacetCounts { fields: names }))?;
-    let facets = requests
-        .iter()
-        .zip(counts)
-        .map(|(request, counts)| {
-            let mut values: Vec<FacetValue> =
-                counts.into_iter().map(|(id, n)| FacetValue { id, total_records: n }).collect();
-            values.sort_by(|a, b| b.total_records.cmp(&a.total_records).then(a.id.cmp(&b.id)));
-            values.truncate(request.size);
-            Facet { name: request.name.clone(), values }
-        })
-        .collect();
-    Ok(FacetsResponse { total_records: total as u64, facets })
 }
 
 /// Top documents by a sort key, then by heading, then in index order (an
@@ -304,85 +266,6 @@ impl SegmentCollector for SegmentSort {
                 primary: text(&self.primary, primary),
                 heading: text(&self.heading, heading),
                 address: DocAddress::new(self.segment, doc),
-            })
-            .collect()
-    }
-}
-
-/// Value counts of keyword fast columns.
-struct FacetCounts {
-    fields: Vec<String>,
-}
-
-struct SegmentFacets {
-    columns: Vec<Option<StrColumn>>,
-    counts: Vec<Vec<u32>>,
-}
-
-impl Collector for FacetCounts {
-    type Fruit = Vec<HashMap<String, u64>>;
-    type Child = SegmentFacets;
-
-    fn for_segment(
-        &self,
-        _segment: SegmentOrdinal,
-        reader: &SegmentReader,
-    ) -> tantivy::Result<SegmentFacets> {
-        let mut columns = Vec::with_capacity(self.fields.len());
-        let mut counts = Vec::with_capacity(self.fields.len());
-        for name in &self.fields {
-            let column = reader.fast_fields().str(name)?;
-            counts.push(vec![0; column.as_ref().map_or(0, |c| c.num_terms())]);
-            columns.push(column);
-        }
-        Ok(SegmentFacets { columns, counts })
-    }
-
-    fn requires_scoring(&self) -> bool {
-        false
-    }
-
-    fn merge_fruits(&self, fruits: Vec<Self::Fruit>) -> tantivy::Result<Self::Fruit> {
-        let mut merged = vec![HashMap::new(); self.fields.len()];
-        for fruit in fruits {
-            for (idx, counts) in fruit.into_iter().enumerate() {
-                for (value, n) in counts {
-                    *merged[idx].entry(value).or_insert(0) += n;
-                }
-            }
-        }
-        Ok(merged)
-    }
-}
-
-impl SegmentCollector for SegmentFacets {
-    type Fruit = Vec<HashMap<String, u64>>;
-
-    fn collect(&mut self, doc: DocId, _score: Score) {
-        for (column, counts) in self.columns.iter().zip(&mut self.counts) {
-            if let Some(column) = column {
-                for ord in column.term_ords(doc) {
-                    counts[ord as usize] += 1;
-                }
-            }
-        }
-    }
-
-    fn harvest(self) -> Self::Fruit {
-        self.columns
-            .iter()
-            .zip(self.counts)
-            .map(|(column, counts)| {
-                let mut out = HashMap::new();
-                if let Some(column) = column {
-                    for (ord, n) in counts.into_iter().enumerate().filter(|(_, n)| *n > 0) {
-                        let mut value = String::new();
-                        if column.ord_to_str(ord as u64, &mut value).unwrap_or(false) {
-                            out.insert(value, n as u64);
-                        }
-                    }
-                }
-                out
             })
             .collect()
     }

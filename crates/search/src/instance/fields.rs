@@ -14,7 +14,6 @@ use std::sync::OnceLock;
 
 use tantivy::schema::{FAST, Field, STORED, Schema};
 
-pub(crate) use crate::registry::tantivy_name;
 use crate::registry::{
     Alias, Registry, add_fields, boolean, date, def, id, kw, raw, standard, stemmed, with_term,
 };

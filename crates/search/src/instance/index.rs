@@ -24,11 +24,12 @@ use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, Term};
 use uuid::Uuid;
 
 use crate::error::{Error, Result, io_error};
+use crate::facet::{FacetRequest, FacetsResponse};
 use crate::generation;
 use crate::instance::document::{self, RefIds};
 use crate::instance::fields::Fields;
 use crate::instance::query;
-use crate::instance::search::{self, FacetRequest, FacetsResponse, SearchRequest, SearchResponse};
+use crate::instance::search::{self, SearchRequest, SearchResponse};
 use crate::instance::source;
 use crate::priority;
 use crate::text;
@@ -204,9 +205,9 @@ impl InstanceIndex {
 
     /// Facet counts over the instances matching a query.
     pub fn facets(&self, query: &str, facets: &[FacetRequest]) -> Result<FacetsResponse> {
-        let translated = query::translate(query)?;
+        let parsed = crate::query::parse(Fields::get(), query)?;
         let searcher = self.current().reader.searcher();
-        search::facets(&searcher, translated.query.as_ref(), facets)
+        crate::facet::count(&searcher, Fields::get(), &parsed.root, facets)
     }
 
     /// Calls `sink` with the id of every instance matching a query, in index order,

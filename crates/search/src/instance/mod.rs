@@ -13,7 +13,4 @@ mod search;
 mod source;
 
 pub use index::{IndexOptions, IndexStatus, InstanceIndex, ReindexProgress, ReindexStats};
-pub use search::{
-    DEFAULT_FACET_SIZE, Facet, FacetRequest, FacetValue, FacetsResponse, MAX_LIMIT, MAX_WINDOW,
-    SearchRequest, SearchResponse,
-};
+pub use search::{MAX_LIMIT, MAX_WINDOW, SearchRequest, SearchResponse};

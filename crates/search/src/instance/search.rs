@@ -8,7 +8,6 @@
 //! the index's lifecycle (`index`).
 
 use std::cmp::Ordering;
-use std::collections::HashMap;
 use std::ops::ControlFlow;
 
 use tantivy::collector::{Collector, Count, SegmentCollector, TopDocs};
@@ -19,15 +18,14 @@ use tantivy::{DocAddress, DocId, Score, Searcher, SegmentOrdinal, SegmentReader,
 use uuid::Uuid;
 
 use crate::error::{Error, Result};
-use crate::instance::fields::{self, FACET, Fields, Kind};
+use crate::facet::FacetRequest;
+use crate::instance::fields::{self, FACET, Fields};
 use crate::instance::query::{SortField, SortKey, Translated};
 
 /// Most results one page may hold (FOLIO's `limit` maximum).
 pub const MAX_LIMIT: u32 = 500;
 /// FOLIO's bound on `offset + limit`.
 pub const MAX_WINDOW: u32 = 10_000;
-/// Values per facet when the request names no size (OpenSearch's default).
-pub const DEFAULT_FACET_SIZE: usize = 10;
 
 /// `GET /search/instances` parameters.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -92,71 +90,13 @@ impl SearchResponse {
     }
 }
 
-/// One facet of `GET /search/instances/facets`: `name` or `name:size`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FacetRequest {
-    pub name: String,
-    pub size: usize,
-}
-
 impl FacetRequest {
     /// Reads `languages` or `languages:5`; the name must be a facet field.
     pub fn parse(spec: &str) -> Result<FacetRequest> {
-        let invalid = || Error::InvalidFacet { facet: spec.to_string() };
-        let (name, size) = match spec.split_once(':') {
-            Some((name, size)) => (name, size.trim().parse().map_err(|_| invalid())?),
-            None => (spec, DEFAULT_FACET_SIZE),
-        };
-        let name = name.trim().to_string();
-        let idx = fields::resolve(&name).filter(|f| f.len() == 1).ok_or_else(invalid)?[0];
-        if !Fields::get().def(idx).has(FACET) {
-            return Err(invalid());
-        }
-        Ok(FacetRequest { name, size })
-    }
-}
-
-/// Facet counts over the instances matching a query.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FacetsResponse {
-    /// Instances matching the query.
-    pub total_records: u64,
-    /// In request order.
-    pub facets: Vec<Facet>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Facet {
-    pub name: String,
-    /// Most frequent first, then by value.
-    pub values: Vec<FacetValue>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FacetValue {
-    /// The value as indexed (lowercased for `keyword_lowercase` fields, as in FOLIO).
-    pub id: String,
-    /// Matching instances holding this value.
-    pub total_records: u64,
-}
-
-impl FacetsResponse {
-    /// FOLIO's body: `{"facets":{"languages":{"values":[{"id":"eng","totalRecords":2}],
-    /// "totalRecords":1}},"totalRecords":N}`.
-    pub fn to_json(&self) -> String {
-        let mut facets = serde_json::Map::new();
-        for facet in &self.facets {
-            let values: Vec<serde_json::Value> = facet
-                .values
-                .iter()
-                .map(|v| serde_json::json!({"id": v.id, "totalRecords": v.total_records}))
-                .collect();
-            facets.insert(
-                facet.name.clone(),
-                serde_json::json!({"values": values, "totalRecords": facet.values.len()}),
-            );
-        }
-        serde_json::json!({"facets": facets, "totalRecords": self.total_records}).to_string()
+        FacetRequest::parse_with(spec, |name| {
+            fields::resolve(name)
+                .is_some_and(|f| f.len() == 1 && Fields::get().def(f[0]).has(FACET))
+        })
     }
 }
 
@@ -232,36 +172,6 @@ fn first_in_index_order(
         }
     }
     Ok(out)
-}
-
-pub(crate) fn facets(
-    searcher: &Searcher,
-    query: &dyn Query,
-    requests: &[FacetRequest],
-) -> Result<FacetsResponse> {
-    let registry = Fields::get();
-    let mut names = Vec::with_capacity(requests.len());
-    for request in requests {
-        let idx = fields::resolve(&request.name)
-            .and_then(|f| f.first().copied())
-            .ok_or_else(|| Error::InvalidFacet { facet: request.name.clone() })?;
-        let def = registry.def(idx);
-        debug_assert!(matches!(def.kind, Kind::Keyword(_) | Kind::Bool));
-        names.push(fields::tantivy_name(def.name));
-    }
-    let (total, counts) = searcher.search(query, &(Count, FacetCounts { fields: names }))?;
-    let facets = requests
-        .iter()
-        .zip(counts)
-        .map(|(request, counts)| {
-            let mut values: Vec<FacetValue> =
-                counts.into_iter().map(|(id, n)| FacetValue { id, total_records: n }).collect();
-            values.sort_by(|a, b| b.total_records.cmp(&a.total_records).then(a.id.cmp(&b.id)));
-            values.truncate(request.size);
-            Facet { name: request.name.clone(), values }
-        })
-        .collect();
-    Ok(FacetsResponse { total_records: total as u64, facets })
 }
 
 /// Calls `sink` with the id of every live document matching `query`, segment by
@@ -491,86 +401,6 @@ impl SegmentCollector for SegmentSort {
             out.push(SortedDoc { primary, secondary, address: DocAddress::new(self.segment, doc) });
         }
         out
-    }
-}
-
-/// Value counts of keyword fast columns.
-struct FacetCounts {
-    /// Tantivy field names.
-    fields: Vec<String>,
-}
-
-struct SegmentFacets {
-    columns: Vec<Option<StrColumn>>,
-    counts: Vec<Vec<u32>>,
-}
-
-impl Collector for FacetCounts {
-    type Fruit = Vec<HashMap<String, u64>>;
-    type Child = SegmentFacets;
-
-    fn for_segment(
-        &self,
-        _segment: SegmentOrdinal,
-        reader: &SegmentReader,
-    ) -> tantivy::Result<SegmentFacets> {
-        let mut columns = Vec::with_capacity(self.fields.len());
-        let mut counts = Vec::with_capacity(self.fields.len());
-        for name in &self.fields {
-            let column = str_column(reader, name)?;
-            counts.push(vec![0; column.as_ref().map_or(0, |c| c.num_terms())]);
-            columns.push(column);
-        }
-        Ok(SegmentFacets { columns, counts })
-    }
-
-    fn requires_scoring(&self) -> bool {
-        false
-    }
-
-    fn merge_fruits(&self, fruits: Vec<Vec<HashMap<String, u64>>>) -> tantivy::Result<Self::Fruit> {
-        let mut merged = vec![HashMap::new(); self.fields.len()];
-        for fruit in fruits {
-            for (idx, counts) in fruit.into_iter().enumerate() {
-                for (value, n) in counts {
-                    *merged[idx].entry(value).or_insert(0) += n;
-                }
-            }
-        }
-        Ok(merged)
-    }
-}
-
-impl SegmentCollector for SegmentFacets {
-    type Fruit = Vec<HashMap<String, u64>>;
-
-    fn collect(&mut self, doc: DocId, _score: Score) {
-        for (column, counts) in self.columns.iter().zip(&mut self.counts) {
-            if let Some(column) = column {
-                for ord in column.term_ords(doc) {
-                    counts[ord as usize] += 1;
-                }
-            }
-        }
-    }
-
-    fn harvest(self) -> Self::Fruit {
-        self.columns
-            .iter()
-            .zip(self.counts)
-            .map(|(column, counts)| {
-                let mut out = HashMap::new();
-                if let Some(column) = column {
-                    for (ord, n) in counts.into_iter().enumerate().filter(|(_, n)| *n > 0) {
-                        let mut value = String::new();
-                        if column.ord_to_str(ord as u64, &mut value).unwrap_or(false) {
-                            out.insert(value, n as u64);
-                        }
-                    }
-                }
-                out
-            })
-            .collect()
     }
 }
 

@@ -273,7 +273,7 @@ async fn errors_paging_expand_all_titles_and_facets() {
     // Facets.
     let r = c.get(&format!("/search/authorities/facets?query={}&facet=headingType,subjectHeadings:1&facet=sourceFileId", urlencode("cql.allRecords=1"))).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
-    assert_eq!(r.body["totalRecords"], 4);
+    assert_eq!(r.body["totalRecords"], 3, "FOLIO counts the facets here");
     assert_eq!(
         r.body["facets"]["headingType"]["values"][0],
         json!({"id": "Personal Name", "totalRecords": 4})
