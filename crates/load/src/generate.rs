@@ -33,10 +33,17 @@ use crate::words::{Words, capitalize};
 pub struct GenerateOptions {
     pub instances: usize,
     pub seed: u64,
-    /// Instances per write transaction. Large ones write each touched index page once
-    /// for many inserts: 400,000 instances took 91-103 s in transactions of 10,000 and
-    /// 174 s in transactions of 2,000.
+    /// Instances per write transaction. The tables' UUID indexes take inserts at
+    /// random places, so a transaction rewrites most of their pages however few rows it
+    /// adds; large ones write each page once for many inserts. 400,000 instances took
+    /// 174 s in transactions of 2,000 and 91-103 s in transactions of 10,000; 1,000,000
+    /// took 315-352 s in transactions of 10,000 (325 s with a 1 GiB cache), 240 s in
+    /// 50,000 with 2 GiB (3.9 GB resident) and 215 s in 100,000 with 3 GiB (6.2 GB).
     pub batch_size: usize,
+    /// The writer's page cache while generating (`store::Tenant::set_write_cache`):
+    /// large enough to hold every page a transaction dirties, so none is written to the
+    /// WAL twice.
+    pub write_cache: u64,
     /// Real MARC records to derive MARC-sourced instances and their source records
     /// from; without them every instance is FOLIO-sourced, with text from the word list.
     pub corpus: Option<Arc<LcCorpus>>,
@@ -53,7 +60,8 @@ impl Default for GenerateOptions {
         GenerateOptions {
             instances: 1000,
             seed: 1,
-            batch_size: 10_000,
+            batch_size: 50_000,
+            write_cache: 2 << 30,
             corpus: None,
             marc_share: 0.9,
             authority_records: Arc::default(),
@@ -561,6 +569,22 @@ pub fn generate(
             )
         })?
         .1 as usize;
+    tenant.set_write_cache(Some(options.write_cache))?;
+    let report =
+        generate_records(tenant, options, refs, first_item, first_instance, started, progress);
+    tenant.set_write_cache(None)?;
+    report
+}
+
+fn generate_records(
+    tenant: &store::Tenant,
+    options: &GenerateOptions,
+    refs: Refs,
+    first_item: usize,
+    first_instance: usize,
+    started: Instant,
+    progress: &mut dyn FnMut(usize),
+) -> anyhow::Result<GenerateReport> {
     // Patrons first: the loans and requests written with each batch point to them.
     let mut circulation =
         Circulation::prepare(tenant, options.seed, (options.instances / 20).max(50))?;

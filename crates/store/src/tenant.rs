@@ -237,6 +237,17 @@ impl Tenant {
         Ok(value)
     }
 
+    /// Sets the writer connection's page cache to about `bytes`, or back to the
+    /// default ([`CACHE_BYTES`], as every connection here). A bulk load raises it while it runs: its
+    /// transactions insert into indexes keyed by random UUIDs, and once those indexes
+    /// outgrow the cache every insert re-reads and re-writes a page another insert of
+    /// the same transaction had already touched.
+    pub fn set_write_cache(&self, bytes: Option<u64>) -> Result<()> {
+        let kib = (bytes.unwrap_or(CACHE_BYTES) / 1024).max(1024);
+        self.writer.lock().pragma_update(None, "cache_size", -(kib as i64))?;
+        Ok(())
+    }
+
     /// Copies the WAL into the database and empties it, holding writers back meanwhile.
     /// For bulk loads, between their transactions: the background checkpointer cannot
     /// empty the WAL of a writer that never pauses, and a WAL that only grows fills the
@@ -341,6 +352,9 @@ fn spawn_checkpointer(tenant: &Arc<Tenant>) {
     }
 }
 
+/// Each connection's page cache.
+pub const CACHE_BYTES: u64 = 64 << 20;
+
 fn open_connection(path: &Path, options: &Options, read_only: bool) -> Result<Connection> {
     let flags = if read_only {
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX
@@ -364,8 +378,9 @@ fn open_connection(path: &Path, options: &Options, read_only: bool) -> Result<Co
         "PRAGMA synchronous = {synchronous};
          PRAGMA foreign_keys = ON;
          PRAGMA temp_store = MEMORY;
-         PRAGMA cache_size = -65536;
-         PRAGMA mmap_size = 2147418112;"
+         PRAGMA cache_size = -{};
+         PRAGMA mmap_size = 2147418112;",
+        CACHE_BYTES / 1024
     ))?;
     conn.set_prepared_statement_cache_capacity(128);
     Ok(conn)
