@@ -552,6 +552,17 @@ pub fn generate(
     options: &GenerateOptions,
     progress: &mut dyn FnMut(usize),
 ) -> anyhow::Result<GenerateReport> {
+    tenant.set_write_cache(Some(options.write_cache))?;
+    let report = generate_with_cache(tenant, options, progress);
+    tenant.set_write_cache(None)?;
+    report
+}
+
+fn generate_with_cache(
+    tenant: &store::Tenant,
+    options: &GenerateOptions,
+    progress: &mut dyn FnMut(usize),
+) -> anyhow::Result<GenerateReport> {
     let started = Instant::now();
     let refs = Refs::load(tenant)?;
     // Barcodes continue after the items already there, so a second run adds to a tenant.
@@ -569,22 +580,6 @@ pub fn generate(
             )
         })?
         .1 as usize;
-    tenant.set_write_cache(Some(options.write_cache))?;
-    let report =
-        generate_records(tenant, options, refs, first_item, first_instance, started, progress);
-    tenant.set_write_cache(None)?;
-    report
-}
-
-fn generate_records(
-    tenant: &store::Tenant,
-    options: &GenerateOptions,
-    refs: Refs,
-    first_item: usize,
-    first_instance: usize,
-    started: Instant,
-    progress: &mut dyn FnMut(usize),
-) -> anyhow::Result<GenerateReport> {
     // Patrons first: the loans and requests written with each batch point to them.
     let mut circulation =
         Circulation::prepare(tenant, options.seed, (options.instances / 20).max(50))?;

@@ -206,10 +206,7 @@ fn clause_filter(
         | RelationKind::All
         | RelationKind::Adj
         | RelationKind::Any
-        | RelationKind::Exact => {
-            let value = keyword_term(reg, idx, def, &term)?;
-            Some((idx, value.value().as_str().map(str::to_string)))
-        }
+        | RelationKind::Exact => Some((idx, Some(keyword_value(def, &term)?))),
         RelationKind::Lt | RelationKind::Gt | RelationKind::Le | RelationKind::Ge => {
             Some((idx, None))
         }
@@ -319,15 +316,18 @@ fn processed(def: &FieldDef, term: &str) -> String {
     }
 }
 
+/// A keyword (or boolean) field's whole value, as indexed, for a query term.
+fn keyword_value(def: &FieldDef, term: &str) -> Option<String> {
+    match def.kind {
+        Kind::Keyword(norm) => Some(normalize(norm, &processed(def, term))),
+        Kind::Bool => Some(term.trim().to_lowercase()),
+        _ => None,
+    }
+}
+
 /// A keyword (or boolean) field's whole-value term for a query term.
 fn keyword_term(reg: &Registry, idx: usize, def: &FieldDef, term: &str) -> Option<Term> {
-    let field = reg.handles[idx].main;
-    let value = match def.kind {
-        Kind::Keyword(norm) => normalize(norm, &processed(def, term)),
-        Kind::Bool => term.trim().to_lowercase(),
-        _ => return None,
-    };
-    Some(Term::from_field_text(field, &value))
+    Some(Term::from_field_text(reg.handles[idx].main, &keyword_value(def, term)?))
 }
 
 fn term_query(term: Term) -> Box<dyn Query> {

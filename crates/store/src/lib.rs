@@ -34,5 +34,5 @@ pub use crate::{
     migrate::{Component, Migration},
     query::{FieldKind, QueryField, SortDirection},
     record::{ColumnValue, Page, Reader, RecordTable, StoredRecord, Writer},
-    tenant::{CACHE_BYTES, Durability, Options, Store, Tenant, validate_tenant_name},
+    tenant::{Durability, Options, Store, Tenant, validate_tenant_name},
 };

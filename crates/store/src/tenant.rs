@@ -237,8 +237,8 @@ impl Tenant {
         Ok(value)
     }
 
-    /// Sets the writer connection's page cache to about `bytes`, or back to the
-    /// default ([`CACHE_BYTES`], as every connection here). A bulk load raises it while it runs: its
+    /// Sets the writer connection's page cache to about `bytes`, or back to every
+    /// connection's 64 MiB with `None`. A bulk load raises it while it runs: its
     /// transactions insert into indexes keyed by random UUIDs, and once those indexes
     /// outgrow the cache every insert re-reads and re-writes a page another insert of
     /// the same transaction had already touched.
@@ -353,7 +353,7 @@ fn spawn_checkpointer(tenant: &Arc<Tenant>) {
 }
 
 /// Each connection's page cache.
-pub const CACHE_BYTES: u64 = 64 << 20;
+const CACHE_BYTES: u64 = 64 << 20;
 
 fn open_connection(path: &Path, options: &Options, read_only: bool) -> Result<Connection> {
     let flags = if read_only {
