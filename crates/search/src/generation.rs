@@ -21,7 +21,8 @@ const CURRENT: &str = "CURRENT";
 /// Bumped whenever the schema, the analysers or the document shape change, so that an
 /// index written by an older Quire is rebuilt rather than misread.
 /// 2: term dictionaries as sstables instead of FSTs (tantivy's `quickwit` feature).
-pub(crate) const FORMAT_VERSION: u32 = 2;
+/// 3: field presence as bits of `_present<n>` columns instead of `_present` terms.
+pub(crate) const FORMAT_VERSION: u32 = 3;
 
 /// The generation `CURRENT` names, if the file exists and has this format version.
 pub(crate) fn read_current(root: &Path) -> Option<String> {

@@ -42,6 +42,7 @@ mod follower;
 mod generation;
 mod instance;
 mod pattern;
+mod presence;
 mod priority;
 mod query;
 mod registry;

@@ -25,6 +25,7 @@ use tantivy::schema::IndexRecordOption;
 use crate::error::{Error, Result};
 use crate::instance::identifiers;
 use crate::pattern::{self, Pattern, TermScanQuery, WildcardFields};
+use crate::presence::PresentQuery;
 use crate::registry::{FieldDef, Kind, Registry, TermProc, normalize};
 use crate::text::{self, Word};
 
@@ -251,7 +252,7 @@ fn search_clause(reg: &Registry, clause: &SearchClause) -> Result<Box<dyn Query>
     } else {
         match kind {
             RelationKind::Eq if term.is_empty() => {
-                any_of(defs.iter().map(|(_, def)| exists(reg, def)).collect())
+                any_of(defs.iter().map(|&(idx, _)| exists(reg, idx)).collect())
             }
             RelationKind::Eq | RelationKind::All | RelationKind::Adj | RelationKind::NotEq => {
                 match_words(reg, &defs, &term, Match::All)?
@@ -261,7 +262,7 @@ fn search_clause(reg: &Registry, clause: &SearchClause) -> Result<Box<dyn Query>
                 any_of(defs.iter().map(|&(idx, def)| whole_value(reg, idx, def, &term)).collect())
             }
             RelationKind::Exact if term == "[]" => {
-                let present = any_of(defs.iter().map(|(_, def)| exists(reg, def)).collect());
+                let present = any_of(defs.iter().map(|&(idx, _)| exists(reg, idx)).collect());
                 not(present)
             }
             RelationKind::Exact => match_words(reg, &defs, &term, Match::Phrase)?,
@@ -300,9 +301,12 @@ fn all_of(mut queries: Vec<Box<dyn Query>>) -> Box<dyn Query> {
     }
 }
 
-fn exists(reg: &Registry, def: &FieldDef) -> Box<dyn Query> {
-    let term = Term::from_field_text(reg.present, def.name);
-    Box::new(TermQuery::new(term, IndexRecordOption::Basic))
+/// The documents with a value in field `idx`. The first field (`id`) is in every one.
+fn exists(reg: &Registry, idx: usize) -> Box<dyn Query> {
+    if idx == 0 {
+        return Box::new(AllQuery);
+    }
+    Box::new(PresentQuery::new(reg.presence_bit(idx)))
 }
 
 /// The term as the field's search-term processor rewrites it.
@@ -355,7 +359,7 @@ fn wildcard(reg: &Registry, idx: usize, def: &FieldDef, term: &str) -> Box<dyn Q
         Kind::Keyword(norm) => (handles.main, normalize(norm, &processed)),
         Kind::Bool | Kind::Date | Kind::Number => {
             return if Pattern::parse(term).is_match_all() {
-                exists(reg, def)
+                exists(reg, idx)
             } else {
                 Box::new(EmptyQuery)
             };
@@ -363,7 +367,7 @@ fn wildcard(reg: &Registry, idx: usize, def: &FieldDef, term: &str) -> Box<dyn Q
     };
     let pattern = Pattern::parse(&value);
     if pattern.is_match_all() {
-        return exists(reg, def);
+        return exists(reg, idx);
     }
     let fields = WildcardFields { forward, reversed: handles.reversed, grams: handles.grams };
     pattern::wildcard(&fields, &pattern)

@@ -172,6 +172,11 @@ fn relations_and_aliases() {
             "contributors all muller",
             "contributors == \"Van Harmelen, Frank\"",
             "contributors = \"\"",
+            "contributors == []",
+            "series.value = *",
+            "series.value == []",
+            "id = *",
+            "metadata.createdDate = *",
             "series all penguin",
             "subjects all fiction",
             "subjects ==/string \"semantic web\"",
@@ -226,6 +231,11 @@ fn relations_and_aliases() {
             contributors all muller => 1 t2
             contributors == "Van Harmelen, Frank" => 1 t1
             contributors = "" => 5 t1 t2 t3 t4 t5
+            contributors == [] => 0 
+            series.value = * => 1 t3
+            series.value == [] => 4 t1 t2 t4 t5
+            id = * => 5 t1 t2 t3 t4 t5
+            metadata.createdDate = * => 5 t1 t2 t3 t4 t5
             series all penguin => 1 t3
             subjects all fiction => 2 t2 t3
             subjects ==/string "semantic web" => 1 t1

@@ -17,7 +17,7 @@ use uuid::Uuid;
 
 use crate::authority::fields::Fields;
 use crate::instance::identifiers;
-use crate::registry::{Kind, normalize};
+use crate::registry::{Kind, Presence, normalize};
 use crate::text;
 
 /// Identifier types the computed `lccn` and `canceledLccn` fields take values from,
@@ -103,7 +103,8 @@ fn document(
     let fields = Fields::get();
     let mut doc = TantivyDocument::default();
     let id = a.id.expect("stored authorities have ids").to_string();
-    let mut add = |name: &str, value: &str| add_value(&mut doc, fields, name, value);
+    let mut presence = Presence::default();
+    let mut add = |name: &str, value: &str| add_value(&mut doc, &mut presence, fields, name, value);
     add("id", &id);
     add("tenantId", tenant);
     add("shared", "false");
@@ -149,10 +150,10 @@ fn document(
             add("metadata.updatedByUserId", &user.to_string());
         }
         let created = m.created_date.as_datetime().timestamp_millis();
-        add_date(&mut doc, fields, "metadata.createdDate", created);
+        add_date(&mut doc, &mut presence, fields, "metadata.createdDate", created);
         if let Some(updated) = m.updated_date {
             let updated = updated.as_datetime().timestamp_millis();
-            add_date(&mut doc, fields, "metadata.updatedDate", updated);
+            add_date(&mut doc, &mut presence, fields, "metadata.updatedDate", updated);
         }
     }
     if let Some(h) = heading {
@@ -161,19 +162,26 @@ fn document(
     if auth_ref == AuthRefType::Authorized {
         doc.add_text(fields.authorized_id, &id);
     }
+    fields.add_presence(&mut doc, &presence);
     doc.add_text(fields.basic, basic_json(a, heading_type, auth_ref, heading, tenant));
     doc.add_text(fields.full, full_json(a, heading_type, auth_ref, heading, tenant));
     doc
 }
 
 /// Adds one value to a registry field and its copies, and marks the field present.
-fn add_value(doc: &mut TantivyDocument, fields: &Fields, name: &str, value: &str) {
+fn add_value(
+    doc: &mut TantivyDocument,
+    presence: &mut Presence,
+    fields: &Fields,
+    name: &str,
+    value: &str,
+) {
     if value.is_empty() {
         return;
     }
     let idx = fields.index_of(name).unwrap_or_else(|| panic!("unknown authority field {name}"));
     let (def, handles) = (fields.def(idx), fields.handles[idx]);
-    doc.add_text(fields.present, def.name);
+    presence.mark(idx);
     let whole = match def.kind {
         Kind::Text { .. } | Kind::Whitespace => {
             doc.add_text(handles.main, value);
@@ -202,9 +210,15 @@ fn add_value(doc: &mut TantivyDocument, fields: &Fields, name: &str, value: &str
     }
 }
 
-fn add_date(doc: &mut TantivyDocument, fields: &Fields, name: &str, millis: i64) {
+fn add_date(
+    doc: &mut TantivyDocument,
+    presence: &mut Presence,
+    fields: &Fields,
+    name: &str,
+    millis: i64,
+) {
     let idx = fields.index_of(name).expect("date fields are registered");
-    doc.add_text(fields.present, fields.def(idx).name);
+    presence.mark(idx);
     doc.add_i64(fields.handles[idx].main, millis);
 }
 

@@ -15,8 +15,8 @@ use std::sync::OnceLock;
 use tantivy::schema::{FAST, Field, STORED, Schema};
 
 use crate::registry::{
-    Alias, FACET, FieldDef, NGRAM, Norm, Registry, TermProc, add_fields, boolean, date, id, kw,
-    raw, standard, with_term,
+    Alias, FACET, FieldDef, NGRAM, Norm, Registry, TermProc, add_fields, add_presence_fields,
+    boolean, date, id, kw, raw, standard, with_term,
 };
 
 /// A heading field: `standard` full text, with trigrams for infix wildcards.
@@ -144,7 +144,7 @@ impl Fields {
     fn build() -> Fields {
         let mut builder = Schema::builder();
         let handles = add_fields(&mut builder, FIELDS);
-        let present = builder.add_text_field("_present", raw());
+        let present = add_presence_fields(&mut builder, FIELDS);
         let registry =
             Registry::new(FIELDS, ALIASES, handles, present, "authority", str::to_string);
         let sort_heading_ref = builder.add_text_field(SORT_HEADING_REF, raw() | FAST);

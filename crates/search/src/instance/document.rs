@@ -15,7 +15,7 @@ use uuid::Uuid;
 
 use crate::instance::fields::{FIELDS, Fields, Kind};
 use crate::instance::identifiers;
-use crate::registry::normalize;
+use crate::registry::{Presence, normalize};
 use crate::text;
 
 /// Identifier-type and alternative-title-type ids that computed fields depend on,
@@ -125,6 +125,7 @@ pub(crate) fn build(family: &Family, refs: &RefIds, tenant: &str) -> TantivyDocu
     let (hi, lo) = id.as_u64_pair();
     doc.add_u64(fields.id_hi, hi);
     doc.add_u64(fields.id_lo, lo);
+    let mut presence = Presence::default();
     for (idx, def) in FIELDS.iter().enumerate() {
         let handles = fields.handles[idx];
         let values = &v.values[idx];
@@ -132,7 +133,7 @@ pub(crate) fn build(family: &Family, refs: &RefIds, tenant: &str) -> TantivyDocu
         if values.is_empty() && numbers.is_empty() {
             continue;
         }
-        doc.add_text(fields.present, def.name);
+        presence.mark(idx);
         for &n in numbers {
             doc.add_i64(handles.main, n);
         }
@@ -165,6 +166,7 @@ pub(crate) fn build(family: &Family, refs: &RefIds, tenant: &str) -> TantivyDocu
             }
         }
     }
+    fields.add_presence(&mut doc, &presence);
     doc.add_text(fields.sort_title, sort_title(instance));
     if let Some(name) = sort_contributor(instance) {
         doc.add_text(fields.sort_contributors, text::plain(name));

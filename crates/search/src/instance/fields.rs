@@ -15,7 +15,8 @@ use std::sync::OnceLock;
 use tantivy::schema::{FAST, Field, STORED, Schema};
 
 use crate::registry::{
-    Alias, Registry, add_fields, boolean, date, def, id, kw, raw, standard, stemmed, with_term,
+    Alias, Registry, add_fields, add_presence_fields, boolean, date, def, id, kw, raw, standard,
+    stemmed, with_term,
 };
 pub(crate) use crate::registry::{FACET, FieldDef, Kind, NGRAM, NO_REV, Norm, TermProc, UUID};
 
@@ -220,7 +221,7 @@ pub(crate) const ALIASES: &[Alias] = &[
 ];
 
 /// The instance schema: the registry's fields plus Quire's own. Derefs to the
-/// [`Registry`], so `fields.handles`, `fields.present` and `fields.index_of` read it.
+/// [`Registry`], so `fields.handles`, `fields.presence_bit` and `fields.index_of` read it.
 pub(crate) struct Fields {
     pub(crate) schema: Schema,
     registry: Registry,
@@ -259,7 +260,7 @@ impl Fields {
         let handles = add_fields(&mut builder, FIELDS);
         let id_hi = builder.add_u64_field(ID_HI, FAST);
         let id_lo = builder.add_u64_field(ID_LO, FAST);
-        let present = builder.add_text_field("_present", raw());
+        let present = add_presence_fields(&mut builder, FIELDS);
         let registry =
             Registry::new(FIELDS, ALIASES, handles, present, "instance", normalize_index);
         let sort_title = builder.add_text_field(SORT_TITLE, raw() | FAST);
