@@ -20,6 +20,7 @@ use crate::model::{
     RequestStatus, RequestType,
 };
 use crate::opening_hours::Desk;
+use crate::overrides::{BlockOverrides, OverridableBlock, Overrides};
 use crate::queue;
 use crate::records;
 use crate::rules::{self, RuleInputs, RulesCache};
@@ -40,7 +41,9 @@ pub struct CheckOutRequest {
     pub service_point_id: Option<Uuid>,
     #[serde(default)]
     pub loan_date: Option<Timestamp>,
-    /// Other fields (FOLIO's `id`, which the server ignores, `overrideBlocks`, ...).
+    #[serde(default)]
+    pub override_blocks: Option<BlockOverrides>,
+    /// Other fields (FOLIO's `id`, which the server ignores, `forceLoanPolicyId`, ...).
     #[serde(flatten)]
     pub other: serde_json::Map<String, serde_json::Value>,
 }
@@ -71,15 +74,20 @@ impl CheckedOut {
 }
 
 /// Checks an item out. Returns the new loan; nothing is written when it is refused.
+/// `may_override` says which blocks the caller holds the permission to override.
 pub fn check_out(
     writer: &mut Writer<'_>,
     cache: &RulesCache,
     request: CheckOutRequest,
+    may_override: &dyn Fn(OverridableBlock) -> bool,
     actor: Actor,
     now: DateTime<Utc>,
 ) -> Result<CheckedOut> {
     let item_barcode = request.item_barcode.clone().unwrap_or_default();
     let user_barcode = request.user_barcode.clone().unwrap_or_default();
+    let loan_date = request.loan_date.map_or(now, |d| d.as_datetime());
+    let requested_overrides = request.override_blocks.clone().unwrap_or_default();
+    let mut overrides = Overrides::new(&requested_overrides, may_override);
     let mut refusals = Vec::new();
 
     // 1. Service point.
@@ -113,7 +121,10 @@ pub fn check_out(
                 .code("USER_BARCODE_NOT_FOUND"),
         );
     }
-    if let Some(user) = &user {
+    if overrides.requested(OverridableBlock::Patron) {
+        overrides.vet(OverridableBlock::Patron, loan_date, &mut refusals);
+    } else if let Some(user) = &user {
+        let overridable = overrides.overridable(OverridableBlock::Patron);
         let user_id = user.id.expect("a stored user has an id");
         let manual: Vec<_> = blocks::manual_blocks(writer, user_id, now)?
             .into_iter()
@@ -123,14 +134,16 @@ pub fn check_out(
             let reasons = manual.iter().map(|b| b.desc.as_str()).collect::<Vec<_>>().join(";");
             refusals.push(
                 Refusal::new("Patron blocked from borrowing", "reason", reasons)
-                    .code("USER_IS_BLOCKED_MANUALLY"),
+                    .code("USER_IS_BLOCKED_MANUALLY")
+                    .overridable(overridable),
             );
         }
         for block in blocks::automated_blocks(writer, user_id, user.patron_group, now)? {
             if block.block_borrowing {
                 refusals.push(
                     Refusal::new(block.message, "userBarcode", &user_barcode)
-                        .code("USER_IS_BLOCKED_AUTOMATICALLY"),
+                        .code("USER_IS_BLOCKED_AUTOMATICALLY")
+                        .overridable(overridable),
                 );
             }
         }
@@ -260,18 +273,23 @@ pub fn check_out(
     let inputs = RuleInputs::for_item(writer, &item.item, patron_group)?;
     let policy: LoanPolicy = rules::policy(writer, &rules, PolicyKind::Loan, &inputs)?;
     let policy_id = policy.id.expect("a stored policy has an id");
-    if let Some(limit) = policy.loans_policy.as_ref().and_then(|l| l.item_limit)
+    if overrides.requested(OverridableBlock::ItemLimit) {
+        overrides.vet(OverridableBlock::ItemLimit, loan_date, &mut refusals);
+    } else if let Some(limit) = policy.loans_policy.as_ref().and_then(|l| l.item_limit)
         && let Some(refusal) =
             crate::item_limit::check(writer, &rules, &inputs, user_id, limit, &item_barcode)?
     {
-        refusals.push(refusal);
+        refusals.push(refusal.overridable(overrides.overridable(OverridableBlock::ItemLimit)));
     }
-    if !policy.loanable {
+    if overrides.requested(OverridableBlock::ItemNotLoanable) {
+        overrides.vet(OverridableBlock::ItemNotLoanable, loan_date, &mut refusals);
+    } else if !policy.loanable {
         refusals.push(
             Refusal::new("Item is not loanable", "itemBarcode", &item_barcode)
                 .with("loanPolicyId", policy_id.to_string())
                 .with("loanPolicyName", &policy.name)
-                .code("ITEM_NOT_LOANABLE"),
+                .code("ITEM_NOT_LOANABLE")
+                .overridable(overrides.overridable(OverridableBlock::ItemNotLoanable)),
         );
     }
     if !refusals.is_empty() {
@@ -282,24 +300,37 @@ pub fn check_out(
     let overdue: OverdueFinePolicy =
         rules::policy(writer, &rules, PolicyKind::OverdueFine, &inputs)?;
     let lost: LostItemFeePolicy = rules::policy(writer, &rules, PolicyKind::LostItem, &inputs)?;
-    let loan_date = request.loan_date.map_or(now, |d| d.as_datetime());
-    let schedule = schedule_of(writer, &policy)?;
-    let has_hold = queue::has_open(&queue, RequestType::Hold);
-    let desk = Desk::for_policy(writer, &policy, request.service_point_id)?;
-    let mut due =
-        due_date::for_check_out(&policy, schedule.as_ref(), loan_date, has_hold, &desk, now)
+    let due = match overrides
+        .due_date()
+        .filter(|_| overrides.requested(OverridableBlock::ItemNotLoanable))
+    {
+        // The date staff gave with an item-not-loanable override stands as given.
+        Some(due) => due,
+        None => {
+            let schedule = schedule_of(writer, &policy)?;
+            let has_hold = queue::has_open(&queue, RequestType::Hold);
+            let desk = Desk::for_policy(writer, &policy, request.service_point_id)?;
+            let due = due_date::for_check_out(
+                &policy,
+                schedule.as_ref(),
+                loan_date,
+                has_hold,
+                &desk,
+                now,
+            )
             .map_err(|e| {
                 Error::refused(
                     Refusal::new(e.0, "loanPolicyName", &policy.name)
                         .with("loanPolicyId", policy_id.to_string()),
                 )
             })?;
-    // A loan never outlasts the patron's registration.
-    if let Some(expires) = user.expiration_date
-        && expires < due
-    {
-        due = expires;
-    }
+            // A loan never outlasts the patron's registration.
+            match user.expiration_date {
+                Some(expires) if expires < due => expires,
+                _ => due,
+            }
+        }
+    };
 
     // 16. Writes.
     let item_id = item.item.id.expect("a stored item has an id");
@@ -320,8 +351,15 @@ pub fn check_out(
         due_date: Some(Timestamp::from(due)),
         return_date: None,
         system_return_date: None,
-        action: Some("checkedout".to_string()),
-        action_comment: None,
+        action: Some(if requested_overrides.any_requested() {
+            "checkedOutThroughOverride".to_string()
+        } else {
+            "checkedout".to_string()
+        }),
+        action_comment: overrides
+            .comment()
+            .filter(|_| requested_overrides.any_requested())
+            .map(str::to_string),
         item_status: Some("Checked out".to_string()),
         renewal_count: None,
         loan_policy_id: Some(policy_id),

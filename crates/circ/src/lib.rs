@@ -34,6 +34,7 @@ mod fines;
 mod item_context;
 mod item_limit;
 mod opening_hours;
+mod overrides;
 mod queue;
 mod records;
 mod renew;
@@ -50,6 +51,7 @@ pub use defaults::{
     DEFAULT_OVERDUE_FINE_POLICY_ID, DEFAULT_REQUEST_POLICY_ID, seed,
 };
 pub use fines::{OVERDUE_FINE_TYPE_ID, overdue_fine};
+pub use overrides::{BlockOverrides, NotLoanableOverride, Overridable, OverridableBlock};
 pub use records::{Record, create, decode, delete, get, get_json, list_json, replace};
 pub use renew::{RenewRequest, renew};
 pub use requests::{create_request, replace_request};

@@ -1,6 +1,7 @@
 //! Where circulation records live: their tables, the migrations that make them, and
 //! the errors of circulation.
 
+use crate::overrides::Overridable;
 use store::{Migration, RecordTable};
 
 macro_rules! tables {
@@ -59,6 +60,8 @@ pub struct Refusal {
     pub message: String,
     pub parameters: Vec<(String, String)>,
     pub code: Option<&'static str>,
+    /// Set on the refusals a check-out may override (`overrideBlocks`).
+    pub overridable: Option<Overridable>,
 }
 
 impl Refusal {
@@ -67,11 +70,17 @@ impl Refusal {
             message: message.into(),
             parameters: vec![(key.to_string(), value.into())],
             code: None,
+            overridable: None,
         }
     }
 
     pub(crate) fn code(mut self, code: &'static str) -> Refusal {
         self.code = Some(code);
+        self
+    }
+
+    pub(crate) fn overridable(mut self, overridable: Overridable) -> Refusal {
+        self.overridable = Some(overridable);
         self
     }
 

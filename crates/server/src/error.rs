@@ -27,6 +27,10 @@ struct ErrorEntry {
     kind: &'static str,
     code: &'static str,
     parameters: Vec<Parameter>,
+    /// On a check-out refusal staff may override: the block, and the permission the
+    /// caller lacks to override it, if any (FOLIO's `overridableBlock`).
+    #[serde(rename = "overridableBlock", skip_serializing_if = "Option::is_none")]
+    overridable_block: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Serialize)]
@@ -49,6 +53,7 @@ impl ApiError {
                 kind,
                 code,
                 parameters: Vec::new(),
+                overridable_block: None,
             }],
             body: None,
         }
@@ -275,6 +280,11 @@ impl From<circ::Error> for ApiError {
                             .into_iter()
                             .map(|(key, value)| Parameter { key, value })
                             .collect(),
+                        overridable_block: r.overridable.map(|o| {
+                            let missing: Vec<&str> =
+                                o.permission_missing.then(|| o.block.permission()).into_iter().collect();
+                            serde_json::json!({"name": o.block.name(), "missingPermissions": missing})
+                        }),
                     })
                     .collect(),
             },

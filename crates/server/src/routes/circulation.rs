@@ -219,10 +219,15 @@ async fn check_out(
     let cache = state.circulation_rules.get(caller.tenant.name());
     let tenant = caller.tenant.clone();
     let actor = actor(&caller);
+    let permissions = caller.permissions.clone();
+    let may_override =
+        move |block: circ::OverridableBlock| permissions.contains(block.permission());
     // The view is read inside the write transaction: the writer's page cache is warm,
     // where a fresh read transaction would start cold after this very commit.
     let view = blocking(move || {
-        Ok(tenant.write(|w| circ::check_out(w, &cache, request, actor, Utc::now())?.view(w))?)
+        Ok(tenant.write(|w| {
+            circ::check_out(w, &cache, request, &may_override, actor, Utc::now())?.view(w)
+        })?)
     })
     .await?;
     let id = view["id"].as_str().unwrap_or_default().to_string();

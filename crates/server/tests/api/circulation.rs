@@ -390,6 +390,136 @@ async fn refusals_name_every_reason_and_change_nothing() {
 }
 
 #[tokio::test]
+async fn blocks_are_overridden_with_permission_comment_and_due_date() {
+    let app = TestApp::new();
+    let desk = Desk::new(&app).await;
+    let item = desk.item("O-1").await;
+    let patron = desk.patron("P-O", json!({})).await;
+    let block = json!({"userId": patron["id"], "desc": "Lost a book", "borrowing": true});
+    assert_eq!(desk.c.post("/manualblocks", &block).await.status, StatusCode::CREATED);
+
+    // The refusal says the block can be overridden and the admin may do it.
+    let r = desk.check_out("O-1", "P-O", json!({})).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
+    assert_eq!(r.body["errors"][0]["code"], "USER_IS_BLOCKED_MANUALLY");
+    assert_eq!(
+        r.body["errors"][0]["overridableBlock"],
+        json!({"name": "patronBlock", "missingPermissions": []})
+    );
+
+    // A clerk who may check out but not override.
+    let r = desk
+        .c
+        .post(
+            "/users",
+            &json!({"username": "clerk", "active": true, "personal": {"lastName": "Clerk"}}),
+        )
+        .await;
+    let clerk_id = r.body["id"].as_str().unwrap().to_string();
+    let credentials = json!({"userId": clerk_id, "username": "clerk", "password": "pw"});
+    assert_eq!(desk.c.post("/authn/credentials", &credentials).await.status, StatusCode::CREATED);
+    let perms =
+        json!({"userId": clerk_id, "permissions": ["circulation.check-out-by-barcode.post"]});
+    assert_eq!(desk.c.post("/perms/users", &perms).await.status, StatusCode::CREATED);
+    let clerk = Client {
+        app: &app,
+        tenant: "diku".into(),
+        token: app.login_as("diku", "clerk", "pw").await,
+    };
+    let body = |overrides: Value| {
+        json!({"itemBarcode": "O-1", "userBarcode": "P-O", "servicePointId": DESK_1,
+            "overrideBlocks": overrides})
+    };
+    let r = clerk.post("/circulation/check-out-by-barcode", &body(json!({}))).await;
+    assert_eq!(
+        r.body["errors"][0]["overridableBlock"]["missingPermissions"],
+        json!(["circulation.override-patron-block.post"]),
+        "{}",
+        r.text
+    );
+    let r = clerk
+        .post(
+            "/circulation/check-out-by-barcode",
+            &body(json!({"patronBlock": {}, "comment": "ok"})),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
+    assert_eq!(messages(&r), ["Insufficient override permissions"]);
+    assert_eq!(r.body["errors"][0]["code"], "INSUFFICIENT_OVERRIDE_PERMISSIONS");
+    assert_eq!(r.body["errors"][0]["overridableBlock"]["name"], "patronBlock");
+
+    // With the permission, an override still needs its comment.
+    let r =
+        desk.c.post("/circulation/check-out-by-barcode", &body(json!({"patronBlock": {}}))).await;
+    assert_eq!(messages(&r), ["Override should be performed with the comment specified"]);
+    assert_eq!(desk.item_status(&item).await, "Available");
+    assert_eq!(desk.c.count("/loan-storage/loans").await, 0);
+
+    let overridden =
+        json!({"patronBlock": {}, "comment": "Block lifted by the head of circulation"});
+    let r = desk.c.post("/circulation/check-out-by-barcode", &body(overridden)).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    assert_eq!(r.body["action"], "checkedOutThroughOverride");
+    assert_eq!(r.body["actionComment"], "Block lifted by the head of circulation");
+    assert_eq!(desk.item_status(&item).await, "Checked out");
+
+    // Lending what the policy does not lend takes the due date staff give.
+    let r = desk
+        .c
+        .post(
+            "/loan-policy-storage/loan-policies",
+            &json!({"name": "Reference", "loanable": false, "renewable": false}),
+        )
+        .await;
+    let reference = r.body["id"].as_str().unwrap().to_string();
+    let others = format!(
+        "r {} n {} o {} i {}",
+        circ::DEFAULT_REQUEST_POLICY_ID,
+        circ::DEFAULT_NOTICE_POLICY_ID,
+        circ::DEFAULT_OVERDUE_FINE_POLICY_ID,
+        circ::DEFAULT_LOST_ITEM_FEE_POLICY_ID
+    );
+    let rules = format!("priority: t, s, c, b, a, m, g\nfallback-policy: l {reference} {others}\n");
+    let r = desk.c.put("/circulation/rules", &json!({"rulesAsText": rules})).await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
+    desk.item("O-2").await;
+    desk.patron("P-R", json!({})).await;
+    let body = |overrides: Value| {
+        json!({"itemBarcode": "O-2", "userBarcode": "P-R", "servicePointId": DESK_1,
+            "overrideBlocks": overrides})
+    };
+    let r = desk.c.post("/circulation/check-out-by-barcode", &body(json!({}))).await;
+    assert_eq!(
+        r.body["errors"][0]["overridableBlock"]["name"], "itemNotLoanableBlock",
+        "{}",
+        r.text
+    );
+    let r = desk
+        .c
+        .post(
+            "/circulation/check-out-by-barcode",
+            &body(json!({"itemNotLoanableBlock": {}, "comment": "for the exhibition"})),
+        )
+        .await;
+    assert_eq!(messages(&r), ["Override should be performed with due date specified"]);
+    let past =
+        json!({"itemNotLoanableBlock": {"dueDate": "2020-01-01T00:00:00.000Z"}, "comment": "x"});
+    let r = desk.c.post("/circulation/check-out-by-barcode", &body(past)).await;
+    assert_eq!(messages(&r), ["Due date should be later than loan date"]);
+    let due = (chrono::Utc::now() + chrono::Duration::days(3))
+        .format("%Y-%m-%dT%H:%M:%S%.3fZ")
+        .to_string();
+    let ok = json!({"itemNotLoanableBlock": {"dueDate": due}, "comment": "for the exhibition"});
+    let r = desk.c.post("/circulation/check-out-by-barcode", &body(ok)).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    assert_eq!(r.body["action"], "checkedOutThroughOverride");
+    let given = chrono::DateTime::parse_from_rfc3339(&due).unwrap();
+    let set = chrono::DateTime::parse_from_rfc3339(r.body["dueDate"].as_str().unwrap()).unwrap();
+    assert_eq!(set, given);
+    assert_eq!(r.body["loanPolicyId"], reference.as_str());
+}
+
+#[tokio::test]
 async fn concurrent_check_outs_of_one_item_make_one_loan() {
     let app = TestApp::new();
     let desk = Desk::new(&app).await;
