@@ -233,6 +233,22 @@ impl TermScanQuery {
     }
 }
 
+/// The explanation of an unscored query's match: a constant 1, or an error when `doc`
+/// does not match.
+pub(crate) fn explain_unscored(
+    weight: &dyn Weight,
+    name: &'static str,
+    reader: &SegmentReader,
+    doc: DocId,
+) -> tantivy::Result<Explanation> {
+    let mut scorer = weight.scorer(reader, 1.0)?;
+    if scorer.seek(doc) == doc {
+        Ok(Explanation::new(name, 1.0))
+    } else {
+        Err(tantivy::TantivyError::InvalidArgument("document does not match".to_string()))
+    }
+}
+
 /// The smallest byte string greater than every string starting with `prefix`.
 fn prefix_end(prefix: &[u8]) -> Option<Vec<u8>> {
     let mut end = prefix.to_vec();
@@ -291,12 +307,7 @@ impl Weight for TermScanQuery {
     }
 
     fn explain(&self, reader: &SegmentReader, doc: DocId) -> tantivy::Result<Explanation> {
-        let mut scorer = self.scorer(reader, 1.0)?;
-        if scorer.seek(doc) == doc {
-            Ok(Explanation::new("TermScanQuery", 1.0))
-        } else {
-            Err(tantivy::TantivyError::InvalidArgument("document does not match".to_string()))
-        }
+        explain_unscored(self, "TermScanQuery", reader, doc)
     }
 }
 

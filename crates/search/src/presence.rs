@@ -9,6 +9,8 @@ use tantivy::query::{
 use tantivy::schema::Field;
 use tantivy::{BitSet, DocId, Score, SegmentReader};
 
+use crate::pattern::explain_unscored;
+
 /// Documents whose presence column `field` has `bit` set. Unscored, like the `exists`
 /// query FOLIO sends to OpenSearch. Cost: one column value per document of each segment.
 #[derive(Clone, Debug)]
@@ -43,11 +45,6 @@ impl Weight for PresentQuery {
     }
 
     fn explain(&self, reader: &SegmentReader, doc: DocId) -> tantivy::Result<Explanation> {
-        let mut scorer = self.scorer(reader, 1.0)?;
-        if scorer.seek(doc) == doc {
-            Ok(Explanation::new("PresentQuery", 1.0))
-        } else {
-            Err(tantivy::TantivyError::InvalidArgument("document does not match".to_string()))
-        }
+        explain_unscored(self, "PresentQuery", reader, doc)
     }
 }

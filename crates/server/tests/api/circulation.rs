@@ -67,12 +67,42 @@ impl<'a> Desk<'a> {
         r.body["status"]["name"].as_str().unwrap().to_string()
     }
 
+    /// A loan policy that lends nothing; returns its id.
+    async fn reference_policy(&self) -> String {
+        let body = json!({"name": "Reference", "loanable": false, "renewable": false});
+        let r = self.c.post("/loan-policy-storage/loan-policies", &body).await;
+        assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+        r.body["id"].as_str().unwrap().to_string()
+    }
+
+    async fn put_rules(&self, rules: &str) {
+        let r = self.c.put("/circulation/rules", &json!({"rulesAsText": rules})).await;
+        assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
+    }
+
     async fn request(&self, kind: &str, item: &Value, requester: &Value) -> Response {
         let body = json!({"requestType": kind, "requestDate": chrono::Utc::now().to_rfc3339(),
             "requesterId": requester["id"], "itemId": item["id"],
             "fulfillmentPreference": "Hold Shelf", "pickupServicePointId": DESK_1});
         self.c.post("/circulation/requests", &body).await
     }
+}
+
+/// The default request, notice, overdue fine and lost item policies, as a rule's tail.
+fn default_policies_but_loan() -> String {
+    format!(
+        "r {} n {} o {} i {}",
+        circ::DEFAULT_REQUEST_POLICY_ID,
+        circ::DEFAULT_NOTICE_POLICY_ID,
+        circ::DEFAULT_OVERDUE_FINE_POLICY_ID,
+        circ::DEFAULT_LOST_ITEM_FEE_POLICY_ID
+    )
+}
+
+/// A check-out at the first desk with `overrideBlocks`.
+fn with_overrides(item: &str, user: &str, overrides: Value) -> Value {
+    json!({"itemBarcode": item, "userBarcode": user, "servicePointId": DESK_1,
+        "overrideBlocks": overrides})
 }
 
 fn messages(r: &Response) -> Vec<String> {
@@ -310,28 +340,13 @@ async fn refusals_name_every_reason_and_change_nothing() {
     assert_eq!(r.body["errors"][0]["parameters"][0]["value"], "Damaged a book");
 
     // A policy that lends nothing, for books only, by a rule on the material type.
-    let r = desk
-        .c
-        .post(
-            "/loan-policy-storage/loan-policies",
-            &json!({"name": "Reference", "loanable": false, "renewable": false}),
-        )
-        .await;
-    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
-    let reference = r.body["id"].as_str().unwrap().to_string();
-    let others = format!(
-        "r {} n {} o {} i {}",
-        circ::DEFAULT_REQUEST_POLICY_ID,
-        circ::DEFAULT_NOTICE_POLICY_ID,
-        circ::DEFAULT_OVERDUE_FINE_POLICY_ID,
-        circ::DEFAULT_LOST_ITEM_FEE_POLICY_ID
-    );
-    let rules = format!(
+    let reference = desk.reference_policy().await;
+    let others = default_policies_but_loan();
+    desk.put_rules(&format!(
         "priority: t, s, c, b, a, m, g\nfallback-policy: l {} {others}\nm {BOOK}: l {reference} {others}\n",
         circ::DEFAULT_LOAN_POLICY_ID
-    );
-    let r = desk.c.put("/circulation/rules", &json!({"rulesAsText": rules})).await;
-    assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
+    ))
+    .await;
     desk.patron("P-OK", json!({})).await;
     let r = desk.check_out("V-1", "P-OK", json!({})).await;
     assert_eq!(messages(&r), ["Item is not loanable"]);
@@ -426,10 +441,7 @@ async fn blocks_are_overridden_with_permission_comment_and_due_date() {
         tenant: "diku".into(),
         token: app.login_as("diku", "clerk", "pw").await,
     };
-    let body = |overrides: Value| {
-        json!({"itemBarcode": "O-1", "userBarcode": "P-O", "servicePointId": DESK_1,
-            "overrideBlocks": overrides})
-    };
+    let body = |overrides: Value| with_overrides("O-1", "P-O", overrides);
     let r = clerk.post("/circulation/check-out-by-barcode", &body(json!({}))).await;
     assert_eq!(
         r.body["errors"][0]["overridableBlock"]["missingPermissions"],
@@ -464,30 +476,15 @@ async fn blocks_are_overridden_with_permission_comment_and_due_date() {
     assert_eq!(desk.item_status(&item).await, "Checked out");
 
     // Lending what the policy does not lend takes the due date staff give.
-    let r = desk
-        .c
-        .post(
-            "/loan-policy-storage/loan-policies",
-            &json!({"name": "Reference", "loanable": false, "renewable": false}),
-        )
-        .await;
-    let reference = r.body["id"].as_str().unwrap().to_string();
-    let others = format!(
-        "r {} n {} o {} i {}",
-        circ::DEFAULT_REQUEST_POLICY_ID,
-        circ::DEFAULT_NOTICE_POLICY_ID,
-        circ::DEFAULT_OVERDUE_FINE_POLICY_ID,
-        circ::DEFAULT_LOST_ITEM_FEE_POLICY_ID
-    );
-    let rules = format!("priority: t, s, c, b, a, m, g\nfallback-policy: l {reference} {others}\n");
-    let r = desk.c.put("/circulation/rules", &json!({"rulesAsText": rules})).await;
-    assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
+    let reference = desk.reference_policy().await;
+    let others = default_policies_but_loan();
+    desk.put_rules(&format!(
+        "priority: t, s, c, b, a, m, g\nfallback-policy: l {reference} {others}\n"
+    ))
+    .await;
     desk.item("O-2").await;
     desk.patron("P-R", json!({})).await;
-    let body = |overrides: Value| {
-        json!({"itemBarcode": "O-2", "userBarcode": "P-R", "servicePointId": DESK_1,
-            "overrideBlocks": overrides})
-    };
+    let body = |overrides: Value| with_overrides("O-2", "P-R", overrides);
     let r = desk.c.post("/circulation/check-out-by-barcode", &body(json!({}))).await;
     assert_eq!(
         r.body["errors"][0]["overridableBlock"]["name"], "itemNotLoanableBlock",
