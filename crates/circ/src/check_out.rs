@@ -86,7 +86,7 @@ pub fn check_out(
     let item_barcode = request.item_barcode.clone().unwrap_or_default();
     let user_barcode = request.user_barcode.clone().unwrap_or_default();
     let loan_date = request.loan_date.map_or(now, |d| d.as_datetime());
-    let requested_overrides = request.override_blocks.clone().unwrap_or_default();
+    let requested_overrides = request.override_blocks.unwrap_or_default();
     let mut overrides = Overrides::new(&requested_overrides, may_override);
     let mut refusals = Vec::new();
 
@@ -121,9 +121,9 @@ pub fn check_out(
                 .code("USER_BARCODE_NOT_FOUND"),
         );
     }
-    if overrides.requested(OverridableBlock::Patron) {
-        overrides.vet(OverridableBlock::Patron, loan_date, &mut refusals);
-    } else if let Some(user) = &user {
+    if !overrides.overridden(OverridableBlock::Patron, loan_date, &mut refusals)
+        && let Some(user) = &user
+    {
         let overridable = overrides.overridable(OverridableBlock::Patron);
         let user_id = user.id.expect("a stored user has an id");
         let manual: Vec<_> = blocks::manual_blocks(writer, user_id, now)?
@@ -273,17 +273,16 @@ pub fn check_out(
     let inputs = RuleInputs::for_item(writer, &item.item, patron_group)?;
     let policy: LoanPolicy = rules::policy(writer, &rules, PolicyKind::Loan, &inputs)?;
     let policy_id = policy.id.expect("a stored policy has an id");
-    if overrides.requested(OverridableBlock::ItemLimit) {
-        overrides.vet(OverridableBlock::ItemLimit, loan_date, &mut refusals);
-    } else if let Some(limit) = policy.loans_policy.as_ref().and_then(|l| l.item_limit)
+    if !overrides.overridden(OverridableBlock::ItemLimit, loan_date, &mut refusals)
+        && let Some(limit) = policy.loans_policy.as_ref().and_then(|l| l.item_limit)
         && let Some(refusal) =
             crate::item_limit::check(writer, &rules, &inputs, user_id, limit, &item_barcode)?
     {
         refusals.push(refusal.overridable(overrides.overridable(OverridableBlock::ItemLimit)));
     }
-    if overrides.requested(OverridableBlock::ItemNotLoanable) {
-        overrides.vet(OverridableBlock::ItemNotLoanable, loan_date, &mut refusals);
-    } else if !policy.loanable {
+    if !overrides.overridden(OverridableBlock::ItemNotLoanable, loan_date, &mut refusals)
+        && !policy.loanable
+    {
         refusals.push(
             Refusal::new("Item is not loanable", "itemBarcode", &item_barcode)
                 .with("loanPolicyId", policy_id.to_string())
@@ -300,10 +299,7 @@ pub fn check_out(
     let overdue: OverdueFinePolicy =
         rules::policy(writer, &rules, PolicyKind::OverdueFine, &inputs)?;
     let lost: LostItemFeePolicy = rules::policy(writer, &rules, PolicyKind::LostItem, &inputs)?;
-    let due = match overrides
-        .due_date()
-        .filter(|_| overrides.requested(OverridableBlock::ItemNotLoanable))
-    {
+    let due = match overrides.due_date() {
         // The date staff gave with an item-not-loanable override stands as given.
         Some(due) => due,
         None => {
@@ -333,6 +329,7 @@ pub fn check_out(
     };
 
     // 16. Writes.
+    let (action, action_comment) = overrides.loan_action();
     let item_id = item.item.id.expect("a stored item has an id");
     let location_at_check_out = item.item.effective_location_id;
     let mut stored_item = item.item;
@@ -351,15 +348,8 @@ pub fn check_out(
         due_date: Some(Timestamp::from(due)),
         return_date: None,
         system_return_date: None,
-        action: Some(if requested_overrides.any_requested() {
-            "checkedOutThroughOverride".to_string()
-        } else {
-            "checkedout".to_string()
-        }),
-        action_comment: overrides
-            .comment()
-            .filter(|_| requested_overrides.any_requested())
-            .map(str::to_string),
+        action: Some(action.to_string()),
+        action_comment,
         item_status: Some("Checked out".to_string()),
         renewal_count: None,
         loan_policy_id: Some(policy_id),

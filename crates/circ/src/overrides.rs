@@ -107,8 +107,19 @@ impl<'a> Overrides<'a> {
         Overrides { requested, may_override, vetted: Vec::new() }
     }
 
-    pub(crate) fn requested(&self, block: OverridableBlock) -> bool {
-        self.requested.requested(block)
+    /// Whether the check for `block` is overridden; if it is, vets the override in its
+    /// place.
+    pub(crate) fn overridden(
+        &mut self,
+        block: OverridableBlock,
+        loan_date: DateTime<Utc>,
+        refusals: &mut Vec<Refusal>,
+    ) -> bool {
+        let requested = self.requested.requested(block);
+        if requested {
+            self.vet(block, loan_date, refusals);
+        }
+        requested
     }
 
     /// What a refusal of `block` says about overriding it.
@@ -118,7 +129,7 @@ impl<'a> Overrides<'a> {
 
     /// In place of the check an override skips: the refusals of the override itself,
     /// once per block. Permission first, then the comment, as mod-circulation does.
-    pub(crate) fn vet(
+    fn vet(
         &mut self,
         block: OverridableBlock,
         loan_date: DateTime<Utc>,
@@ -162,6 +173,16 @@ impl<'a> Overrides<'a> {
         }
     }
 
+    /// The loan's `action` and `actionComment`: a loan made with any override says so,
+    /// with the staff's comment.
+    pub(crate) fn loan_action(&self) -> (&'static str, Option<String>) {
+        if self.requested.any_requested() {
+            ("checkedOutThroughOverride", self.requested.comment.clone())
+        } else {
+            ("checkedout", None)
+        }
+    }
+
     /// The due date an item-not-loanable override sets.
     pub(crate) fn due_date(&self) -> Option<DateTime<Utc>> {
         self.requested
@@ -169,9 +190,5 @@ impl<'a> Overrides<'a> {
             .as_ref()
             .and_then(|b| b.due_date)
             .map(|d| d.as_datetime())
-    }
-
-    pub(crate) fn comment(&self) -> Option<&str> {
-        self.requested.comment.as_deref()
     }
 }

@@ -1,8 +1,9 @@
 //! Where circulation records live: their tables, the migrations that make them, and
 //! the errors of circulation.
 
-use crate::overrides::Overridable;
 use store::{Migration, RecordTable};
+
+use crate::overrides::Overridable;
 
 macro_rules! tables {
     ($($name:ident = $table:literal, $record_type:literal, [$($column:literal),*];)*) => {

@@ -111,7 +111,7 @@ pub(crate) fn split_filters<'a>(
     let root = unprefixed(root);
     let mut split = Split { must: Vec::new(), must_not: Vec::new(), filters: Vec::new() };
     let candidates = match root {
-        Node::Boolean { op: BooleanOp::And, .. } => conjuncts(root),
+        Node::Boolean { op: BooleanOp::And, .. } => operands(root, BooleanOp::And),
         Node::Boolean { op: BooleanOp::Not, left, right, .. } => {
             split.must_not.push(right);
             vec![unprefixed(left)]
@@ -149,10 +149,6 @@ fn operands(node: &Node, op: BooleanOp) -> Vec<&Node> {
         }
         _ => vec![node],
     }
-}
-
-fn conjuncts(node: &Node) -> Vec<&Node> {
-    operands(node, BooleanOp::And)
 }
 
 fn filter<'a>(
