@@ -23,6 +23,8 @@
 
 mod changes;
 mod error;
+#[allow(unsafe_code)]
+mod group;
 mod migrate;
 mod query;
 mod record;

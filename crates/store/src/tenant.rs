@@ -10,11 +10,11 @@ use std::{
     time::Duration,
 };
 
-use parking_lot::FairMutex;
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
 use crate::{
     Error, Result,
+    group::{Outcome, WriteFn, WriteQueue},
     migrate::{self, Component},
     record::{Reader, Writer},
 };
@@ -143,11 +143,9 @@ pub struct Tenant {
     dir: PathBuf,
     db_path: PathBuf,
     options: Options,
-    // Invariant: SQLite allows one writer at a time; holding this lock is holding it.
-    // Fair (first come, first served): under a queue of desk transactions std's mutex
-    // lets a thread that just arrived barge ahead of one that has waited, and a few
-    // waited ten times the median.
-    writer: FairMutex<Connection>,
+    // Invariant: SQLite allows one writer at a time; the queue's connection is it.
+    // Writes run first come, first served, in groups (see `group`).
+    pub(crate) writer: WriteQueue,
     readers: Mutex<Vec<Connection>>,
     // Invariant: the highest change-log sequence number committed through this process.
     last_seq: AtomicI64,
@@ -175,7 +173,7 @@ impl Tenant {
             dir: dir.to_path_buf(),
             db_path,
             options: options.clone(),
-            writer: FairMutex::new(writer),
+            writer: WriteQueue::new(writer),
             readers: Mutex::new(Vec::new()),
             last_seq: AtomicI64::new(last_seq),
             changed: (Mutex::new(()), Condvar::new()),
@@ -216,25 +214,35 @@ impl Tenant {
     }
 
     /// Runs `f` in a write transaction, committed when `f` returns `Ok` and rolled back
-    /// otherwise. Writers are serialised.
-    pub fn write<T, E: From<Error>>(
+    /// otherwise. Writers are serialised: writes that queue up meanwhile are committed
+    /// together, each as if it ran alone (`group`). Returns once `f`'s changes are
+    /// committed.
+    pub fn write<T: Send, E: From<Error> + Send>(
         &self,
-        f: impl FnOnce(&mut Writer<'_>) -> Result<T, E>,
+        f: impl FnOnce(&mut Writer<'_>) -> Result<T, E> + Send,
     ) -> Result<T, E> {
-        let mut conn = self.writer.lock();
-        let tx =
-            conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(Error::from)?;
-        let mut writer = Writer::new(&tx);
-        let value = f(&mut writer)?;
-        writer.flush()?;
-        let last_seq = writer.last_seq();
-        tx.commit().map_err(Error::from)?;
-        if let Some(seq) = last_seq {
+        let mut f = Some(f);
+        let mut result = None;
+        let mut run = |writer: &mut Writer<'_>| {
+            let Some(f) = f.take() else { return false };
+            let value = f(writer);
+            let ok = value.is_ok();
+            result = Some(value);
+            ok
+        };
+        let outcome = self.writer.submit(&mut run as &mut WriteFn<'_>, &|seq| {
+            // Runs on the thread committing the group: it must not panic.
             self.last_seq.fetch_max(seq, Ordering::SeqCst);
-            let _guard = self.changed.0.lock().unwrap();
+            let _guard = self.changed.0.lock().unwrap_or_else(|e| e.into_inner());
             self.changed.1.notify_all();
+        });
+        match outcome {
+            Outcome::Committed | Outcome::RolledBack => {
+                result.expect("a finished write has its closure's result")
+            }
+            Outcome::Failed(e) => Err(e.into()),
+            Outcome::Panicked(payload) => std::panic::resume_unwind(payload),
         }
-        Ok(value)
     }
 
     /// Sets the writer connection's page cache to about `bytes`, or back to every
@@ -244,7 +252,8 @@ impl Tenant {
     /// the same transaction had already touched.
     pub fn set_write_cache(&self, bytes: Option<u64>) -> Result<()> {
         let kib = (bytes.unwrap_or(CACHE_BYTES) / 1024).max(1024);
-        self.writer.lock().pragma_update(None, "cache_size", -(kib as i64))?;
+        self.writer
+            .with_connection(|conn| conn.pragma_update(None, "cache_size", -(kib as i64)))?;
         Ok(())
     }
 
@@ -254,11 +263,12 @@ impl Tenant {
     /// disk (a 400,000-instance `quire generate` left 12 GB of it) and slows every read.
     /// It waits for readers a moment at most; returns whether the WAL was emptied.
     pub fn checkpoint(&self) -> Result<bool> {
-        let conn = self.writer.lock();
-        conn.busy_timeout(BULK_TRUNCATE_PATIENCE)?;
-        let done = wal_checkpoint(&conn, "TRUNCATE");
-        conn.busy_timeout(WRITER_PATIENCE)?;
-        Ok(done?)
+        self.writer.with_connection(|conn| {
+            conn.busy_timeout(BULK_TRUNCATE_PATIENCE)?;
+            let done = wal_checkpoint(conn, "TRUNCATE");
+            conn.busy_timeout(WRITER_PATIENCE)?;
+            Ok(done?)
+        })
     }
 
     /// The last change-log sequence number committed, read from the database (so writes

@@ -1,0 +1,361 @@
+//! Group commit: writes that queue up behind the one writer are run by whichever thread
+//! holds it, one after another in a single SQLite transaction, each in a savepoint of its
+//! own, and committed together.
+//!
+//! Why: on a busy desk every check-out and check-in waits its turn for the writer. Handing
+//! the writer from thread to thread costs a wake-up each time (on two busy cores about as
+//! long as the transaction itself), and every commit appends the same hot pages (the
+//! change log's last page, the loans table's) to the WAL again. Run by one thread in one
+//! transaction, a queue of writes costs one hand-over and one commit.
+//!
+//! Invariants:
+//! - A write sees every write queued before it and none after, as if it ran alone.
+//! - A write whose closure fails (or panics) rolls back to its savepoint and leaves the
+//!   others of its group alone; a group whose commit fails fails every write in it.
+//! - A write's caller returns its value only after its group has committed.
+//! - No job waits in the queue with nobody to run it: whoever takes the writer runs the
+//!   queue, and whoever lets it go wakes the first job still queued.
+
+use std::{any::Any, collections::VecDeque, panic::AssertUnwindSafe, sync::Arc};
+
+use parking_lot::{Condvar, Mutex, MutexGuard};
+use rusqlite::{Connection, TransactionBehavior};
+
+use crate::{Error, record::Writer};
+
+/// A write as the queue sees it: runs against the group's [`Writer`] and says whether it
+/// succeeded (its value stays with its caller).
+pub(crate) type WriteFn<'a> = dyn FnMut(&mut Writer<'_>) -> bool + Send + 'a;
+
+/// The most writes one group commits together; a longer queue is left to the next group.
+const MAX_GROUP: usize = 64;
+
+/// How a queued write ended.
+pub(crate) enum Outcome {
+    /// It succeeded and its group committed.
+    Committed,
+    /// Its closure failed; its changes were rolled back.
+    RolledBack,
+    /// It succeeded but its changes were lost with its group (or could not be kept).
+    Failed(Error),
+    /// Its closure panicked; its changes were rolled back.
+    Panicked(Box<dyn Any + Send>),
+}
+
+/// The writer connection and the writes waiting for it.
+pub(crate) struct WriteQueue {
+    writer: Mutex<Connection>,
+    queue: Mutex<VecDeque<Job>>,
+    // Transactions committed, for tests to see that writes were grouped.
+    #[cfg(test)]
+    commits: std::sync::atomic::AtomicU64,
+}
+
+struct Job {
+    // Points at the caller's closure on the caller's stack, which outlives the job: the
+    // caller blocks in `submit` until `done` holds an outcome.
+    run: *mut WriteFn<'static>,
+    done: Arc<Completion>,
+}
+
+// SAFETY: the closure behind `run` is `Send`, and one thread at a time uses it: the one
+// running its group, while its caller waits in `submit`.
+unsafe impl Send for Job {}
+
+#[derive(Default)]
+struct Completion {
+    state: Mutex<State>,
+    changed: Condvar,
+}
+
+#[derive(Default)]
+enum State {
+    #[default]
+    Waiting,
+    /// The writer was let go with this job still queued: its caller should take it.
+    Nudged,
+    Done(Outcome),
+}
+
+impl Completion {
+    fn finish(&self, outcome: Outcome) {
+        let mut state = self.state.lock();
+        *state = State::Done(outcome);
+        self.changed.notify_one();
+    }
+
+    fn nudge(&self) {
+        let mut state = self.state.lock();
+        if matches!(*state, State::Waiting) {
+            *state = State::Nudged;
+            self.changed.notify_one();
+        }
+    }
+
+    /// Blocks until the job is done (`Some`) or its caller is asked to take the writer.
+    fn wait(&self) -> Option<Outcome> {
+        let mut state = self.state.lock();
+        loop {
+            match std::mem::take(&mut *state) {
+                State::Done(outcome) => return Some(outcome),
+                State::Nudged => return None,
+                State::Waiting => self.changed.wait(&mut state),
+            }
+        }
+    }
+}
+
+impl WriteQueue {
+    pub(crate) fn new(writer: Connection) -> WriteQueue {
+        WriteQueue {
+            writer: Mutex::new(writer),
+            queue: Mutex::new(VecDeque::new()),
+            #[cfg(test)]
+            commits: Default::default(),
+        }
+    }
+
+    /// Runs `run` in the next group and returns how it ended. `committed` is called with
+    /// the highest sequence number of each group this thread commits.
+    pub(crate) fn submit(&self, run: &mut WriteFn<'_>, committed: &dyn Fn(i64)) -> Outcome {
+        // SAFETY: only the lifetime is erased. This call does not return before `done`
+        // holds an outcome, and whoever runs the job sets that last and never touches
+        // `run` again, so the closure outlives every use of the pointer.
+        let run = unsafe { std::mem::transmute::<*mut WriteFn<'_>, *mut WriteFn<'static>>(run) };
+        let done = Arc::new(Completion::default());
+        self.queue.lock().push_back(Job { run, done: done.clone() });
+        loop {
+            if let Some(mut conn) = self.writer.try_lock() {
+                let group: Vec<Job> = {
+                    let mut queue = self.queue.lock();
+                    let n = queue.len().min(MAX_GROUP);
+                    queue.drain(..n).collect()
+                };
+                if !group.is_empty() {
+                    run_group(&mut conn, group, committed);
+                    #[cfg(test)]
+                    self.commits.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }
+                self.release(conn);
+            }
+            if let Some(outcome) = done.wait() {
+                return outcome;
+            }
+        }
+    }
+
+    /// Runs `f` on the writer connection outside any group (pragmas, checkpoints).
+    pub(crate) fn with_connection<T>(&self, f: impl FnOnce(&Connection) -> T) -> T {
+        let conn = self.writer.lock();
+        let value = f(&conn);
+        self.release(conn);
+        value
+    }
+
+    /// Lets the writer go and wakes the first queued job's caller to take it: a job
+    /// queued while the writer was held found it taken and is waiting.
+    fn release(&self, conn: MutexGuard<'_, Connection>) {
+        drop(conn);
+        if let Some(job) = self.queue.lock().front() {
+            job.done.nudge();
+        }
+    }
+}
+
+/// Runs a group of jobs in one transaction and commits it, finishing every job.
+fn run_group(conn: &mut Connection, group: Vec<Job>, committed: &dyn Fn(i64)) {
+    let mut jobs = group.into_iter();
+    // Jobs that succeeded, with their last sequence numbers, waiting for the commit.
+    let mut kept: Vec<(Job, Option<i64>)> = Vec::new();
+    loop {
+        let tx = match conn.transaction_with_behavior(TransactionBehavior::Immediate) {
+            Ok(tx) => tx,
+            Err(e) => {
+                let message = e.to_string();
+                for job in jobs {
+                    job.done.finish(Outcome::Failed(Error::Database(message.clone())));
+                }
+                return;
+            }
+        };
+        let mut rolled_back_whole = false;
+        for job in jobs.by_ref() {
+            match run_job(&tx, &job) {
+                Ok(seq) => kept.push((job, seq)),
+                Err(outcome) => job.done.finish(outcome),
+            }
+            if tx.is_autocommit() {
+                // SQLite rolls a whole transaction back on some errors (a full disk, an
+                // I/O error): the kept jobs' changes are gone with it.
+                rolled_back_whole = true;
+                break;
+            }
+        }
+        if rolled_back_whole {
+            drop(tx);
+            for (job, _) in kept.drain(..) {
+                job.done.finish(Outcome::Failed(Error::Database(
+                    "the transaction was rolled back by the database".to_string(),
+                )));
+            }
+            continue;
+        }
+        match tx.commit() {
+            Ok(()) => {
+                if let Some(seq) = kept.iter().filter_map(|(_, seq)| *seq).max() {
+                    committed(seq);
+                }
+                for (job, _) in kept.drain(..) {
+                    job.done.finish(Outcome::Committed);
+                }
+            }
+            Err(e) => {
+                let message = e.to_string();
+                for (job, _) in kept.drain(..) {
+                    job.done.finish(Outcome::Failed(Error::Database(message.clone())));
+                }
+            }
+        }
+        return;
+    }
+}
+
+/// Runs one job in a savepoint: `Ok` with its last sequence number when it is to be
+/// committed, or the outcome it ends with now.
+fn run_job(tx: &rusqlite::Transaction<'_>, job: &Job) -> Result<Option<i64>, Outcome> {
+    tx.execute_batch("SAVEPOINT quire_write").map_err(|e| Outcome::Failed(e.into()))?;
+    let mut writer = Writer::new(tx);
+    // SAFETY: the caller is blocked in `submit` until `done` is finished, which happens
+    // after this borrow ends; no other thread runs this job (it left the queue once).
+    let run = unsafe { &mut *job.run };
+    let ran = std::panic::catch_unwind(AssertUnwindSafe(|| run(&mut writer)));
+    let result = match ran {
+        Ok(true) => writer.flush().map(|()| writer.last_seq()).map_err(Outcome::Failed),
+        Ok(false) => Err(Outcome::RolledBack),
+        Err(payload) => Err(Outcome::Panicked(payload)),
+    };
+    drop(writer);
+    let end = if result.is_ok() {
+        "RELEASE quire_write"
+    } else {
+        "ROLLBACK TO quire_write; RELEASE quire_write"
+    };
+    match tx.execute_batch(end) {
+        Ok(()) => result,
+        // The release failed, or the rollback did because the database had already
+        // rolled everything back; either way this job's changes are not kept.
+        Err(e) => Err(result.err().unwrap_or_else(|| Outcome::Failed(e.into()))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use crate::{Component, Error, Migration, Options, RecordTable, Store, Tenant};
+
+    const JOBS: RecordTable = RecordTable { table: "jobs", record_type: "job", columns: &[] };
+
+    const COMPONENT: Component = Component {
+        name: "test",
+        migrations: &[Migration {
+            version: 1,
+            description: "jobs",
+            sql: "CREATE TABLE jobs (id TEXT PRIMARY KEY, version INTEGER NOT NULL, \
+                  body TEXT NOT NULL);",
+        }],
+    };
+
+    fn counter(tenant: &Tenant) -> i64 {
+        let body = tenant.read(|r| r.get(&JOBS, "counter")).unwrap().unwrap().body;
+        body.parse().unwrap()
+    }
+
+    /// Eight threads write at once: each write reads a counter, bumps it and adds a
+    /// record; every fifth fails after writing and one panics. Grouped or not, the
+    /// outcome must be that of the writes run one at a time.
+    #[test]
+    fn grouped_writes_keep_each_writes_outcome() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path(), Options::default(), &[COMPONENT]).unwrap();
+        let (tenant, _) = store.create_tenant("t").unwrap();
+        tenant.write(|w| w.insert(&JOBS, "counter", 1, "0", &[])).unwrap();
+        const THREADS: usize = 8;
+        const WRITES: usize = 40;
+        let threads: Vec<_> = (0..THREADS)
+            .map(|t| {
+                let tenant = Arc::clone(&tenant);
+                std::thread::spawn(move || {
+                    let mut kept = 0;
+                    for n in 0..WRITES {
+                        let id = format!("t{t}-{n}");
+                        let fails = n % 5 == 4;
+                        let panics = t == 3 && n == 7;
+                        let written =
+                            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                                tenant.write(|w| {
+                                    let now: i64 =
+                                        w.get(&JOBS, "counter")?.unwrap().body.parse().unwrap();
+                                    w.update(&JOBS, "counter", 1, &(now + 1).to_string(), &[])?;
+                                    w.insert(&JOBS, &id, 1, "{}", &[])?;
+                                    // Long enough for the other threads to queue up behind.
+                                    std::thread::sleep(std::time::Duration::from_micros(300));
+                                    assert!(!panics, "a write panics");
+                                    if fails {
+                                        Err(Error::Corrupt("refused".into()))
+                                    } else {
+                                        Ok(())
+                                    }
+                                })
+                            }));
+                        let present = tenant.read(|r| r.exists(&JOBS, &id)).unwrap();
+                        match written {
+                            Ok(Ok(())) => {
+                                assert!(present, "{id}: a committed write is visible at once");
+                                kept += 1;
+                            }
+                            Ok(Err(_)) => assert!(!present && fails, "{id} failed alone"),
+                            Err(_) => assert!(!present && panics, "{id} panicked alone"),
+                        }
+                    }
+                    kept
+                })
+            })
+            .collect();
+        let kept: i64 = threads.into_iter().map(|t| t.join().unwrap()).sum();
+        assert_eq!(kept, (THREADS * WRITES - THREADS * WRITES / 5 - 1) as i64);
+        assert_eq!(counter(&tenant), kept, "no bump lost, none from a failed write");
+        assert_eq!(tenant.read(|r| r.count(&JOBS)).unwrap() as i64, kept + 1);
+        let commits = tenant.writer.commits.load(std::sync::atomic::Ordering::Relaxed);
+        assert!(
+            commits < (THREADS * WRITES) as u64 / 2,
+            "{commits} commits for {} writes: they were not grouped",
+            THREADS * WRITES
+        );
+        // The change log has one row per committed change, in commit order.
+        let seqs: Vec<i64> =
+            tenant.read(|r| r.changes_since(0, 10_000)).unwrap().iter().map(|c| c.seq).collect();
+        assert_eq!(seqs.len() as i64, 1 + 2 * kept);
+        assert!(seqs.windows(2).all(|p| p[0] < p[1]));
+        assert_eq!(tenant.last_seq().unwrap(), *seqs.last().unwrap());
+    }
+
+    #[test]
+    fn a_lone_write_commits_and_a_failed_one_leaves_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path(), Options::default(), &[COMPONENT]).unwrap();
+        let (tenant, _) = store.create_tenant("t").unwrap();
+        let failed: crate::Result<()> = tenant.write(|w| {
+            w.insert(&JOBS, "a", 1, "{}", &[])?;
+            w.insert(&JOBS, "a", 1, "{}", &[])
+        });
+        assert!(matches!(failed, Err(Error::DuplicateId { .. })), "{failed:?}");
+        assert!(!tenant.read(|r| r.exists(&JOBS, "a")).unwrap());
+        tenant.write(|w| w.insert(&JOBS, "a", 1, "{}", &[])).unwrap();
+        assert!(tenant.read(|r| r.exists(&JOBS, "a")).unwrap());
+        // The writer connection serves pragmas and checkpoints between groups.
+        tenant.set_write_cache(Some(8 << 20)).unwrap();
+        assert!(tenant.checkpoint().unwrap());
+        tenant.write(|w| w.insert(&JOBS, "b", 1, "{}", &[])).unwrap();
+    }
+}
