@@ -1,6 +1,7 @@
-//! Block overrides at check-out (FOLIO's `overrideBlocks`): staff with the matching
-//! permission lend despite a patron block, a reached item limit or a loan policy that
-//! does not lend, and the loan records that it was made through an override.
+//! Block overrides (FOLIO's `overrideBlocks`): staff with the matching permission lend
+//! despite a patron block, a reached item limit or a loan policy that does not lend, or
+//! renew despite what forbids the renewal, and the loan records that it was made or
+//! renewed through an override.
 //!
 //! Owns the request shape, which permission each block takes, and the refusals of an
 //! override that cannot be honoured (missing permission, comment or due date). Does not
@@ -20,10 +21,16 @@ pub enum OverridableBlock {
     Patron,
     ItemLimit,
     ItemNotLoanable,
+    /// A renewal refused for the renewal limit or a recall.
+    Renewal,
+    /// A renewal refused where no new due date can be worked out (the policy does not
+    /// lend or renew, a hold, a date outside the schedule): staff give one.
+    RenewalDueDateRequired,
 }
 
 impl OverridableBlock {
-    pub const ALL: [OverridableBlock; 3] =
+    /// The blocks a check-out may override.
+    pub const CHECK_OUT: [OverridableBlock; 3] =
         [OverridableBlock::Patron, OverridableBlock::ItemLimit, OverridableBlock::ItemNotLoanable];
 
     /// The `overrideBlocks` member, and the name FOLIO's errors give the block.
@@ -32,6 +39,8 @@ impl OverridableBlock {
             OverridableBlock::Patron => "patronBlock",
             OverridableBlock::ItemLimit => "itemLimitBlock",
             OverridableBlock::ItemNotLoanable => "itemNotLoanableBlock",
+            OverridableBlock::Renewal => "renewalBlock",
+            OverridableBlock::RenewalDueDateRequired => "renewalDueDateRequiredBlock",
         }
     }
 
@@ -41,6 +50,10 @@ impl OverridableBlock {
             OverridableBlock::ItemLimit => "circulation.override-item-limit-block.post",
             OverridableBlock::ItemNotLoanable => {
                 "circulation.override-item-not-loanable-block.post"
+            }
+            // One permission for both renewal blocks, as in FOLIO.
+            OverridableBlock::Renewal | OverridableBlock::RenewalDueDateRequired => {
+                "circulation.override-renewal-block.post"
             }
         }
     }
@@ -54,8 +67,8 @@ pub struct Overridable {
     pub permission_missing: bool,
 }
 
-/// FOLIO's `overrideBlocks` on a check-out. A block is overridden when its member is
-/// present and not null; the renewal blocks are read by renewals, not here.
+/// FOLIO's `overrideBlocks` on a check-out or a renewal. A block is overridden when its
+/// member is present and not null; a check-out ignores the renewal blocks.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BlockOverrides {
@@ -66,10 +79,15 @@ pub struct BlockOverrides {
     #[serde(default)]
     pub item_not_loanable_block: Option<NotLoanableOverride>,
     #[serde(default)]
+    pub renewal_block: Option<serde_json::Value>,
+    #[serde(default)]
+    pub renewal_due_date_required_block: Option<NotLoanableOverride>,
+    #[serde(default)]
     pub comment: Option<String>,
 }
 
-/// `itemNotLoanableBlock`: the loan's due date, which the loan policy cannot give.
+/// `itemNotLoanableBlock` and `renewalDueDateRequiredBlock`: the loan's due date, which
+/// the loan policy cannot give.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NotLoanableOverride {
@@ -83,11 +101,45 @@ impl BlockOverrides {
             OverridableBlock::Patron => self.patron_block.is_some(),
             OverridableBlock::ItemLimit => self.item_limit_block.is_some(),
             OverridableBlock::ItemNotLoanable => self.item_not_loanable_block.is_some(),
+            OverridableBlock::Renewal => self.renewal_block.is_some(),
+            OverridableBlock::RenewalDueDateRequired => {
+                self.renewal_due_date_required_block.is_some()
+            }
         }
     }
 
+    /// Whether a check-out overrides any block.
     pub fn any_requested(&self) -> bool {
-        OverridableBlock::ALL.into_iter().any(|b| self.requested(b))
+        OverridableBlock::CHECK_OUT.into_iter().any(|b| self.requested(b))
+    }
+
+    /// Whether a renewal takes the override path (either renewal block).
+    pub fn renewal_requested(&self) -> bool {
+        self.requested(OverridableBlock::Renewal)
+            || self.requested(OverridableBlock::RenewalDueDateRequired)
+    }
+
+    /// The due date staff gave a renewal override.
+    pub fn renewal_due_date(&self) -> Option<DateTime<Utc>> {
+        self.renewal_due_date_required_block
+            .as_ref()
+            .and_then(|b| b.due_date)
+            .map(|d| d.as_datetime())
+    }
+
+    /// The staff's comment, if it says anything.
+    pub fn comment(&self) -> Option<&str> {
+        self.comment.as_deref().filter(|c| !c.trim().is_empty())
+    }
+}
+
+/// The refusal of an override the caller lacks the permission for.
+pub(crate) fn insufficient_permissions(block: OverridableBlock) -> Refusal {
+    Refusal {
+        message: "Insufficient override permissions".to_string(),
+        parameters: Vec::new(),
+        code: Some("INSUFFICIENT_OVERRIDE_PERMISSIONS"),
+        overridable: Some(Overridable { block, permission_missing: true }),
     }
 }
 
@@ -140,12 +192,7 @@ impl<'a> Overrides<'a> {
         }
         self.vetted.push(block);
         if !(self.may_override)(block) {
-            refusals.push(Refusal {
-                message: "Insufficient override permissions".to_string(),
-                parameters: Vec::new(),
-                code: Some("INSUFFICIENT_OVERRIDE_PERMISSIONS"),
-                overridable: Some(self.overridable(block)),
-            });
+            refusals.push(insufficient_permissions(block));
             return;
         }
         if self.requested.comment.is_none() {

@@ -267,9 +267,12 @@ async fn renew(
     let cache = state.circulation_rules.get(caller.tenant.name());
     let tenant = caller.tenant.clone();
     let actor = actor(&caller);
+    let permissions = caller.permissions.clone();
+    let may_override =
+        move |block: circ::OverridableBlock| permissions.contains(block.permission());
     let view = blocking(move || {
         Ok(tenant.write(|w| {
-            let loan = circ::renew(w, &cache, request, actor, Utc::now())?;
+            let loan = circ::renew(w, &cache, request, &may_override, actor, Utc::now())?;
             circ::loan_view(w, &loan)
         })?)
     })

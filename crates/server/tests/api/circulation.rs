@@ -517,6 +517,164 @@ async fn blocks_are_overridden_with_permission_comment_and_due_date() {
 }
 
 #[tokio::test]
+async fn renewal_blocks_are_overridden_with_permission_comment_and_due_date() {
+    let app = TestApp::new();
+    let desk = Desk::new(&app).await;
+    // A three-week loan, renewable once, from the current due date.
+    let r = desk
+        .c
+        .post(
+            "/loan-policy-storage/loan-policies",
+            &json!({"name": "Once", "loanable": true, "renewable": true,
+                "loansPolicy": {"profileId": "Rolling", "period": {"duration": 3, "intervalId": "Weeks"}},
+                "renewalsPolicy": {"numberAllowed": 1, "renewFromId": "CURRENT_DUE_DATE"}}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    let once = r.body["id"].as_str().unwrap().to_string();
+    let others = default_policies_but_loan();
+    desk.put_rules(&format!("priority: t, s, c, b, a, m, g\nfallback-policy: l {once} {others}\n"))
+        .await;
+    desk.item("RO-1").await;
+    desk.patron("P-RO", json!({})).await;
+    assert_eq!(desk.check_out("RO-1", "P-RO", json!({})).await.status, StatusCode::CREATED);
+    let renew = |overrides: Option<Value>| {
+        let mut body = json!({"itemBarcode": "RO-1", "userBarcode": "P-RO"});
+        if let Some(o) = overrides {
+            body["overrideBlocks"] = o;
+        }
+        body
+    };
+    let r = desk.c.post("/circulation/renew-by-barcode", &renew(None)).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    let first_due = r.body["dueDate"].as_str().unwrap().to_string();
+
+    // The limit is reached: the refusal names the renewal block, which the admin may override.
+    let r = desk.c.post("/circulation/renew-by-barcode", &renew(None)).await;
+    assert_eq!(messages(&r), ["loan at maximum renewal number"]);
+    assert_eq!(
+        r.body["errors"][0]["overridableBlock"],
+        json!({"name": "renewalBlock", "missingPermissions": []})
+    );
+
+    // Without a comment, or without the permission, nothing changes.
+    let r = desk
+        .c
+        .post("/circulation/renew-by-barcode", &renew(Some(json!({"renewalBlock": {}}))))
+        .await;
+    assert_eq!(messages(&r), ["Override renewal request must have a comment"]);
+    assert_eq!(r.body["errors"][0]["code"], "OVERRIDE_RENEWAL_COMMENT_REQUIRED");
+    let r = desk
+        .c
+        .post(
+            "/users",
+            &json!({"username": "clerk", "active": true, "personal": {"lastName": "Clerk"}}),
+        )
+        .await;
+    let clerk_id = r.body["id"].as_str().unwrap().to_string();
+    let credentials = json!({"userId": clerk_id, "username": "clerk", "password": "pw"});
+    assert_eq!(desk.c.post("/authn/credentials", &credentials).await.status, StatusCode::CREATED);
+    let perms = json!({"userId": clerk_id, "permissions": ["circulation.renew-by-barcode.post"]});
+    assert_eq!(desk.c.post("/perms/users", &perms).await.status, StatusCode::CREATED);
+    let clerk = Client {
+        app: &app,
+        tenant: "diku".into(),
+        token: app.login_as("diku", "clerk", "pw").await,
+    };
+    let overridden = json!({"renewalBlock": {}, "comment": "Thesis deadline"});
+    let r = clerk.post("/circulation/renew-by-barcode", &renew(Some(overridden.clone()))).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
+    assert_eq!(messages(&r), ["Insufficient override permissions"]);
+    assert_eq!(
+        r.body["errors"][0]["overridableBlock"],
+        json!({"name": "renewalBlock", "missingPermissions": ["circulation.override-renewal-block.post"]})
+    );
+    let loans = desk.c.get("/loan-storage/loans?query=status.name%3D%3DOpen").await;
+    assert_eq!(loans.body["loans"][0]["renewalCount"], 1);
+    assert_eq!(loans.body["loans"][0]["dueDate"], first_due.as_str());
+
+    // Overridden: three more weeks from the current due date, marked with the comment.
+    let r = desk.c.post("/circulation/renew-by-barcode", &renew(Some(overridden))).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(r.body["action"], "renewedThroughOverride");
+    assert_eq!(r.body["actionComment"], "Thesis deadline");
+    assert_eq!(r.body["renewalCount"], 2);
+    let due = |v: &Value| chrono::DateTime::parse_from_rfc3339(v.as_str().unwrap()).unwrap();
+    assert_eq!(due(&r.body["dueDate"]) - due(&json!(first_due)), chrono::Duration::weeks(3));
+
+    // A policy that no longer renews: staff must give the due date.
+    let r = desk
+        .c
+        .post("/loan-policy-storage/loan-policies", &json!({"name": "Frozen", "loanable": true,
+            "renewable": false, "loansPolicy": {"profileId": "Rolling", "period": {"duration": 3, "intervalId": "Weeks"}}}))
+        .await;
+    let frozen = r.body["id"].as_str().unwrap().to_string();
+    desk.put_rules(&format!(
+        "priority: t, s, c, b, a, m, g\nfallback-policy: l {frozen} {others}\n"
+    ))
+    .await;
+    let r = desk.c.post("/circulation/renew-by-barcode", &renew(None)).await;
+    assert_eq!(messages(&r), ["loan is not renewable"]);
+    assert_eq!(r.body["errors"][0]["overridableBlock"]["name"], "renewalDueDateRequiredBlock");
+    let no_date = json!({"renewalDueDateRequiredBlock": {}, "comment": "Exhibition"});
+    let r = desk.c.post("/circulation/renew-by-barcode", &renew(Some(no_date))).await;
+    assert_eq!(messages(&r), ["New due date must be specified when due date calculation fails"]);
+    assert_eq!(r.body["errors"][0]["code"], "OVERRIDE_RENEWAL_DUE_DATE_REQUIRED");
+    let current = desk.c.get("/loan-storage/loans?query=status.name%3D%3DOpen").await.body["loans"]
+        [0]["dueDate"]
+        .clone();
+    let earlier = (due(&current) - chrono::Duration::days(1)).to_rfc3339();
+    let r = desk
+        .c
+        .post(
+            "/circulation/renew-by-barcode",
+            &renew(Some(
+                json!({"renewalDueDateRequiredBlock": {"dueDate": earlier}, "comment": "x"}),
+            )),
+        )
+        .await;
+    assert_eq!(messages(&r), ["renewal would not change the due date"]);
+    let later = (due(&current) + chrono::Duration::days(10)).to_rfc3339();
+    let r = desk
+        .c
+        .post(
+            "/circulation/renew-by-barcode",
+            &renew(Some(
+                json!({"renewalDueDateRequiredBlock": {"dueDate": later}, "comment": "Exhibition"}),
+            )),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(due(&r.body["dueDate"]), due(&json!(later)));
+    assert_eq!(r.body["renewalCount"], 3);
+    assert_eq!(r.body["loanPolicyId"], frozen.as_str());
+
+    // An override is for a renewal that is refused: a renewable loan is not one.
+    desk.put_rules(&format!(
+        "priority: t, s, c, b, a, m, g\nfallback-policy: l {} {others}\n",
+        circ::DEFAULT_LOAN_POLICY_ID
+    ))
+    .await;
+    let r = desk
+        .c
+        .post(
+            "/circulation/renew-by-barcode",
+            &renew(Some(json!({"renewalBlock": {}, "comment": "x"}))),
+        )
+        .await;
+    assert_eq!(
+        r.body["errors"][0]["code"], "OVERRIDE_RENEWAL_NOT_ALLOWED_FOR_CURRENT_LOAN",
+        "{}",
+        r.text
+    );
+    // A plain renewal then clears the override's comment.
+    let r = desk.c.post("/circulation/renew-by-barcode", &renew(None)).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(r.body["action"], "renewed");
+    assert!(r.body.get("actionComment").is_none_or(Value::is_null), "{}", r.text);
+}
+
+#[tokio::test]
 async fn concurrent_check_outs_of_one_item_make_one_loan() {
     let app = TestApp::new();
     let desk = Desk::new(&app).await;
