@@ -3,7 +3,8 @@
 #   1. `quire generate` of INSTANCES instances into tenant perf (patrons, policies, rules,
 #      open loans and requests included), unless QUIRE_BENCH_DATA holds one already;
 #   2. `quire serve`, then `quire load cico`:
-#      - 8, 20 and 25 virtual users with PTF's think time (FOLIO's model);
+#      - 8, 20 and 25 virtual users with PTF's think time (FOLIO's model), started over a
+#        ramp-up of RAMP_UP (default 30s) rather than all at once;
 #      - 8, 20 and 25 virtual users without think time (the desk at full speed);
 #      - the bare POSTs with 8 users and no think time (saturation);
 #      - with LONG set (e.g. LONG=30m), a long run at 20 users without think time
@@ -42,7 +43,7 @@ run() { # name users duration [extra args]
         --json "$out/$name.json" --html "$out/$name.html" | tee "$out/$name.txt"
 }
 for users in 8 20 25; do
-    run cico-$users-ptf-think $users "$duration" --folio-think-time
+    run cico-$users-ptf-think $users "$duration" --folio-think-time --ramp-up "${RAMP_UP:-30s}"
 done
 for users in 8 20 25; do
     run cico-$users $users "$duration"
