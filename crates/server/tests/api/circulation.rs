@@ -80,6 +80,22 @@ impl<'a> Desk<'a> {
         assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
     }
 
+    /// A staff member `clerk` who holds only `permissions`, logged in.
+    async fn clerk(&self, app: &'a TestApp, permissions: &[&str]) -> Client<'a> {
+        let body = json!({"username": "clerk", "active": true, "personal": {"lastName": "Clerk"}});
+        let r = self.c.post("/users", &body).await;
+        assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+        let id = r.body["id"].as_str().unwrap().to_string();
+        let credentials = json!({"userId": id, "username": "clerk", "password": "pw"});
+        assert_eq!(
+            self.c.post("/authn/credentials", &credentials).await.status,
+            StatusCode::CREATED
+        );
+        let perms = json!({"userId": id, "permissions": permissions});
+        assert_eq!(self.c.post("/perms/users", &perms).await.status, StatusCode::CREATED);
+        Client { app, tenant: "diku".into(), token: app.login_as("diku", "clerk", "pw").await }
+    }
+
     async fn request(&self, kind: &str, item: &Value, requester: &Value) -> Response {
         let body = json!({"requestType": kind, "requestDate": chrono::Utc::now().to_rfc3339(),
             "requesterId": requester["id"], "itemId": item["id"],
@@ -423,24 +439,7 @@ async fn blocks_are_overridden_with_permission_comment_and_due_date() {
     );
 
     // A clerk who may check out but not override.
-    let r = desk
-        .c
-        .post(
-            "/users",
-            &json!({"username": "clerk", "active": true, "personal": {"lastName": "Clerk"}}),
-        )
-        .await;
-    let clerk_id = r.body["id"].as_str().unwrap().to_string();
-    let credentials = json!({"userId": clerk_id, "username": "clerk", "password": "pw"});
-    assert_eq!(desk.c.post("/authn/credentials", &credentials).await.status, StatusCode::CREATED);
-    let perms =
-        json!({"userId": clerk_id, "permissions": ["circulation.check-out-by-barcode.post"]});
-    assert_eq!(desk.c.post("/perms/users", &perms).await.status, StatusCode::CREATED);
-    let clerk = Client {
-        app: &app,
-        tenant: "diku".into(),
-        token: app.login_as("diku", "clerk", "pw").await,
-    };
+    let clerk = desk.clerk(&app, &["circulation.check-out-by-barcode.post"]).await;
     let body = |overrides: Value| with_overrides("O-1", "P-O", overrides);
     let r = clerk.post("/circulation/check-out-by-barcode", &body(json!({}))).await;
     assert_eq!(
@@ -564,23 +563,7 @@ async fn renewal_blocks_are_overridden_with_permission_comment_and_due_date() {
         .await;
     assert_eq!(messages(&r), ["Override renewal request must have a comment"]);
     assert_eq!(r.body["errors"][0]["code"], "OVERRIDE_RENEWAL_COMMENT_REQUIRED");
-    let r = desk
-        .c
-        .post(
-            "/users",
-            &json!({"username": "clerk", "active": true, "personal": {"lastName": "Clerk"}}),
-        )
-        .await;
-    let clerk_id = r.body["id"].as_str().unwrap().to_string();
-    let credentials = json!({"userId": clerk_id, "username": "clerk", "password": "pw"});
-    assert_eq!(desk.c.post("/authn/credentials", &credentials).await.status, StatusCode::CREATED);
-    let perms = json!({"userId": clerk_id, "permissions": ["circulation.renew-by-barcode.post"]});
-    assert_eq!(desk.c.post("/perms/users", &perms).await.status, StatusCode::CREATED);
-    let clerk = Client {
-        app: &app,
-        tenant: "diku".into(),
-        token: app.login_as("diku", "clerk", "pw").await,
-    };
+    let clerk = desk.clerk(&app, &["circulation.renew-by-barcode.post"]).await;
     let overridden = json!({"renewalBlock": {}, "comment": "Thesis deadline"});
     let r = clerk.post("/circulation/renew-by-barcode", &renew(Some(overridden.clone()))).await;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
