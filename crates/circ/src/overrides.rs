@@ -67,6 +67,16 @@ pub struct Overridable {
     pub permission_missing: bool,
 }
 
+impl Overridable {
+    /// `block`, as a caller for whom `may_override` says whether they hold its permission.
+    pub(crate) fn for_caller(
+        block: OverridableBlock,
+        may_override: &dyn Fn(OverridableBlock) -> bool,
+    ) -> Overridable {
+        Overridable { block, permission_missing: !may_override(block) }
+    }
+}
+
 /// FOLIO's `overrideBlocks` on a check-out or a renewal. A block is overridden when its
 /// member is present and not null; a check-out ignores the renewal blocks.
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -176,7 +186,7 @@ impl<'a> Overrides<'a> {
 
     /// What a refusal of `block` says about overriding it.
     pub(crate) fn overridable(&self, block: OverridableBlock) -> Overridable {
-        Overridable { block, permission_missing: !(self.may_override)(block) }
+        Overridable::for_caller(block, self.may_override)
     }
 
     /// In place of the check an override skips: the refusals of the override itself,

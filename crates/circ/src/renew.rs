@@ -42,7 +42,7 @@ pub fn renew(
     let overrides = request.override_blocks.clone().unwrap_or_default();
     // A refusal staff could override, and whether this caller may.
     let overridable = |refusal: Refusal, block: OverridableBlock| {
-        refusal.overridable(Overridable { block, permission_missing: !may_override(block) })
+        refusal.overridable(Overridable::for_caller(block, may_override))
     };
     let item_barcode = request.item_barcode.unwrap_or_default();
     let user_barcode = request.user_barcode.unwrap_or_default();
@@ -148,9 +148,9 @@ pub fn renew(
     // The hours of the desk that lent it.
     let desk = Desk::for_policy(writer, &policy, loan.checkout_service_point_id)?;
     let calculated = due_date::for_renewal(&policy, schedule.as_ref(), current_due, now, &desk);
-    let would_not_change = |item_barcode: &str| {
+    let would_not_change = || {
         policy_ref(
-            Refusal::new("renewal would not change the due date", "itemBarcode", item_barcode)
+            Refusal::new("renewal would not change the due date", "itemBarcode", &item_barcode)
                 .code("RENEWAL_WOULD_NOT_CHANGE_DUE_DATE"),
         )
     };
@@ -227,7 +227,7 @@ pub fn renew(
                 None
             }
             Ok(due) if refusals.is_empty() && due <= current_due => {
-                refusals.push(overridable(would_not_change(&item_barcode), due_required));
+                refusals.push(overridable(would_not_change(), due_required));
                 None
             }
             Ok(due) => Some(due),
@@ -237,7 +237,7 @@ pub fn renew(
         && overrides.renewal_requested()
         && due <= current_due
     {
-        refusals.push(would_not_change(&item_barcode));
+        refusals.push(would_not_change());
     }
     if !refusals.is_empty() {
         return Err(Error::Refused(refusals));

@@ -61,7 +61,7 @@ pub struct Refusal {
     pub message: String,
     pub parameters: Vec<(String, String)>,
     pub code: Option<&'static str>,
-    /// Set on the refusals a check-out may override (`overrideBlocks`).
+    /// Set on the refusals a check-out or renewal may override (`overrideBlocks`).
     pub overridable: Option<Overridable>,
 }
 

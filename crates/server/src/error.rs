@@ -27,7 +27,7 @@ struct ErrorEntry {
     kind: &'static str,
     code: &'static str,
     parameters: Vec<Parameter>,
-    /// On a check-out refusal staff may override: the block, and the permission the
+    /// On a check-out or renewal refusal staff may override: the block, and the permission the
     /// caller lacks to override it, if any (FOLIO's `overridableBlock`).
     #[serde(rename = "overridableBlock", skip_serializing_if = "Option::is_none")]
     overridable_block: Option<serde_json::Value>,

@@ -223,7 +223,9 @@ fn run_group(conn: &mut Connection, group: Vec<Job>, committed: &dyn Fn(i64)) {
 /// Runs one job in a savepoint: `Ok` with its last sequence number when it is to be
 /// committed, or the outcome it ends with now.
 fn run_job(tx: &rusqlite::Transaction<'_>, job: &Job) -> Result<Option<i64>, Outcome> {
-    tx.execute_batch("SAVEPOINT quire_write").map_err(|e| Outcome::Failed(e.into()))?;
+    // Every write passes here: the two statements of the common path are prepared once.
+    let statement = |sql| tx.prepare_cached(sql).and_then(|mut s| s.execute([]).map(drop));
+    statement("SAVEPOINT quire_write").map_err(|e| Outcome::Failed(e.into()))?;
     let mut writer = Writer::new(tx);
     // SAFETY: the caller is blocked in `submit` until `done` is finished, which happens
     // after this borrow ends; no other thread runs this job (it left the queue once).
@@ -235,12 +237,12 @@ fn run_job(tx: &rusqlite::Transaction<'_>, job: &Job) -> Result<Option<i64>, Out
         Err(payload) => Err(Outcome::Panicked(payload)),
     };
     drop(writer);
-    let end = if result.is_ok() {
-        "RELEASE quire_write"
+    let ended = if result.is_ok() {
+        statement("RELEASE quire_write")
     } else {
-        "ROLLBACK TO quire_write; RELEASE quire_write"
+        tx.execute_batch("ROLLBACK TO quire_write; RELEASE quire_write")
     };
-    match tx.execute_batch(end) {
+    match ended {
         Ok(()) => result,
         // The release failed, or the rollback did because the database had already
         // rolled everything back; either way this job's changes are not kept.
@@ -252,22 +254,14 @@ fn run_job(tx: &rusqlite::Transaction<'_>, job: &Job) -> Result<Option<i64>, Out
 mod tests {
     use std::sync::Arc;
 
-    use crate::{Component, Error, Migration, Options, RecordTable, Store, Tenant};
+    use crate::fixtures::{THINGS, tenant};
+    use crate::{ColumnValue, Error, Tenant};
 
-    const JOBS: RecordTable = RecordTable { table: "jobs", record_type: "job", columns: &[] };
-
-    const COMPONENT: Component = Component {
-        name: "test",
-        migrations: &[Migration {
-            version: 1,
-            description: "jobs",
-            sql: "CREATE TABLE jobs (id TEXT PRIMARY KEY, version INTEGER NOT NULL, \
-                  body TEXT NOT NULL);",
-        }],
-    };
+    /// The `parent` column of a thing, unused here.
+    const NO_PARENT: [ColumnValue; 1] = [ColumnValue::Null];
 
     fn counter(tenant: &Tenant) -> i64 {
-        let body = tenant.read(|r| r.get(&JOBS, "counter")).unwrap().unwrap().body;
+        let body = tenant.read(|r| r.get(&THINGS, "counter")).unwrap().unwrap().body;
         body.parse().unwrap()
     }
 
@@ -276,10 +270,8 @@ mod tests {
     /// outcome must be that of the writes run one at a time.
     #[test]
     fn grouped_writes_keep_each_writes_outcome() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path(), Options::default(), &[COMPONENT]).unwrap();
-        let (tenant, _) = store.create_tenant("t").unwrap();
-        tenant.write(|w| w.insert(&JOBS, "counter", 1, "0", &[])).unwrap();
+        let (_dir, tenant) = tenant();
+        tenant.write(|w| w.insert(&THINGS, "counter", 1, "0", &NO_PARENT)).unwrap();
         const THREADS: usize = 8;
         const WRITES: usize = 40;
         let threads: Vec<_> = (0..THREADS)
@@ -295,9 +287,15 @@ mod tests {
                             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                                 tenant.write(|w| {
                                     let now: i64 =
-                                        w.get(&JOBS, "counter")?.unwrap().body.parse().unwrap();
-                                    w.update(&JOBS, "counter", 1, &(now + 1).to_string(), &[])?;
-                                    w.insert(&JOBS, &id, 1, "{}", &[])?;
+                                        w.get(&THINGS, "counter")?.unwrap().body.parse().unwrap();
+                                    w.update(
+                                        &THINGS,
+                                        "counter",
+                                        1,
+                                        &(now + 1).to_string(),
+                                        &NO_PARENT,
+                                    )?;
+                                    w.insert(&THINGS, &id, 1, "{}", &NO_PARENT)?;
                                     // Long enough for the other threads to queue up behind.
                                     std::thread::sleep(std::time::Duration::from_micros(300));
                                     assert!(!panics, "a write panics");
@@ -308,7 +306,7 @@ mod tests {
                                     }
                                 })
                             }));
-                        let present = tenant.read(|r| r.exists(&JOBS, &id)).unwrap();
+                        let present = tenant.read(|r| r.exists(&THINGS, &id)).unwrap();
                         match written {
                             Ok(Ok(())) => {
                                 assert!(present, "{id}: a committed write is visible at once");
@@ -325,7 +323,7 @@ mod tests {
         let kept: i64 = threads.into_iter().map(|t| t.join().unwrap()).sum();
         assert_eq!(kept, (THREADS * WRITES - THREADS * WRITES / 5 - 1) as i64);
         assert_eq!(counter(&tenant), kept, "no bump lost, none from a failed write");
-        assert_eq!(tenant.read(|r| r.count(&JOBS)).unwrap() as i64, kept + 1);
+        assert_eq!(tenant.read(|r| r.count(&THINGS)).unwrap() as i64, kept + 1);
         let commits = tenant.writer.commits.load(std::sync::atomic::Ordering::Relaxed);
         assert!(
             commits < (THREADS * WRITES) as u64 / 2,
@@ -342,20 +340,18 @@ mod tests {
 
     #[test]
     fn a_lone_write_commits_and_a_failed_one_leaves_nothing() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path(), Options::default(), &[COMPONENT]).unwrap();
-        let (tenant, _) = store.create_tenant("t").unwrap();
+        let (_dir, tenant) = tenant();
         let failed: crate::Result<()> = tenant.write(|w| {
-            w.insert(&JOBS, "a", 1, "{}", &[])?;
-            w.insert(&JOBS, "a", 1, "{}", &[])
+            w.insert(&THINGS, "a", 1, "{}", &NO_PARENT)?;
+            w.insert(&THINGS, "a", 1, "{}", &NO_PARENT)
         });
         assert!(matches!(failed, Err(Error::DuplicateId { .. })), "{failed:?}");
-        assert!(!tenant.read(|r| r.exists(&JOBS, "a")).unwrap());
-        tenant.write(|w| w.insert(&JOBS, "a", 1, "{}", &[])).unwrap();
-        assert!(tenant.read(|r| r.exists(&JOBS, "a")).unwrap());
+        assert!(!tenant.read(|r| r.exists(&THINGS, "a")).unwrap());
+        tenant.write(|w| w.insert(&THINGS, "a", 1, "{}", &NO_PARENT)).unwrap();
+        assert!(tenant.read(|r| r.exists(&THINGS, "a")).unwrap());
         // The writer connection serves pragmas and checkpoints between groups.
         tenant.set_write_cache(Some(8 << 20)).unwrap();
         assert!(tenant.checkpoint().unwrap());
-        tenant.write(|w| w.insert(&JOBS, "b", 1, "{}", &[])).unwrap();
+        tenant.write(|w| w.insert(&THINGS, "b", 1, "{}", &NO_PARENT)).unwrap();
     }
 }

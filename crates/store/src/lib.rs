@@ -23,6 +23,8 @@
 
 mod changes;
 mod error;
+#[cfg(test)]
+mod fixtures;
 #[allow(unsafe_code)]
 mod group;
 mod migrate;

@@ -591,34 +591,7 @@ fn record_params<'p>(
 
 #[cfg(test)]
 mod tests {
-    use crate::{Component, Migration, Options, RecordTable, Store};
-
-    const THINGS: RecordTable =
-        RecordTable { table: "things", record_type: "thing", columns: &["parent"] };
-
-    const COMPONENT: Component = Component {
-        name: "test",
-        migrations: &[Migration {
-            version: 1,
-            description: "things, and pairs with a partial index",
-            sql: "CREATE TABLE things (id TEXT PRIMARY KEY, version INTEGER NOT NULL, \
-                  body TEXT NOT NULL, parent TEXT); CREATE INDEX things_parent ON things (parent); \
-                  CREATE TABLE pairs (id TEXT PRIMARY KEY, version INTEGER NOT NULL, \
-                  body TEXT NOT NULL, a TEXT, b TEXT); \
-                  CREATE UNIQUE INDEX pairs_open ON pairs (a) WHERE b = 'open';",
-        }],
-    };
-
-    const PAIRS: RecordTable =
-        RecordTable { table: "pairs", record_type: "pair", columns: &["a", "b"] };
-
-    /// A tenant with the test tables, in a directory kept while the guard lives.
-    fn tenant() -> (tempfile::TempDir, std::sync::Arc<crate::Tenant>) {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path(), Options::default(), &[COMPONENT]).unwrap();
-        let (tenant, _) = store.create_tenant("t").unwrap();
-        (dir, tenant)
-    }
+    use crate::fixtures::{PAIRS, THINGS, tenant};
 
     #[test]
     fn batch_reads_and_scans() {

@@ -1,0 +1,34 @@
+//! Tables and a tenant for the crate's unit tests. Each table is defined once here:
+//! the SQL written for a table is cached per table name for the whole process, so two
+//! tests may not define one table two ways.
+
+use std::sync::Arc;
+
+use crate::{Component, Migration, Options, RecordTable, Store, Tenant};
+
+pub(crate) const THINGS: RecordTable =
+    RecordTable { table: "things", record_type: "thing", columns: &["parent"] };
+
+pub(crate) const PAIRS: RecordTable =
+    RecordTable { table: "pairs", record_type: "pair", columns: &["a", "b"] };
+
+const COMPONENT: Component = Component {
+    name: "test",
+    migrations: &[Migration {
+        version: 1,
+        description: "things, and pairs with a partial index",
+        sql: "CREATE TABLE things (id TEXT PRIMARY KEY, version INTEGER NOT NULL, \
+              body TEXT NOT NULL, parent TEXT); CREATE INDEX things_parent ON things (parent); \
+              CREATE TABLE pairs (id TEXT PRIMARY KEY, version INTEGER NOT NULL, \
+              body TEXT NOT NULL, a TEXT, b TEXT); \
+              CREATE UNIQUE INDEX pairs_open ON pairs (a) WHERE b = 'open';",
+    }],
+};
+
+/// A tenant with the test tables, in a directory kept while the guard lives.
+pub(crate) fn tenant() -> (tempfile::TempDir, Arc<Tenant>) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path(), Options::default(), &[COMPONENT]).unwrap();
+    let (tenant, _) = store.create_tenant("t").unwrap();
+    (dir, tenant)
+}
