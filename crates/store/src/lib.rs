@@ -29,6 +29,8 @@ mod fixtures;
 mod group;
 mod migrate;
 mod query;
+#[allow(unsafe_code)]
+mod random_reads;
 mod record;
 mod tenant;
 

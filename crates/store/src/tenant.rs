@@ -141,7 +141,7 @@ const DB_FILE: &str = "quire.sqlite";
 pub struct Tenant {
     name: String,
     dir: PathBuf,
-    db_path: PathBuf,
+    pub(crate) db_path: PathBuf,
     options: Options,
     // Invariant: SQLite allows one writer at a time; the queue's connection is it.
     // Writes run first come, first served, in groups (see `group`).
@@ -373,6 +373,7 @@ fn open_connection(path: &Path, options: &Options, read_only: bool) -> Result<Co
             | OpenFlags::SQLITE_OPEN_CREATE
             | OpenFlags::SQLITE_OPEN_NO_MUTEX
     };
+    crate::random_reads::install();
     let conn = Connection::open_with_flags(path, flags)?;
     // Another process (a CLI command beside the server) may hold the write lock for a
     // while; wait for it rather than failing at once.

@@ -281,7 +281,7 @@ fn retire(generation: &Generation) {
 }
 
 fn open_generation(dir: &Path, name: &str, options: &IndexOptions) -> Result<Generation> {
-    let index = Index::open_in_dir(dir)?;
+    let index = generation::open_for_serving(dir)?;
     if index.schema() != Fields::get().schema {
         return Err(Error::Index("the index schema differs from this version's".to_string()));
     }
