@@ -41,6 +41,7 @@ mod facet;
 mod follower;
 mod generation;
 mod instance;
+mod lifecycle;
 mod pattern;
 mod presence;
 mod priority;
@@ -52,7 +53,5 @@ pub use crate::authority::{AuthorityIndex, AuthoritySearchRequest, AuthoritySear
 pub use crate::error::{Error, Result};
 pub use crate::facet::{DEFAULT_FACET_SIZE, Facet, FacetRequest, FacetValue, FacetsResponse};
 pub use crate::follower::{FollowedIndex, Follower, FollowerHandle, FollowerOptions};
-pub use crate::instance::{
-    IndexOptions, IndexStatus, InstanceIndex, MAX_LIMIT, MAX_WINDOW, ReindexProgress, ReindexStats,
-    SearchRequest, SearchResponse,
-};
+pub use crate::instance::{InstanceIndex, MAX_LIMIT, MAX_WINDOW, SearchRequest, SearchResponse};
+pub use crate::lifecycle::{IndexOptions, IndexStatus, ReindexProgress, ReindexStats};

@@ -12,5 +12,5 @@ mod query;
 mod search;
 mod source;
 
-pub use index::{IndexOptions, IndexStatus, InstanceIndex, ReindexProgress, ReindexStats};
+pub use index::InstanceIndex;
 pub use search::{MAX_LIMIT, MAX_WINDOW, SearchRequest, SearchResponse};

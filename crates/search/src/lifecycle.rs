@@ -1,0 +1,452 @@
+//! The life of one tenant's index, whatever its documents are: opening it (and
+//! rebuilding a missing, corrupt or outdated one), applying change-log rows, committing
+//! with the last applied sequence number in the commit payload, building a new
+//! generation from one snapshot while the old one serves, replaying what changed
+//! meanwhile, and swapping. `InstanceIndex` and `AuthorityIndex` are this with their
+//! own [`Kind`]: which records make which documents.
+//!
+//! Invariant: the payload of a generation's last commit names the change-log sequence
+//! number up to which every change is in that commit. Applying a change re-indexes the
+//! records it touches from the store as they are now, so replaying from there is
+//! idempotent and a crash between a store commit and an index commit loses nothing.
+
+use std::marker::PhantomData;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
+
+use store::{Change, Reader, RecordTable, StoredRecord, Tenant};
+use tantivy::schema::Schema;
+use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, Searcher};
+
+use crate::error::{Error, Result, io_error};
+use crate::{generation, priority, text};
+
+/// Tuning of an index. The defaults suit a 2-core machine.
+#[derive(Debug, Clone)]
+pub struct IndexOptions {
+    /// Indexing memory of the writer that applies changes.
+    pub writer_memory: usize,
+    /// Indexing threads and memory of a full build.
+    pub build_threads: usize,
+    pub build_memory: usize,
+    /// Change-log rows applied per commit when catching up.
+    pub batch_size: usize,
+}
+
+impl Default for IndexOptions {
+    fn default() -> Self {
+        IndexOptions {
+            writer_memory: 64 << 20,
+            build_threads: 2,
+            build_memory: 512 << 20,
+            batch_size: 2_000,
+        }
+    }
+}
+
+/// How far a reindex has got.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReindexProgress {
+    /// Records (instances, authorities) indexed so far.
+    pub done: u64,
+    /// Records in the snapshot.
+    pub total: u64,
+}
+
+/// What a finished reindex did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReindexStats {
+    /// The new generation's directory name.
+    pub generation: String,
+    /// Records in the snapshot (named for the instance index, the first of them).
+    pub instances: u64,
+    /// Change-log rows made during the build and replayed before the swap.
+    pub replayed: u64,
+    pub elapsed: Duration,
+}
+
+/// What the HTTP layer reports about an index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexStatus {
+    pub generation: String,
+    /// The change-log sequence number the index has applied.
+    pub applied_seq: i64,
+    /// Documents in the index.
+    pub documents: u64,
+    /// Set while a reindex runs.
+    pub reindex: Option<ReindexProgress>,
+    pub last_reindex: Option<ReindexStats>,
+    /// The last reindex failure, cleared by a successful one.
+    pub last_error: Option<String>,
+}
+
+/// What one kind of index puts in its documents.
+pub(crate) trait Kind {
+    /// The index's directory under `tenant.dir()/search`.
+    const DIR: &'static str;
+    /// What log lines call the index.
+    const NAME: &'static str;
+
+    fn schema() -> &'static Schema;
+
+    /// The writer that applies changes to a serving generation.
+    fn follower_writer(index: &Index, options: &IndexOptions) -> Result<IndexWriter>;
+
+    /// The records a full build pages through, one or more documents each.
+    const RECORDS: RecordTable;
+
+    /// What every page of a build needs, read once from the snapshot (reference ids).
+    type Context;
+
+    fn context(reader: &Reader<'_>) -> Result<Self::Context>;
+
+    /// Adds the documents of one page of records.
+    fn add_page(
+        reader: &Reader<'_>,
+        context: &Self::Context,
+        page: Vec<StoredRecord>,
+        tenant: &str,
+        writer: &mut IndexWriter,
+    ) -> Result<()>;
+
+    /// Re-indexes the records a batch of changes touches. Returns whether the index
+    /// changed: a batch that did not is not committed.
+    fn apply(
+        reader: &Reader<'_>,
+        searcher: &Searcher,
+        changes: &[Change],
+        tenant: &str,
+        writer: &mut IndexWriter,
+    ) -> Result<bool>;
+}
+
+/// One generation: a tantivy index directory, its reader and its writer.
+struct Generation {
+    name: String,
+    reader: IndexReader,
+    // Invariant: `None` only after the generation was retired.
+    writer: Mutex<Option<IndexWriter>>,
+    // Invariant: the sequence number in the payload of the last commit, or past it
+    // by rows that changed nothing in this index.
+    seq: AtomicI64,
+}
+
+#[derive(Default)]
+struct StatusState {
+    reindex: Option<ReindexProgress>,
+    last_reindex: Option<ReindexStats>,
+    last_error: Option<String>,
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Payload {
+    format: u32,
+    seq: i64,
+}
+
+/// A tenant's index of kind `K`. Every method takes `&self`.
+pub(crate) struct Lifecycle<K> {
+    root: PathBuf,
+    tenant_name: String,
+    options: IndexOptions,
+    current: RwLock<Arc<Generation>>,
+    // Serialises applying changes with swapping generations.
+    apply_lock: Mutex<()>,
+    reindexing: AtomicBool,
+    status: Mutex<StatusState>,
+    // `fn() -> K`: a kind is a type-level name, so the index is Send and Sync anyway.
+    kind: PhantomData<fn() -> K>,
+}
+
+impl<K> std::fmt::Debug for Lifecycle<K> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Lifecycle").field("root", &self.root).finish_non_exhaustive()
+    }
+}
+
+impl<K: Kind> Lifecycle<K> {
+    /// Opens the tenant's index, building it from the store first when it is missing,
+    /// corrupt or of an older format.
+    pub(crate) fn open(tenant: &Tenant, options: IndexOptions) -> Result<Lifecycle<K>> {
+        let root = tenant.dir().join("search").join(K::DIR);
+        std::fs::create_dir_all(&root).map_err(|e| io_error(&root, e))?;
+        let existing = generation::read_current(&root).and_then(|name| {
+            match open_generation::<K>(&root.join(&name), &name, &options) {
+                Ok(generation) => Some(generation),
+                Err(e) => {
+                    tracing::warn!(tenant = tenant.name(), index = K::NAME, generation = %name, error = %e, "index unusable; rebuilding");
+                    None
+                }
+            }
+        });
+        let generation = match existing {
+            Some(generation) => generation,
+            None => {
+                let (name, dir) = generation::create_next(&root)?;
+                build::<K>(tenant, &dir, &options, &mut |_| {})?;
+                let generation = open_generation::<K>(&dir, &name, &options)?;
+                generation::write_current(&root, &name)?;
+                generation
+            }
+        };
+        generation::remove_others(&root, &generation.name);
+        Ok(Lifecycle {
+            root,
+            tenant_name: tenant.name().to_string(),
+            options,
+            current: RwLock::new(Arc::new(generation)),
+            apply_lock: Mutex::new(()),
+            reindexing: AtomicBool::new(false),
+            status: Mutex::new(StatusState::default()),
+            kind: PhantomData,
+        })
+    }
+
+    fn current(&self) -> Arc<Generation> {
+        self.current.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// A searcher over the serving generation as last committed.
+    pub(crate) fn searcher(&self) -> Searcher {
+        self.current().reader.searcher()
+    }
+
+    /// The change-log sequence number the index has applied (committed, or skipped as
+    /// changing nothing in it).
+    pub(crate) fn applied_seq(&self) -> i64 {
+        self.current().seq.load(Ordering::SeqCst)
+    }
+
+    /// Applies the change-log rows committed before the call (and perhaps a few more),
+    /// committing every [`IndexOptions::batch_size`] rows. Returns the rows read. It
+    /// does not chase a log that keeps growing: a follower calls it again.
+    pub(crate) fn catch_up(&self, tenant: &Tenant) -> Result<u64> {
+        let target = tenant.last_seq()?;
+        let _guard = self.apply_lock.lock().unwrap_or_else(|p| p.into_inner());
+        apply_until::<K>(&self.current(), tenant, self.options.batch_size, target)
+    }
+
+    pub(crate) fn status(&self) -> IndexStatus {
+        let generation = self.current();
+        let status = self.status.lock().unwrap_or_else(|p| p.into_inner());
+        IndexStatus {
+            generation: generation.name.clone(),
+            applied_seq: generation.seq.load(Ordering::SeqCst),
+            documents: generation.reader.searcher().num_docs(),
+            reindex: status.reindex,
+            last_reindex: status.last_reindex.clone(),
+            last_error: status.last_error.clone(),
+        }
+    }
+
+    /// Rebuilds the index into a new generation from one snapshot of the store while
+    /// this one keeps serving (and following the log), replays the changes made
+    /// meanwhile, swaps atomically and deletes the old generation. One reindex runs at
+    /// a time; a second call meanwhile waits for nothing and fails.
+    ///
+    /// The build runs at the lowest CPU priority (`priority`), so searches keep their
+    /// speed and the build takes the CPU time they leave.
+    pub(crate) fn reindex(
+        &self,
+        tenant: &Tenant,
+        progress: &mut (dyn FnMut(ReindexProgress) + Send),
+    ) -> Result<ReindexStats> {
+        if self.reindexing.swap(true, Ordering::SeqCst) {
+            return Err(Error::Index("a reindex of this index is already running".to_string()));
+        }
+        let result = self.reindex_inner(tenant, progress);
+        self.reindexing.store(false, Ordering::SeqCst);
+        let mut status = self.status.lock().unwrap_or_else(|p| p.into_inner());
+        status.reindex = None;
+        match &result {
+            Ok(stats) => {
+                status.last_reindex = Some(stats.clone());
+                status.last_error = None;
+            }
+            Err(e) => status.last_error = Some(e.to_string()),
+        }
+        result
+    }
+
+    fn reindex_inner(
+        &self,
+        tenant: &Tenant,
+        progress: &mut (dyn FnMut(ReindexProgress) + Send),
+    ) -> Result<ReindexStats> {
+        let started = Instant::now();
+        let (name, dir) = generation::create_next(&self.root)?;
+        let outcome = (|| {
+            let mut report = |p: ReindexProgress| {
+                self.status.lock().unwrap_or_else(|e| e.into_inner()).reindex = Some(p);
+                progress(p);
+            };
+            let records =
+                priority::in_background(|| build::<K>(tenant, &dir, &self.options, &mut report))?;
+            let fresh = open_generation::<K>(&dir, &name, &self.options)?;
+            // Most of the changes made during the build are replayed while the old
+            // generation still serves; the rest with appliers held off, then the swap.
+            let batch = self.options.batch_size;
+            let mut replayed = apply_until::<K>(&fresh, tenant, batch, tenant.last_seq()?)?;
+            let old = {
+                let _guard = self.apply_lock.lock().unwrap_or_else(|p| p.into_inner());
+                replayed += apply_until::<K>(&fresh, tenant, batch, tenant.last_seq()?)?;
+                generation::write_current(&self.root, &name)?;
+                let mut current = self.current.write().unwrap_or_else(|p| p.into_inner());
+                std::mem::replace(&mut *current, Arc::new(fresh))
+            };
+            Ok::<_, Error>((records, replayed, old))
+        })();
+        match outcome {
+            Ok((records, replayed, old)) => {
+                retire(&old);
+                drop(old);
+                generation::remove_others(&self.root, &name);
+                tracing::info!(tenant = %self.tenant_name, index = K::NAME, generation = %name, records, replayed, "reindex done");
+                Ok(ReindexStats {
+                    generation: name,
+                    instances: records,
+                    replayed,
+                    elapsed: started.elapsed(),
+                })
+            }
+            Err(e) => {
+                let _ignored = std::fs::remove_dir_all(&dir);
+                Err(e)
+            }
+        }
+    }
+}
+
+/// Stops a generation's writer so its directory can be deleted. Searches still
+/// holding its reader keep working: their files stay open.
+fn retire(generation: &Generation) {
+    let writer = generation.writer.lock().unwrap_or_else(|p| p.into_inner()).take();
+    if let Some(writer) = writer
+        && let Err(e) = writer.wait_merging_threads()
+    {
+        tracing::warn!(generation = %generation.name, error = %e, "stopping an old index writer failed");
+    }
+}
+
+fn open_generation<K: Kind>(dir: &Path, name: &str, options: &IndexOptions) -> Result<Generation> {
+    let index = generation::open_for_serving(dir)?;
+    if index.schema() != *K::schema() {
+        return Err(Error::Index("the index schema differs from this version's".to_string()));
+    }
+    text::register(&index);
+    let payload = index
+        .load_metas()?
+        .payload
+        .and_then(|p| serde_json::from_str::<Payload>(&p).ok())
+        .filter(|p| p.format == generation::FORMAT_VERSION)
+        .ok_or_else(|| Error::Index("the index has no commit of this format".to_string()))?;
+    let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
+    let writer = K::follower_writer(&index, options)?;
+    Ok(Generation {
+        name: name.to_string(),
+        reader,
+        writer: Mutex::new(Some(writer)),
+        seq: AtomicI64::new(payload.seq),
+    })
+}
+
+fn commit(writer: &mut IndexWriter, seq: i64) -> Result<()> {
+    let payload = serde_json::to_string(&Payload { format: generation::FORMAT_VERSION, seq })
+        .expect("serialising plain data cannot fail");
+    let mut prepared = writer.prepare_commit()?;
+    prepared.set_payload(&payload);
+    prepared.commit()?;
+    Ok(())
+}
+
+/// Builds a full index in `dir` from one read transaction of the store: the records
+/// in id order, a page at a time. Returns the number of records.
+fn build<K: Kind>(
+    tenant: &Tenant,
+    dir: &Path,
+    options: &IndexOptions,
+    progress: &mut dyn FnMut(ReindexProgress),
+) -> Result<u64> {
+    const PAGE: usize = 1_000;
+    let index = Index::create_in_dir(dir, K::schema().clone())?;
+    text::register(&index);
+    let mut writer = generation::build_writer(&index, options.build_threads, options.build_memory)?;
+    let (seq, done) = tenant.read(|reader| {
+        let seq = reader.last_seq()?;
+        let total = reader.count(&K::RECORDS)?;
+        let context = K::context(reader)?;
+        let mut after: Option<String> = None;
+        let mut done = 0u64;
+        progress(ReindexProgress { done, total });
+        loop {
+            let page = reader.scan(&K::RECORDS, after.as_deref(), PAGE)?;
+            let Some(last) = page.last() else { break };
+            after = Some(last.id.clone());
+            done += page.len() as u64;
+            K::add_page(reader, &context, page, tenant.name(), &mut writer)?;
+            if done.is_multiple_of(PAGE as u64 * 10) {
+                progress(ReindexProgress { done, total });
+            }
+        }
+        progress(ReindexProgress { done, total: total.max(done) });
+        Ok::<_, Error>((seq, done))
+    })?;
+    commit(&mut writer, seq)?;
+    generation::compact(writer)?;
+    Ok(done)
+}
+
+/// Applies the change log after the generation's sequence number, at least up to
+/// `target`.
+fn apply_until<K: Kind>(
+    generation: &Generation,
+    tenant: &Tenant,
+    batch: usize,
+    target: i64,
+) -> Result<u64> {
+    let mut applied = 0;
+    while generation.seq.load(Ordering::SeqCst) < target {
+        let n = apply_batch::<K>(generation, tenant, batch)?;
+        if n == 0 {
+            break;
+        }
+        applied += n;
+    }
+    Ok(applied)
+}
+
+/// Applies up to `batch` change-log rows in one read transaction and commits.
+fn apply_batch<K: Kind>(generation: &Generation, tenant: &Tenant, batch: usize) -> Result<u64> {
+    let after = generation.seq.load(Ordering::SeqCst);
+    let mut guard = generation.writer.lock().unwrap_or_else(|p| p.into_inner());
+    let writer = guard.as_mut().ok_or_else(|| Error::Index("index generation retired".into()))?;
+    let searcher = generation.reader.searcher();
+    let outcome = tenant.read(|reader| {
+        let changes = reader.changes_since(after, batch)?;
+        let Some(last) = changes.last().map(|c| c.seq) else { return Ok(None) };
+        let changed = K::apply(reader, &searcher, &changes, tenant.name(), writer)?;
+        Ok::<_, Error>(Some((last, changes.len() as u64, changed)))
+    });
+    let (last, n, changed) = match outcome {
+        Ok(Some(done)) => done,
+        Ok(None) => return Ok(0),
+        Err(e) => {
+            // Drop what was added for this batch; it is applied again next time.
+            let _ignored = writer.rollback();
+            return Err(e);
+        }
+    };
+    // A batch that changed nothing here moves the sequence number on in memory only: a
+    // commit would cost an fsync for nothing, and a restart re-reads those rows and
+    // skips them again.
+    if changed {
+        commit(writer, last)?;
+    }
+    generation.seq.store(last, Ordering::SeqCst);
+    if changed {
+        generation.reader.reload()?;
+    }
+    Ok(n)
+}
