@@ -66,6 +66,10 @@ struct ServerOptions {
     /// `normal`: a commit survives a crash of the process; `full`: also a power loss.
     #[arg(long, env = "QUIRE_DURABILITY", default_value = "normal", value_parser = ["normal", "full"])]
     durability: String,
+    /// Read each tenant's database into memory in the background at start, at idle
+    /// priority, and keep it mapped, so the first requests do not wait on the disk.
+    #[arg(long, env = "QUIRE_PREWARM", default_value_t = true, action = clap::ArgAction::Set)]
+    prewarm: bool,
     /// Largest request body accepted, in bytes.
     #[arg(long, env = "QUIRE_MAX_BODY_BYTES", default_value_t = 64 * 1024 * 1024)]
     max_body_bytes: usize,
@@ -210,7 +214,7 @@ fn open_store(
     };
     let store = store::Store::open(
         data_dir,
-        store::Options { durability, ..store::Options::default() },
+        store::Options { durability, prewarm: options.prewarm, ..store::Options::default() },
         &server::components(),
     )
     .with_context(|| format!("opening data directory {}", data_dir.display()))?;

@@ -33,6 +33,8 @@ mod query;
 mod random_reads;
 mod record;
 mod tenant;
+#[allow(unsafe_code)]
+mod warm;
 
 pub use crate::{
     changes::{Change, Operation},

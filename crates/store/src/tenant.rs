@@ -36,11 +36,14 @@ pub struct Options {
     pub durability: Durability,
     /// Read connections kept open per tenant.
     pub max_idle_readers: usize,
+    /// Map each open tenant's database and read it into memory in the background, and
+    /// keep it mapped (`warm.rs`): for a server, not for a one-off command.
+    pub prewarm: bool,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { durability: Durability::Normal, max_idle_readers: 8 }
+        Options { durability: Durability::Normal, max_idle_readers: 8, prewarm: false }
     }
 }
 
@@ -130,6 +133,9 @@ impl Store {
         std::fs::create_dir_all(&dir).map_err(|e| io_error(&dir, e))?;
         let tenant = Arc::new(Tenant::open(name, &dir, &self.options, &self.components)?);
         spawn_checkpointer(&tenant);
+        if self.options.prewarm {
+            crate::warm::spawn(&tenant);
+        }
         tenants.insert(name.to_string(), tenant.clone());
         Ok(tenant)
     }
