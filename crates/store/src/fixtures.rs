@@ -32,3 +32,34 @@ pub(crate) fn tenant() -> (tempfile::TempDir, Arc<Tenant>) {
     let (tenant, _) = store.create_tenant("t").unwrap();
     (dir, tenant)
 }
+
+/// A map of a file in this process, as `/proc/self/smaps` lists it.
+#[cfg(target_os = "linux")]
+pub(crate) struct FileMap {
+    /// Kibibytes of it in memory.
+    pub(crate) rss_kib: u64,
+    /// Advised random reads (`rr` among its flags).
+    pub(crate) random: bool,
+}
+
+/// This process's maps of `path`, now.
+#[cfg(target_os = "linux")]
+pub(crate) fn maps_of(path: &std::path::Path) -> Vec<FileMap> {
+    let path = path.to_string_lossy();
+    let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
+    let (mut maps, mut in_map, mut rss_kib) = (Vec::new(), false, 0);
+    for line in smaps.lines() {
+        if line.split_whitespace().nth(5).is_some_and(|name| name == path) {
+            in_map = true;
+        } else if let Some(kib) = line.strip_prefix("Rss:") {
+            rss_kib = kib.trim().trim_end_matches("kB").trim().parse().unwrap();
+        } else if let Some(flags) = line.strip_prefix("VmFlags:") {
+            if in_map {
+                let random = flags.split_whitespace().any(|flag| flag == "rr");
+                maps.push(FileMap { rss_kib, random });
+            }
+            in_map = false;
+        }
+    }
+    maps
+}

@@ -87,21 +87,8 @@ mod tests {
         // The migrations' pages go from the WAL into the file, and a read maps it.
         tenant.checkpoint().unwrap();
         tenant.read(|reader| reader.count(&fixtures::THINGS)).unwrap();
-        let db = tenant.db_path.to_string_lossy().into_owned();
-        let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
-        let mut flags_of_db_maps = Vec::new();
-        let mut in_db_map = false;
-        for line in smaps.lines() {
-            if line.split_whitespace().nth(5).is_some_and(|path| path == db) {
-                in_db_map = true;
-            } else if let Some(flags) = line.strip_prefix("VmFlags:") {
-                if in_db_map {
-                    flags_of_db_maps.push(flags.split_whitespace().any(|flag| flag == "rr"));
-                }
-                in_db_map = false;
-            }
-        }
-        assert!(!flags_of_db_maps.is_empty(), "no map of {db} in /proc/self/smaps");
-        assert!(flags_of_db_maps.iter().all(|&random| random), "{flags_of_db_maps:?}");
+        let maps = fixtures::maps_of(&tenant.db_path);
+        assert!(!maps.is_empty(), "no map of the database in /proc/self/smaps");
+        assert!(maps.iter().all(|map| map.random));
     }
 }

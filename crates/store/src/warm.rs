@@ -133,30 +133,16 @@ mod tests {
     fn a_prewarmed_database_is_mapped_and_resident() {
         let (_dir, tenant) = fixtures::tenant();
         tenant.checkpoint().unwrap();
-        let db = tenant.db_path.to_string_lossy().into_owned();
-        let size = std::fs::metadata(&db).unwrap().len() / 1024;
+        let size_kib = std::fs::metadata(&tenant.db_path).unwrap().len() / 1024;
         super::spawn(&tenant);
         let prewarmed = || {
-            let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
-            let (mut in_db_map, mut rss) = (false, 0);
-            for line in smaps.lines() {
-                if line.split_whitespace().nth(5).is_some_and(|path| path == db) {
-                    in_db_map = true;
-                } else if let Some(kb) = line.strip_prefix("Rss:") {
-                    rss = kb.trim().trim_end_matches("kB").trim().parse::<u64>().unwrap();
-                } else if let Some(flags) = line.strip_prefix("VmFlags:") {
-                    let random = flags.split_whitespace().any(|flag| flag == "rr");
-                    if in_db_map && !random && rss >= size {
-                        return true;
-                    }
-                    in_db_map = false;
-                }
-            }
-            false
+            fixtures::maps_of(&tenant.db_path)
+                .iter()
+                .any(|map| !map.random && map.rss_kib >= size_kib)
         };
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
         while !prewarmed() {
-            assert!(std::time::Instant::now() < deadline, "no resident map of {db} ({size} KiB)");
+            assert!(std::time::Instant::now() < deadline, "no resident map of {size_kib} KiB");
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
     }
