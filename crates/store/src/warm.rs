@@ -7,7 +7,9 @@
 //! while the tenant is open: the pages then count as in use, which some kernels'
 //! reclaimers (DAMON's page-out scheme on this project's test machine) respect and
 //! unmapped page cache they do not. The pages stay reclaimable under real memory
-//! pressure. The map is only ever read by the kernel (`MADV_POPULATE_READ`), never by
+//! pressure. The map covers the file as it was when the tenant opened; pages written
+//! since are in memory already, having just been written. The map is only ever read by
+//! the kernel (`MADV_POPULATE_READ`), never by
 //! this program, so the writer changing the file under it is harmless.
 
 use std::path::Path;
