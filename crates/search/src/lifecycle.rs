@@ -84,10 +84,8 @@ pub struct IndexStatus {
 
 /// What one kind of index puts in its documents.
 pub(crate) trait Kind {
-    /// The index's directory under `tenant.dir()/search`.
+    /// The index's directory under `tenant.dir()/search`, and its name in log lines.
     const DIR: &'static str;
-    /// What log lines call the index.
-    const NAME: &'static str;
 
     fn schema() -> &'static Schema;
 
@@ -176,7 +174,7 @@ impl<K: Kind> Lifecycle<K> {
             match open_generation::<K>(&root.join(&name), &name, &options) {
                 Ok(generation) => Some(generation),
                 Err(e) => {
-                    tracing::warn!(tenant = tenant.name(), index = K::NAME, generation = %name, error = %e, "index unusable; rebuilding");
+                    tracing::warn!(tenant = tenant.name(), index = K::DIR, generation = %name, error = %e, "index unusable; rebuilding");
                     None
                 }
             }
@@ -303,7 +301,7 @@ impl<K: Kind> Lifecycle<K> {
                 retire(&old);
                 drop(old);
                 generation::remove_others(&self.root, &name);
-                tracing::info!(tenant = %self.tenant_name, index = K::NAME, generation = %name, records, replayed, "reindex done");
+                tracing::info!(tenant = %self.tenant_name, index = K::DIR, generation = %name, records, replayed, "reindex done");
                 Ok(ReindexStats {
                     generation: name,
                     instances: records,

@@ -8,40 +8,16 @@
 //! time searches leave idle: on an idle machine it runs at full speed, under a
 //! saturating search load it slows down instead of the searches.
 
-use thread_priority::{ThreadPriority, set_current_thread_priority};
-
 /// Runs `work` on a new low-priority thread and waits for its result.
 pub(crate) fn in_background<T: Send>(work: impl FnOnce() -> T + Send) -> T {
     std::thread::scope(|scope| {
         let thread = std::thread::Builder::new()
             .name("quire-reindex".to_string())
             .spawn_scoped(scope, || {
-                lower_current_thread();
+                store::lower_current_thread();
                 work()
             })
             .expect("starting a thread");
         thread.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
     })
-}
-
-/// Puts the calling thread in the lowest ordinary scheduling class. Failing to is not
-/// an error: the build then simply competes with searches as any thread does.
-fn lower_current_thread() {
-    #[cfg(target_os = "linux")]
-    let done = {
-        use thread_priority::unix::{
-            NormalThreadSchedulePolicy, ThreadSchedulePolicy, set_thread_priority_and_policy,
-            thread_native_id,
-        };
-        set_thread_priority_and_policy(
-            thread_native_id(),
-            ThreadPriority::Min,
-            ThreadSchedulePolicy::Normal(NormalThreadSchedulePolicy::Idle),
-        )
-    };
-    #[cfg(not(target_os = "linux"))]
-    let done = set_current_thread_priority(ThreadPriority::Min);
-    if let Err(e) = done.or_else(|_| set_current_thread_priority(ThreadPriority::Min)) {
-        tracing::debug!(error = ?e, "could not lower the reindex thread's priority");
-    }
 }

@@ -28,6 +28,7 @@ mod fixtures;
 #[allow(unsafe_code)]
 mod group;
 mod migrate;
+mod priority;
 mod query;
 #[allow(unsafe_code)]
 mod random_reads;
@@ -40,6 +41,7 @@ pub use crate::{
     changes::{Change, Operation},
     error::{Error, QueryError, Result},
     migrate::{Component, Migration},
+    priority::lower_current_thread,
     query::{FieldKind, QueryField, SortDirection},
     record::{ColumnValue, Page, Reader, RecordTable, StoredRecord, Writer},
     tenant::{Durability, Options, Store, Tenant, validate_tenant_name},

@@ -2,15 +2,15 @@
 //!
 //! A desk's requests touch patrons, items and loans all over the file, so until the
 //! pages have been read once, a check-out waits on the disk for several of them. A
-//! server therefore maps the whole file and has the kernel read it in, at the lowest
-//! CPU priority, as PostgreSQL's `pg_prewarm` does for its buffers, and keeps the map
-//! while the tenant is open: the pages then count as in use, which some kernels'
-//! reclaimers (DAMON's page-out scheme on this project's test machine) respect and
-//! unmapped page cache they do not. The pages stay reclaimable under real memory
-//! pressure. The map covers the file as it was when the tenant opened; pages written
-//! since are in memory already, having just been written. The map is only ever read by
-//! the kernel (`MADV_POPULATE_READ`), never by
-//! this program, so the writer changing the file under it is harmless.
+//! server therefore maps the whole file and has the kernel read it in, in the lowest
+//! scheduling class (`priority`), as PostgreSQL's `pg_prewarm` does for its buffers,
+//! and keeps the map while the tenant is open: the pages then count as in use, which
+//! some kernels' reclaimers (DAMON's page-out scheme on this project's test machine)
+//! respect and unmapped page cache they do not. The pages stay reclaimable under real
+//! memory pressure. The map covers the file as it was when the tenant opened; pages
+//! written since are in memory already, having just been written. The map is only ever
+//! read by the kernel (`MADV_POPULATE_READ`), never by this program, so the writer
+//! changing the file under it is harmless.
 
 use std::path::Path;
 use std::sync::{Arc, Weak};
@@ -34,7 +34,7 @@ pub(crate) fn spawn(tenant: &Arc<Tenant>) {
 }
 
 fn hold(path: &Path, tenant: &Weak<Tenant>) {
-    lower_priority();
+    crate::lower_current_thread();
     let map = match Map::new(path) {
         Ok(Some(map)) => map,
         Ok(None) => return,
@@ -111,17 +111,6 @@ impl Drop for Map {
         unsafe {
             libc::munmap(self.addr, self.len);
         }
-    }
-}
-
-/// Nice 19 for the calling thread: the kernel reads the file at the disk's pace, but
-/// the CPU the faults take is only what requests leave.
-fn lower_priority() {
-    #[cfg(target_os = "linux")]
-    // SAFETY: plain system calls on the calling thread's own id.
-    unsafe {
-        let tid = libc::gettid();
-        libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, 19);
     }
 }
 

@@ -114,7 +114,6 @@ impl AuthorityIndex {
 
 impl Kind for Authorities {
     const DIR: &'static str = "authorities";
-    const NAME: &'static str = "authorities";
 
     fn schema() -> &'static Schema {
         &Fields::get().schema

@@ -107,7 +107,6 @@ impl InstanceIndex {
 
 impl Kind for Instances {
     const DIR: &'static str = "instances";
-    const NAME: &'static str = "instances";
 
     fn schema() -> &'static Schema {
         &Fields::get().schema
