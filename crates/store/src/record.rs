@@ -674,7 +674,7 @@ mod tests {
     }
 
     #[test]
-    fn a_checkpoint_empties_the_wal_and_keeps_the_data() {
+    fn checkpoints_empty_the_wal_and_keep_the_data() {
         let (_dir, tenant) = tenant();
         tenant
             .write(|w| {
@@ -685,12 +685,20 @@ mod tests {
             })
             .unwrap();
         let wal = tenant.dir().join("quire.sqlite-wal");
-        assert!(std::fs::metadata(&wal).unwrap().len() > 0);
+        let grown = std::fs::metadata(&wal).unwrap().len();
+        assert!(grown > 0);
         // A reader between transactions does not hold it back.
         tenant.read(|r| r.count(&THINGS)).unwrap();
+        // In place: the file stays, and the next transaction writes from its start.
+        assert!(tenant.checkpoint_in_place().unwrap());
+        assert_eq!(std::fs::metadata(&wal).unwrap().len(), grown);
+        tenant
+            .write(|w| w.insert(&THINGS, "one more", 1, "{}", &[crate::ColumnValue::Null]))
+            .unwrap();
+        assert_eq!(std::fs::metadata(&wal).unwrap().len(), grown, "overwritten, not appended");
         assert!(tenant.checkpoint().unwrap());
         assert_eq!(std::fs::metadata(&wal).unwrap().len(), 0);
-        assert_eq!(tenant.read(|r| r.count(&THINGS)).unwrap(), 200);
+        assert_eq!(tenant.read(|r| r.count(&THINGS)).unwrap(), 201);
     }
 }
 
