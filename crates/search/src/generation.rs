@@ -23,7 +23,8 @@ const CURRENT: &str = "CURRENT";
 /// index written by an older Quire is rebuilt rather than misread.
 /// 2: term dictionaries as sstables instead of FSTs (tantivy's `quickwit` feature).
 /// 3: field presence as bits of `_present<n>` columns instead of `_present` terms.
-pub(crate) const FORMAT_VERSION: u32 = 3;
+/// 4: no `_full` stored field (`expandAll` reads the store).
+pub(crate) const FORMAT_VERSION: u32 = 4;
 
 /// The generation `CURRENT` names, if the file exists and has this format version.
 pub(crate) fn read_current(root: &Path) -> Option<String> {

@@ -22,9 +22,9 @@
 //!
 //! let index = search::InstanceIndex::open(&tenant).unwrap(); // builds from the store
 //! index.catch_up(&tenant).unwrap();
-//! let found = index.search(&search::SearchRequest::new("title all primers")).unwrap();
+//! let found = index.search(&tenant, &search::SearchRequest::new("title all primers")).unwrap();
 //! assert_eq!(found.total_records, 1);
-//! let error = index.search(&search::SearchRequest::new("title within x")).unwrap_err();
+//! let error = index.count("title within x").unwrap_err();
 //! assert_eq!(error.to_string(), "Failed to parse CQL query. Comparator 'within' is not supported.");
 //! ```
 //!

@@ -117,8 +117,8 @@ fn fixture() -> Fixture {
     Fixture { _dir: dir, tenant, index }
 }
 
-fn hrids(index: &InstanceIndex, request: &SearchRequest) -> String {
-    match index.search(request) {
+fn hrids(f: &Fixture, request: &SearchRequest) -> String {
+    match f.index.search(&f.tenant, request) {
         Ok(found) => {
             let mut hrids: Vec<String> = found
                 .instances
@@ -137,10 +137,10 @@ fn hrids(index: &InstanceIndex, request: &SearchRequest) -> String {
 }
 
 /// One query per line, each with the hrids it finds (sorted, unless the query sorts).
-fn check(index: &InstanceIndex, queries: &[&str], expect: Expect) {
+fn check(f: &Fixture, queries: &[&str], expect: Expect) {
     let out: Vec<String> = queries
         .iter()
-        .map(|q| format!("{q} => {}", hrids(index, &SearchRequest::new(*q))))
+        .map(|q| format!("{q} => {}", hrids(f, &SearchRequest::new(*q))))
         .collect();
     expect.assert_eq(&(out.join("\n") + "\n"));
 }
@@ -149,7 +149,7 @@ fn check(index: &InstanceIndex, queries: &[&str], expect: Expect) {
 fn relations_and_aliases() {
     let f = fixture();
     check(
-        &f.index,
+        &f,
         &[
             "cql.allRecords=1",
             "keyword = *",
@@ -275,7 +275,7 @@ fn relations_and_aliases() {
 fn wildcards() {
     let f = fixture();
     check(
-        &f.index,
+        &f,
         &[
             "title all prim*",
             "title all *primer",
@@ -332,12 +332,12 @@ fn errors_and_paging() {
     ];
     let mut out: Vec<String> = cases
         .iter()
-        .map(|q| format!("{q} => {}", hrids(&f.index, &SearchRequest::new(*q))))
+        .map(|q| format!("{q} => {}", hrids(&f, &SearchRequest::new(*q))))
         .collect();
     for (limit, offset) in [(501, 0), (500, 9_500), (100, 9_900), (0, 0), (2, 1), (2, 4)] {
         let request =
             SearchRequest { limit, offset, ..SearchRequest::new("cql.allRecords=1 sortBy title") };
-        out.push(format!("limit {limit} offset {offset} => {}", hrids(&f.index, &request)));
+        out.push(format!("limit {limit} offset {offset} => {}", hrids(&f, &request)));
     }
     expect![[r#"
         title all => error: Failed to parse CQL query [cql: 'title all', resource: instance]
@@ -353,7 +353,7 @@ fn errors_and_paging() {
         limit 2 offset 1 => 5 t4 t5
         limit 2 offset 4 => 5 t3
     "#]].assert_eq(&(out.join("\n") + "\n"));
-    let error = f.index.search(&SearchRequest::new("title all")).unwrap_err();
+    let error = f.index.search(&f.tenant, &SearchRequest::new("title all")).unwrap_err();
     assert!(error.is_client_error());
     assert!(matches!(error, search::Error::InvalidQuery { .. }));
 }
@@ -362,7 +362,7 @@ fn errors_and_paging() {
 fn sorting() {
     let f = fixture();
     check(
-        &f.index,
+        &f,
         &[
             "cql.allRecords=1 sortBy title",
             "cql.allRecords=1 sortBy title/sort.descending",
@@ -388,7 +388,7 @@ fn sorting() {
     let (instance, _) = catalogue().swap_remove(2);
     let id = f
         .index
-        .search(&SearchRequest { expand_all: true, ..SearchRequest::new("hrid == t3") })
+        .search(&f.tenant, &SearchRequest { expand_all: true, ..SearchRequest::new("hrid == t3") })
         .unwrap();
     let id = serde_json::from_str::<Value>(&id.instances[0]).unwrap()["id"]
         .as_str()
@@ -408,7 +408,7 @@ fn sorting() {
         })
         .unwrap();
     f.index.catch_up(&f.tenant).unwrap();
-    let first = |q: &str| hrids(&f.index, &SearchRequest { limit: 1, ..SearchRequest::new(q) });
+    let first = |q: &str| hrids(&f, &SearchRequest { limit: 1, ..SearchRequest::new(q) });
     assert_eq!(first("cql.allRecords=1 sortBy metadata.updatedDate/sort.descending"), "5 t3");
     assert_ne!(first("cql.allRecords=1 sortBy metadata.updatedDate"), "5 t3");
     assert_ne!(first("cql.allRecords=1 sortBy metadata.createdDate/sort.descending"), "5 t3");
@@ -443,7 +443,7 @@ fn facets_and_results() {
         let values = &facets.facets[0].values;
         values.iter().map(|v| format!("{}={}", v.id, v.total_records)).collect::<Vec<_>>().join(" ")
     };
-    let total = |query: &str| f.index.search(&SearchRequest::new(query)).unwrap().total_records;
+    let total = |query: &str| f.index.search(&f.tenant, &SearchRequest::new(query)).unwrap().total_records;
     expect![[r#"
         languages == eng: languages eng=3 fre=1 ger=1 rus=1 (3 found)
         languages == eng: items.status.name Available=2 Checked out=1
@@ -485,7 +485,7 @@ fn facets_and_results() {
         .collect::<String>(),
     );
 
-    let basic = f.index.search(&SearchRequest::new("hrid == t1")).unwrap();
+    let basic = f.index.search(&f.tenant, &SearchRequest::new("hrid == t1")).unwrap();
     let basic: Value = serde_json::from_str(&basic.to_json()).unwrap();
     let instance = &basic["instances"][0];
     assert_eq!(basic["totalRecords"], 1);
@@ -494,7 +494,7 @@ fn facets_and_results() {
     assert!(instance.get("subjects").is_none(), "basic fields only: {instance}");
     let full = f
         .index
-        .search(&SearchRequest { expand_all: true, ..SearchRequest::new("hrid == t1") })
+        .search(&f.tenant, &SearchRequest { expand_all: true, ..SearchRequest::new("hrid == t1") })
         .unwrap();
     let full: Value = serde_json::from_str(&full.instances[0]).unwrap();
     assert_eq!(full["subjects"][1]["value"], "Ontologies");

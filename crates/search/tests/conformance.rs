@@ -186,7 +186,7 @@ fn folio_conformance_cases() {
     let cases = cases();
     for (case, query, expected) in &cases {
         let result =
-            index.search(&SearchRequest { limit: 100, ..SearchRequest::new(query.as_str()) });
+            index.search(&tenant, &SearchRequest { limit: 100, ..SearchRequest::new(query.as_str()) });
         let outcome = match result {
             Ok(found)
                 if found.total_records == 1

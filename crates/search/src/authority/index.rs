@@ -79,11 +79,7 @@ impl AuthorityIndex {
         request.include_number_of_titles &= instances.is_some();
         let mut titles = |id: Uuid| -> Result<u64> {
             let Some(instances) = instances else { return Ok(0) };
-            let count = crate::SearchRequest {
-                limit: 0,
-                ..crate::SearchRequest::new(format!("authorityId == {id}"))
-            };
-            Ok(instances.search(&count)?.total_records)
+            instances.count(&format!("authorityId == {id}"))
         };
         search::search(&searcher, query.as_ref(), sort, &request, &mut titles)
     }

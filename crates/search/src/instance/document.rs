@@ -3,7 +3,8 @@
 //!
 //! Owns which value of which record goes into which registry field, the computed
 //! fields (ISBN, ISSN, OCLC, LCCN, call numbers, public notes, sort keys), and the two
-//! stored renderings (basic fields and the full instance). Does not own analysis
+//! renderings: the basic fields, stored in the index, and the full instance, spliced
+//! from the store's JSON when asked for. Does not own analysis
 //! (`text`) or the schema (`fields`).
 
 use std::collections::HashSet;
@@ -107,17 +108,36 @@ impl Values {
     }
 }
 
-/// The search document of an instance family.
-pub(crate) fn build(family: &Family, refs: &RefIds, tenant: &str) -> TantivyDocument {
+impl Family {
+    /// Its search document.
+    pub(crate) fn document(&self, refs: &RefIds, tenant: &str) -> TantivyDocument {
+        build(
+            &self.instance,
+            self.holdings.iter().map(|(h, _)| h),
+            self.items.iter().map(|(i, _)| i),
+            refs,
+            tenant,
+        )
+    }
+}
+
+/// The search document of an instance with its holdings and items. It stores the
+/// basic fields only: `expandAll` reads the records from the store.
+pub(crate) fn build<'a>(
+    instance: &Instance,
+    holdings: impl IntoIterator<Item = &'a HoldingsRecord>,
+    items: impl IntoIterator<Item = &'a Item>,
+    refs: &RefIds,
+    tenant: &str,
+) -> TantivyDocument {
     let fields = Fields::get();
     let mut v = Values::new(fields);
-    let instance = &family.instance;
     let id = instance.id.expect("stored instances have ids");
     instance_values(&mut v, instance, refs, tenant);
-    for (holdings, _) in &family.holdings {
+    for holdings in holdings {
         holdings_values(&mut v, holdings, tenant);
     }
-    for (item, _) in &family.items {
+    for item in items {
         item_values(&mut v, item, tenant);
     }
 
@@ -172,7 +192,6 @@ pub(crate) fn build(family: &Family, refs: &RefIds, tenant: &str) -> TantivyDocu
         doc.add_text(fields.sort_contributors, text::plain(name));
     }
     doc.add_text(fields.basic, basic_json(instance, tenant));
-    doc.add_text(fields.full, full_json(family));
     doc
 }
 
@@ -564,7 +583,8 @@ fn basic_json(i: &Instance, tenant: &str) -> String {
 
 /// The stored instance with `holdings` and `items` arrays of the stored records, spliced
 /// as text: the bodies are the JSON the store returns, so nothing is re-serialised.
-fn full_json(family: &Family) -> String {
+/// This is the `expandAll=true` rendering.
+pub(crate) fn full_json(family: &Family) -> String {
     let body = family.instance_json.trim_end();
     let body = body.strip_suffix('}').unwrap_or(body);
     let mut out = String::with_capacity(

@@ -230,8 +230,6 @@ pub(crate) struct Fields {
     pub(crate) id_lo: Field,
     pub(crate) sort_title: Field,
     pub(crate) sort_contributors: Field,
-    /// Stored: the instance with its holdings and items (`expandAll=true`).
-    pub(crate) full: Field,
     /// Stored: the basic fields (`expandAll=false`).
     pub(crate) basic: Field,
 }
@@ -265,7 +263,6 @@ impl Fields {
             Registry::new(FIELDS, ALIASES, handles, present, "instance", normalize_index);
         let sort_title = builder.add_text_field(SORT_TITLE, raw() | FAST);
         let sort_contributors = builder.add_text_field(SORT_CONTRIBUTORS, raw() | FAST);
-        let full = builder.add_text_field("_full", STORED);
         let basic = builder.add_text_field("_basic", STORED);
         Fields {
             schema: builder.build(),
@@ -274,7 +271,6 @@ impl Fields {
             id_lo,
             sort_title,
             sort_contributors,
-            full,
             basic,
         }
     }

@@ -16,7 +16,7 @@ use uuid::Uuid;
 
 use crate::error::Result;
 use crate::facet::{FacetRequest, FacetsResponse};
-use crate::instance::document::{self, RefIds};
+use crate::instance::document::RefIds;
 use crate::instance::fields::Fields;
 use crate::instance::query;
 use crate::instance::search::{self, SearchRequest, SearchResponse};
@@ -57,12 +57,20 @@ impl InstanceIndex {
         self.lifecycle.catch_up(tenant)
     }
 
-    /// One page of instances matching a query, with the exact total.
-    pub fn search(&self, request: &SearchRequest) -> Result<SearchResponse> {
+    /// One page of instances matching a query, with the exact total. With
+    /// `expand_all` the records are read from `tenant`'s store.
+    pub fn search(&self, tenant: &Tenant, request: &SearchRequest) -> Result<SearchResponse> {
         request.validate()?;
         let translated = query::translate(&request.query)?;
         let searcher = self.lifecycle.searcher();
-        search::search(&searcher, &translated, request)
+        search::search(&searcher, &translated, request, tenant)
+    }
+
+    /// How many instances match a query.
+    pub fn count(&self, query: &str) -> Result<u64> {
+        let translated = query::translate(query)?;
+        let searcher = self.lifecycle.searcher();
+        search::count_matches(&searcher, &translated)
     }
 
     /// Facet counts over the instances matching a query.
@@ -135,7 +143,7 @@ impl Kind for Instances {
         writer: &mut IndexWriter,
     ) -> Result<()> {
         for family in source::families(reader, page)? {
-            writer.add_document(document::build(&family, refs, tenant))?;
+            writer.add_document(family.document(refs, tenant))?;
         }
         Ok(())
     }
@@ -156,7 +164,7 @@ impl Kind for Instances {
             writer.delete_term(Term::from_field_text(fields.id(), id));
         }
         for family in source::load_families(reader, &ids)? {
-            writer.add_document(document::build(&family, &refs, tenant))?;
+            writer.add_document(family.document(&refs, tenant))?;
         }
         Ok(!ids.is_empty())
     }

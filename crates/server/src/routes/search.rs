@@ -56,7 +56,7 @@ async fn search_instances(
     let tenant = caller.tenant.clone();
     let body = blocking(move || {
         let index = state.indexes.instances(&tenant)?;
-        Ok(index.search(&request)?.to_json())
+        Ok(index.search(&tenant, &request)?.to_json())
     })
     .await?;
     Ok(super::json::raw(StatusCode::OK, body))
@@ -112,8 +112,7 @@ async fn instance_ids(
         let query = query.clone();
         blocking(move || {
             let index = state.indexes.instances(&tenant)?;
-            index
-                .search(&search::SearchRequest { limit: 0, ..search::SearchRequest::new(query) })?;
+            index.count(&query)?;
             Ok(index)
         })
         .await?
