@@ -95,6 +95,7 @@ fn authority_records(args: &GenerateArgs) -> anyhow::Result<Vec<marc::Record>> {
 }
 
 pub(crate) fn generate(args: GenerateArgs) -> anyhow::Result<()> {
+    let started = std::time::Instant::now();
     let store =
         store::Store::open(&args.data.data_dir, store::Options::default(), &server::components())
             .with_context(|| format!("opening data directory {}", args.data.data_dir.display()))?;
@@ -116,37 +117,75 @@ pub(crate) fn generate(args: GenerateArgs) -> anyhow::Result<()> {
         authority_records: Arc::new(authority_records(&args)?),
         ..load::GenerateOptions::default()
     };
-    let report = load::generate(&tenant, &options, &mut |done| bar.set_position(done as u64))?;
+    let index = if args.no_index { None } else { open_instance_index(&tenant)? };
+    let Some(index) = index else {
+        let report = load::generate(&tenant, &options, &mut |written| {
+            bar.set_position(written.done as u64)
+        })?;
+        bar.finish_and_clear();
+        println!("{}", report.summary());
+        return Ok(());
+    };
+
+    // The instance index is built from the records as they are written, on a thread of
+    // its own, so the two cores share records and index and nothing is read back.
+    let before = tenant.last_seq()?;
+    let build = index.bulk_build(&tenant)?;
+    let (sender, receiver) = std::sync::mpsc::sync_channel::<load::Written>(1);
+    let indexer = std::thread::Builder::new().name("generate-index".into()).spawn(move || {
+        let mut build = build;
+        for written in receiver {
+            build.add(&written.instances, &written.holdings, &written.items)?;
+        }
+        Ok::<_, search::Error>(build)
+    })?;
+    let generated = load::generate(&tenant, &options, &mut |written| {
+        bar.set_position(written.done as u64);
+        // A closed channel means the indexer failed: its error is reported below.
+        let _ignored = sender.send(written);
+    });
+    drop(sender);
     bar.finish_and_clear();
+    let build = indexer.join().map_err(|_| anyhow::anyhow!("the indexing thread panicked"))?;
+    let report = generated?;
     println!("{}", report.summary());
-    if !args.no_index {
-        build_indexes(&tenant)?;
+    let build = build?;
+
+    // The build holds every inventory change this run made. It may stand for the whole
+    // log up to now only if nothing else wrote inventory records meanwhile (a server,
+    // say); otherwise the changes after `before` are replayed.
+    let after = tenant.last_seq()?;
+    let ours = (report.instances + report.holdings + report.items) as u64;
+    let logged =
+        tenant.read(|r| r.count_changes(before, after, &["instance", "holdings", "item"]))?;
+    let seq = if logged == ours { after } else { before };
+    if logged != ours {
+        println!("other inventory changes were made meanwhile; replaying them into the index");
     }
+    let stats = index.finish_bulk_build(&tenant, build, seq)?;
+    let authorities = search::AuthorityIndex::open(&tenant)?;
+    authorities.catch_up(&tenant)?;
+    println!(
+        "search index: {} instances, {} authority headings; {:.1} s in all ({:.0} instances/s, indexes included)",
+        stats.instances,
+        authorities.status().documents,
+        started.elapsed().as_secs_f64(),
+        report.instances as f64 / started.elapsed().as_secs_f64(),
+    );
     Ok(())
 }
 
-/// Brings the tenant's search and MARC indexes up to date, unless a running server holds
-/// them (it then indexes the new records itself, following the change log).
-fn build_indexes(tenant: &Arc<store::Tenant>) -> anyhow::Result<()> {
-    let started = std::time::Instant::now();
-    let instances = match search::InstanceIndex::open(tenant) {
-        Ok(index) => index,
+/// The tenant's instance index, or `None` when a running server holds it (it then
+/// indexes the new records itself, following the change log).
+fn open_instance_index(tenant: &store::Tenant) -> anyhow::Result<Option<search::InstanceIndex>> {
+    match search::InstanceIndex::open(tenant) {
+        Ok(index) => Ok(Some(index)),
         Err(search::Error::Busy(_)) => {
             println!("a server holds the search index; it indexes the new records itself");
-            return Ok(());
+            Ok(None)
         }
-        Err(e) => return Err(e.into()),
-    };
-    instances.catch_up(tenant)?;
-    let authorities = search::AuthorityIndex::open(tenant)?;
-    authorities.catch_up(tenant)?;
-    println!(
-        "search index: {} instances, {} authority headings, built in {:.1} s",
-        instances.status().documents,
-        authorities.status().documents,
-        started.elapsed().as_secs_f64(),
-    );
-    Ok(())
+        Err(e) => Err(e.into()),
+    }
 }
 
 #[derive(Debug, clap::Args)]

@@ -576,20 +576,21 @@ pub fn replace<R: Record>(
 }
 
 /// Writes many records in one transaction (FOLIO's `batch/synchronous`): all or none.
-/// Without `upsert`, an id that exists already fails the batch.
+/// Without `upsert`, an id that exists already fails the batch. Returns the records as
+/// stored: ids, HRIDs, metadata and computed fields filled in.
 pub fn save_batch<R: Record>(
     writer: &mut Writer<'_>,
     records: Vec<R>,
     upsert: bool,
     actor: Actor,
-) -> Result<usize> {
-    let n = records.len();
+) -> Result<Vec<R>> {
     let mode = if upsert { Mode::Upsert } else { Mode::Create };
     let mut checked = Checked::default();
+    let mut saved = Vec::with_capacity(records.len());
     for (idx, record) in records.into_iter().enumerate() {
-        save(writer, record, mode, actor, &mut checked).map_err(|e| in_batch(e, idx))?;
+        saved.push(save(writer, record, mode, actor, &mut checked).map_err(|e| in_batch(e, idx))?);
     }
-    Ok(n)
+    Ok(saved)
 }
 
 /// Says which record of a batch failed.

@@ -545,12 +545,23 @@ fn build_batch(
     Ok(batch)
 }
 
-/// Generates the data set into `tenant`, calling `progress(instances_done)` after each
-/// batch.
+/// One batch of the data set, once its transaction has committed.
+#[derive(Debug)]
+pub struct Written {
+    /// Instances written so far, this batch's included.
+    pub done: usize,
+    /// The batch's inventory records as stored: HRIDs, metadata and computed fields
+    /// filled in. A caller can index them without reading them back.
+    pub instances: Vec<inventory::Instance>,
+    pub holdings: Vec<inventory::HoldingsRecord>,
+    pub items: Vec<inventory::Item>,
+}
+
+/// Generates the data set into `tenant`, calling `progress` after each batch.
 pub fn generate(
     tenant: &store::Tenant,
     options: &GenerateOptions,
-    progress: &mut dyn FnMut(usize),
+    progress: &mut dyn FnMut(Written),
 ) -> anyhow::Result<GenerateReport> {
     tenant.set_write_cache(Some(options.write_cache))?;
     let report = generate_with_cache(tenant, options, progress);
@@ -561,7 +572,7 @@ pub fn generate(
 fn generate_with_cache(
     tenant: &store::Tenant,
     options: &GenerateOptions,
-    progress: &mut dyn FnMut(usize),
+    progress: &mut dyn FnMut(Written),
 ) -> anyhow::Result<GenerateReport> {
     let started = Instant::now();
     let refs = Refs::load(tenant)?;
@@ -617,7 +628,7 @@ fn generate_with_cache(
     for batch in receiver {
         let batch = batch?;
         let Batch { mut bibs, mut instances, holdings, items, circulating, report: part } = batch;
-        tenant.write(|w| {
+        let stored = tenant.write(|w| {
             // FOLIO keeps a MARC instance's HRID in the 001 of its source record.
             for bib in &mut bibs {
                 let hrid = inventory::next_hrid::<inventory::Instance>(w)?
@@ -634,9 +645,9 @@ fn generate_with_cache(
                     (instance.id.unwrap_or_default(), instance.hrid.clone().unwrap_or_default())
                 })
                 .collect();
-            inventory::save_batch(w, instances, false, actor)?;
-            inventory::save_batch(w, holdings, false, actor)?;
-            inventory::save_batch(w, items, false, actor)?;
+            let instances = inventory::save_batch(w, instances, false, actor)?;
+            let holdings = inventory::save_batch(w, holdings, false, actor)?;
+            let items = inventory::save_batch(w, items, false, actor)?;
             circulation.write(w, &circulating)?;
             if let Some(snapshot_id) = snapshot {
                 let new =
@@ -657,7 +668,7 @@ fn generate_with_cache(
                     });
                 srs::put_marc_bibs(w, new)?;
             }
-            Ok::<_, anyhow::Error>(())
+            Ok::<_, anyhow::Error>((instances, holdings, items))
         })?;
         // The WAL is emptied after each batch, or it grows by the whole data set. It
         // keeps its file, which the next batch overwrites; the end gives the space back.
@@ -672,7 +683,8 @@ fn generate_with_cache(
         for (language, n) in part.languages {
             *report.languages.entry(language).or_default() += n;
         }
-        progress(report.instances);
+        let (instances, holdings, items) = stored;
+        progress(Written { done: report.instances, instances, holdings, items });
     }
     producer.join().map_err(|_| anyhow::anyhow!("the record producer panicked"))?;
     report.users = circulation.report.users;

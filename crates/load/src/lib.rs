@@ -28,7 +28,7 @@ pub use crate::{
         LoadOptions, Measurements, MemorySample, RequestStats, Second, login, missing_endpoints,
         run,
     },
-    generate::{GenerateOptions, GenerateReport, generate},
+    generate::{GenerateOptions, GenerateReport, Written, generate},
     report::{Baseline, Report, Row},
     workload::{
         RequestTemplate, ScenarioName, Workload, default_workload_dir, encode_query,

@@ -227,7 +227,9 @@ fn bench(c: &mut Criterion) {
         group.bench_function(*name, |b| {
             b.iter(|| {
                 i += 1;
-                black_box(index.search(&tenant, &SearchRequest::new(make(i))).unwrap().total_records)
+                black_box(
+                    index.search(&tenant, &SearchRequest::new(make(i))).unwrap().total_records,
+                )
             })
         });
     }

@@ -53,5 +53,7 @@ pub use crate::authority::{AuthorityIndex, AuthoritySearchRequest, AuthoritySear
 pub use crate::error::{Error, Result};
 pub use crate::facet::{DEFAULT_FACET_SIZE, Facet, FacetRequest, FacetValue, FacetsResponse};
 pub use crate::follower::{FollowedIndex, Follower, FollowerHandle, FollowerOptions};
-pub use crate::instance::{InstanceIndex, MAX_LIMIT, MAX_WINDOW, SearchRequest, SearchResponse};
+pub use crate::instance::{
+    BulkBuild, InstanceIndex, MAX_LIMIT, MAX_WINDOW, SearchRequest, SearchResponse,
+};
 pub use crate::lifecycle::{IndexOptions, IndexStatus, ReindexProgress, ReindexStats};

@@ -183,7 +183,9 @@ impl<K: Kind> Lifecycle<K> {
             Some(generation) => generation,
             None => {
                 let (name, dir) = generation::create_next(&root)?;
-                build::<K>(tenant, &dir, &options, &mut |_| {})?;
+                let (mut writer, seq, _) = build::<K>(tenant, &dir, &options, &mut |_| {})?;
+                commit(&mut writer, seq)?;
+                generation::compact(writer)?;
                 let generation = open_generation::<K>(&dir, &name, &options)?;
                 generation::write_current(&root, &name)?;
                 generation
@@ -275,14 +277,82 @@ impl<K: Kind> Lifecycle<K> {
     ) -> Result<ReindexStats> {
         let started = Instant::now();
         let (name, dir) = generation::create_next(&self.root)?;
+        let mut report = |p: ReindexProgress| {
+            self.status.lock().unwrap_or_else(|e| e.into_inner()).reindex = Some(p);
+            progress(p);
+        };
+        let built = priority::in_background(|| {
+            let (mut writer, seq, records) = build::<K>(tenant, &dir, &self.options, &mut report)?;
+            commit(&mut writer, seq)?;
+            generation::compact(writer)?;
+            Ok(records)
+        });
+        match built {
+            Ok(records) => self.install(tenant, name, &dir, records, started),
+            Err(e) => {
+                let _ignored = std::fs::remove_dir_all(&dir);
+                Err(e)
+            }
+        }
+    }
+
+    /// Starts a full build whose records come from the store as it is now and then from
+    /// the caller ([`FedBuild::add_document`]): for a bulk load that has its records in
+    /// memory as it writes them, so they are not read back. Fails while a reindex runs.
+    pub(crate) fn begin_fed(&self, tenant: &Tenant) -> Result<FedBuild> {
+        if self.reindexing.swap(true, Ordering::SeqCst) {
+            return Err(Error::Index("a reindex of this index is already running".to_string()));
+        }
+        let started = Instant::now();
+        let begun = generation::create_next(&self.root).and_then(|(name, dir)| {
+            match build::<K>(tenant, &dir, &self.options, &mut |_| {}) {
+                Ok((writer, _, records)) => Ok(FedBuild { name, dir, writer, records, started }),
+                Err(e) => {
+                    let _ignored = std::fs::remove_dir_all(&dir);
+                    Err(e)
+                }
+            }
+        });
+        if begun.is_err() {
+            self.reindexing.store(false, Ordering::SeqCst);
+        }
+        begun
+    }
+
+    /// Ends a fed build: commits it as reflecting the store up to change `seq` (the
+    /// caller vouches that every change up to it is in the documents), replays the
+    /// changes after it and swaps it in.
+    pub(crate) fn finish_fed(
+        &self,
+        tenant: &Tenant,
+        build: FedBuild,
+        seq: i64,
+    ) -> Result<ReindexStats> {
+        let FedBuild { name, dir, mut writer, records, started } = build;
+        let committed = commit(&mut writer, seq).and_then(|()| generation::compact(writer));
+        let result = match committed {
+            Ok(()) => self.install(tenant, name, &dir, records, started),
+            Err(e) => {
+                let _ignored = std::fs::remove_dir_all(&dir);
+                Err(e)
+            }
+        };
+        self.reindexing.store(false, Ordering::SeqCst);
+        result
+    }
+
+    /// Opens a committed new generation, replays the changes after its commit and
+    /// swaps it in; or removes it.
+    fn install(
+        &self,
+        tenant: &Tenant,
+        name: String,
+        dir: &Path,
+        records: u64,
+        started: Instant,
+    ) -> Result<ReindexStats> {
         let outcome = (|| {
-            let mut report = |p: ReindexProgress| {
-                self.status.lock().unwrap_or_else(|e| e.into_inner()).reindex = Some(p);
-                progress(p);
-            };
-            let records =
-                priority::in_background(|| build::<K>(tenant, &dir, &self.options, &mut report))?;
-            let fresh = open_generation::<K>(&dir, &name, &self.options)?;
+            let fresh = open_generation::<K>(dir, &name, &self.options)?;
             // Most of the changes made during the build are replayed while the old
             // generation still serves; the rest with appliers held off, then the swap.
             let batch = self.options.batch_size;
@@ -294,10 +364,10 @@ impl<K: Kind> Lifecycle<K> {
                 let mut current = self.current.write().unwrap_or_else(|p| p.into_inner());
                 std::mem::replace(&mut *current, Arc::new(fresh))
             };
-            Ok::<_, Error>((records, replayed, old))
+            Ok::<_, Error>((replayed, old))
         })();
         match outcome {
-            Ok((records, replayed, old)) => {
+            Ok((replayed, old)) => {
                 retire(&old);
                 drop(old);
                 generation::remove_others(&self.root, &name);
@@ -310,10 +380,31 @@ impl<K: Kind> Lifecycle<K> {
                 })
             }
             Err(e) => {
-                let _ignored = std::fs::remove_dir_all(&dir);
+                let _ignored = std::fs::remove_dir_all(dir);
                 Err(e)
             }
         }
+    }
+}
+
+/// A full build under way whose documents the caller adds ([`Lifecycle::begin_fed`]).
+pub(crate) struct FedBuild {
+    name: String,
+    dir: PathBuf,
+    writer: IndexWriter,
+    records: u64,
+    started: Instant,
+}
+
+impl FedBuild {
+    pub(crate) fn add_document(&mut self, doc: tantivy::TantivyDocument) -> Result<()> {
+        self.writer.add_document(doc)?;
+        Ok(())
+    }
+
+    /// Counts a record whose documents were added.
+    pub(crate) fn count_record(&mut self) {
+        self.records += 1;
     }
 }
 
@@ -360,13 +451,14 @@ fn commit(writer: &mut IndexWriter, seq: i64) -> Result<()> {
 }
 
 /// Builds a full index in `dir` from one read transaction of the store: the records
-/// in id order, a page at a time. Returns the number of records.
+/// in id order, a page at a time. Returns the writer, uncommitted, the change-log
+/// sequence number of the snapshot and the number of records.
 fn build<K: Kind>(
     tenant: &Tenant,
     dir: &Path,
     options: &IndexOptions,
     progress: &mut dyn FnMut(ReindexProgress),
-) -> Result<u64> {
+) -> Result<(IndexWriter, i64, u64)> {
     const PAGE: usize = 1_000;
     let index = Index::create_in_dir(dir, K::schema().clone())?;
     text::register(&index);
@@ -391,9 +483,7 @@ fn build<K: Kind>(
         progress(ReindexProgress { done, total: total.max(done) });
         Ok::<_, Error>((seq, done))
     })?;
-    commit(&mut writer, seq)?;
-    generation::compact(writer)?;
-    Ok(done)
+    Ok((writer, seq, done))
 }
 
 /// Applies the change log after the generation's sequence number, at least up to

@@ -138,10 +138,8 @@ fn hrids(f: &Fixture, request: &SearchRequest) -> String {
 
 /// One query per line, each with the hrids it finds (sorted, unless the query sorts).
 fn check(f: &Fixture, queries: &[&str], expect: Expect) {
-    let out: Vec<String> = queries
-        .iter()
-        .map(|q| format!("{q} => {}", hrids(f, &SearchRequest::new(*q))))
-        .collect();
+    let out: Vec<String> =
+        queries.iter().map(|q| format!("{q} => {}", hrids(f, &SearchRequest::new(*q)))).collect();
     expect.assert_eq(&(out.join("\n") + "\n"));
 }
 
@@ -330,10 +328,8 @@ fn errors_and_paging() {
         "metadata.createdDate > yesterday",
         "title all x sortBy publisher",
     ];
-    let mut out: Vec<String> = cases
-        .iter()
-        .map(|q| format!("{q} => {}", hrids(&f, &SearchRequest::new(*q))))
-        .collect();
+    let mut out: Vec<String> =
+        cases.iter().map(|q| format!("{q} => {}", hrids(&f, &SearchRequest::new(*q)))).collect();
     for (limit, offset) in [(501, 0), (500, 9_500), (100, 9_900), (0, 0), (2, 1), (2, 4)] {
         let request =
             SearchRequest { limit, offset, ..SearchRequest::new("cql.allRecords=1 sortBy title") };
@@ -443,7 +439,8 @@ fn facets_and_results() {
         let values = &facets.facets[0].values;
         values.iter().map(|v| format!("{}={}", v.id, v.total_records)).collect::<Vec<_>>().join(" ")
     };
-    let total = |query: &str| f.index.search(&f.tenant, &SearchRequest::new(query)).unwrap().total_records;
+    let total =
+        |query: &str| f.index.search(&f.tenant, &SearchRequest::new(query)).unwrap().total_records;
     expect![[r#"
         languages == eng: languages eng=3 fre=1 ger=1 rus=1 (3 found)
         languages == eng: items.status.name Available=2 Checked out=1

@@ -185,8 +185,8 @@ fn folio_conformance_cases() {
     let mut failures = Vec::new();
     let cases = cases();
     for (case, query, expected) in &cases {
-        let result =
-            index.search(&tenant, &SearchRequest { limit: 100, ..SearchRequest::new(query.as_str()) });
+        let result = index
+            .search(&tenant, &SearchRequest { limit: 100, ..SearchRequest::new(query.as_str()) });
         let outcome = match result {
             Ok(found)
                 if found.total_records == 1

@@ -319,6 +319,24 @@ impl<'a> Reader<'a> {
         Ok(changes)
     }
 
+    /// How many change-log rows after `after`, up to `upto`, are of these record types.
+    pub fn count_changes(&self, after: i64, upto: i64, record_types: &[&str]) -> Result<u64> {
+        let mut stmt = self
+            .tx
+            .prepare_cached("SELECT record_type, count(*) FROM change_log WHERE seq > ?1 AND seq <= ?2 GROUP BY record_type")?;
+        let rows = stmt.query_map((after, upto), |row| {
+            Ok((row.get::<_, String>(0)?, row.get::<_, i64>(1)?))
+        })?;
+        let mut n = 0;
+        for row in rows {
+            let (record_type, count) = row?;
+            if record_types.contains(&record_type.as_str()) {
+                n += count as u64;
+            }
+        }
+        Ok(n)
+    }
+
     /// The highest change-log sequence number, 0 for an empty log.
     pub fn last_seq(&self) -> Result<i64> {
         let mut stmt = self.tx.prepare_cached("SELECT COALESCE(MAX(seq), 0) FROM change_log")?;
@@ -668,6 +686,10 @@ mod tests {
                 assert_eq!(r.find_where(&PAIRS, &[("a", "k1")])?.len(), 1);
                 // One create and one update in the change log, not a failed update.
                 assert_eq!(r.changes_since(before, 10)?.len(), 2);
+                let last = r.last_seq()?;
+                assert_eq!(r.count_changes(before, last, &[PAIRS.record_type])?, 2);
+                assert_eq!(r.count_changes(before, last - 1, &[PAIRS.record_type])?, 1);
+                assert_eq!(r.count_changes(before, last, &["other"])?, 0);
                 Ok::<_, crate::Error>(())
             })
             .unwrap();

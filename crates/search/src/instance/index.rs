@@ -6,7 +6,7 @@
 //! (an item's change re-indexes its instance, as it was indexed and as it is now).
 //! Does not own query meaning (`query`) or the documents (`document`).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::ops::ControlFlow;
 
 use store::{Change, Reader, RecordTable, StoredRecord, Tenant};
@@ -16,12 +16,16 @@ use uuid::Uuid;
 
 use crate::error::Result;
 use crate::facet::{FacetRequest, FacetsResponse};
-use crate::instance::document::RefIds;
+use inventory::{HoldingsRecord, Instance, Item};
+
+use crate::instance::document::{self, RefIds};
 use crate::instance::fields::Fields;
 use crate::instance::query;
 use crate::instance::search::{self, SearchRequest, SearchResponse};
 use crate::instance::source;
-use crate::lifecycle::{IndexOptions, IndexStatus, Kind, Lifecycle, ReindexProgress, ReindexStats};
+use crate::lifecycle::{
+    FedBuild, IndexOptions, IndexStatus, Kind, Lifecycle, ReindexProgress, ReindexStats,
+};
 
 /// The instance index's documents: an instance with its holdings and items.
 pub(crate) struct Instances;
@@ -96,6 +100,29 @@ impl InstanceIndex {
         self.lifecycle.status()
     }
 
+    /// Starts a full build for a bulk load that has its records in memory as it writes
+    /// them: the instances in the store now are indexed first, then what the caller
+    /// adds ([`BulkBuild::add`]), and [`InstanceIndex::finish_bulk_build`] swaps the
+    /// result in. The old generation serves meanwhile; a reindex cannot start.
+    pub fn bulk_build(&self, tenant: &Tenant) -> Result<BulkBuild> {
+        let refs = tenant.read(source::ref_ids)?;
+        let build = self.lifecycle.begin_fed(tenant)?;
+        Ok(BulkBuild { build, refs, tenant: tenant.name().to_string() })
+    }
+
+    /// Ends a bulk build. `seq` is the change-log sequence number up to which the
+    /// build holds every change to instances, holdings and items: the changes after it
+    /// are replayed before the swap. A caller that cannot vouch for its own writes
+    /// being the only ones passes the sequence number from before it began.
+    pub fn finish_bulk_build(
+        &self,
+        tenant: &Tenant,
+        build: BulkBuild,
+        seq: i64,
+    ) -> Result<ReindexStats> {
+        self.lifecycle.finish_fed(tenant, build.build, seq)
+    }
+
     /// Rebuilds the index into a new generation from one snapshot of the store while
     /// this one keeps serving (and following the log), replays the changes made
     /// meanwhile, swaps atomically and deletes the old generation. `progress` is
@@ -110,6 +137,60 @@ impl InstanceIndex {
         mut progress: impl FnMut(ReindexProgress) + Send,
     ) -> Result<ReindexStats> {
         self.lifecycle.reindex(tenant, &mut progress)
+    }
+}
+
+/// A full build of the instance index fed by a bulk load ([`InstanceIndex::bulk_build`]).
+pub struct BulkBuild {
+    build: FedBuild,
+    refs: RefIds,
+    tenant: String,
+}
+
+impl std::fmt::Debug for BulkBuild {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BulkBuild").field("tenant", &self.tenant).finish_non_exhaustive()
+    }
+}
+
+impl BulkBuild {
+    /// Indexes records as stored. A holdings record goes with its instance, an item
+    /// with its holdings record, all in the same call; any whose instance is not among
+    /// `instances` is left out.
+    pub fn add(
+        &mut self,
+        instances: &[Instance],
+        holdings: &[HoldingsRecord],
+        items: &[Item],
+    ) -> Result<()> {
+        let mut holdings_of: HashMap<Uuid, Vec<&HoldingsRecord>> = HashMap::new();
+        for record in holdings {
+            holdings_of.entry(record.instance_id).or_default().push(record);
+        }
+        let mut items_of: HashMap<Uuid, Vec<&Item>> = HashMap::new();
+        for item in items {
+            items_of.entry(item.holdings_record_id).or_default().push(item);
+        }
+        let none = Vec::new();
+        for instance in instances {
+            let Some(id) = instance.id else { continue };
+            let holdings = holdings_of.get(&id).unwrap_or(&none);
+            let items = holdings
+                .iter()
+                .filter_map(|h| h.id.and_then(|id| items_of.get(&id)))
+                .flatten()
+                .copied();
+            let doc = document::build(
+                instance,
+                holdings.iter().copied(),
+                items,
+                &self.refs,
+                &self.tenant,
+            );
+            self.build.add_document(doc)?;
+            self.build.count_record();
+        }
+        Ok(())
     }
 }
 

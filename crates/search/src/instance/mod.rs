@@ -12,5 +12,5 @@ mod query;
 mod search;
 mod source;
 
-pub use index::InstanceIndex;
+pub use index::{BulkBuild, InstanceIndex};
 pub use search::{MAX_LIMIT, MAX_WINDOW, SearchRequest, SearchResponse};

@@ -11,19 +11,19 @@ use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::ops::ControlFlow;
 
+use store::Tenant;
 use tantivy::collector::{Collector, Count, SegmentCollector, TopDocs};
 use tantivy::columnar::{Column, StrColumn};
 use tantivy::query::{AllQuery, BooleanQuery, EnableScoring, Occur, Query};
 use tantivy::schema::Value;
 use tantivy::{DocAddress, DocId, Score, Searcher, SegmentOrdinal, SegmentReader, TantivyDocument};
-use store::Tenant;
 use uuid::Uuid;
 
 use crate::error::{Error, Result};
 use crate::facet::FacetRequest;
 use crate::instance::fields::{self, FACET, Fields};
-use crate::instance::{document, source};
 use crate::instance::query::{SortField, SortKey, Translated};
+use crate::instance::{document, source};
 
 /// Most results one page may hold (FOLIO's `limit` maximum).
 pub const MAX_LIMIT: u32 = 500;
