@@ -152,7 +152,8 @@ pub(crate) struct Lifecycle<K> {
     current: RwLock<Arc<Generation>>,
     // Serialises applying changes with swapping generations.
     apply_lock: Mutex<()>,
-    reindexing: AtomicBool,
+    // Shared with a fed build, which clears it when it ends or is dropped.
+    reindexing: Arc<AtomicBool>,
     status: Mutex<StatusState>,
     // `fn() -> K`: a kind is a type-level name, so the index is Send and Sync anyway.
     kind: PhantomData<fn() -> K>,
@@ -198,7 +199,7 @@ impl<K: Kind> Lifecycle<K> {
             options,
             current: RwLock::new(Arc::new(generation)),
             apply_lock: Mutex::new(()),
-            reindexing: AtomicBool::new(false),
+            reindexing: Arc::new(AtomicBool::new(false)),
             status: Mutex::new(StatusState::default()),
             kind: PhantomData,
         })
@@ -298,25 +299,24 @@ impl<K: Kind> Lifecycle<K> {
 
     /// Starts a full build whose records come from the store as it is now and then from
     /// the caller ([`FedBuild::add_document`]): for a bulk load that has its records in
-    /// memory as it writes them, so they are not read back. Fails while a reindex runs.
+    /// memory as it writes them, so they are not read back. Fails while a reindex runs;
+    /// no reindex starts until the build is finished or dropped.
     pub(crate) fn begin_fed(&self, tenant: &Tenant) -> Result<FedBuild> {
         if self.reindexing.swap(true, Ordering::SeqCst) {
             return Err(Error::Index("a reindex of this index is already running".to_string()));
         }
+        let running = Running(self.reindexing.clone());
         let started = Instant::now();
-        let begun = generation::create_next(&self.root).and_then(|(name, dir)| {
-            match build::<K>(tenant, &dir, &self.options, &mut |_| {}) {
-                Ok((writer, _, records)) => Ok(FedBuild { name, dir, writer, records, started }),
-                Err(e) => {
-                    let _ignored = std::fs::remove_dir_all(&dir);
-                    Err(e)
-                }
+        let (name, dir) = generation::create_next(&self.root)?;
+        match build::<K>(tenant, &dir, &self.options, &mut |_| {}) {
+            Ok((writer, _, records)) => {
+                Ok(FedBuild { name, dir, writer, records, started, _running: running })
             }
-        });
-        if begun.is_err() {
-            self.reindexing.store(false, Ordering::SeqCst);
+            Err(e) => {
+                let _ignored = std::fs::remove_dir_all(&dir);
+                Err(e)
+            }
         }
-        begun
     }
 
     /// Ends a fed build: commits it as reflecting the store up to change `seq` (the
@@ -328,17 +328,15 @@ impl<K: Kind> Lifecycle<K> {
         build: FedBuild,
         seq: i64,
     ) -> Result<ReindexStats> {
-        let FedBuild { name, dir, mut writer, records, started } = build;
+        let FedBuild { name, dir, mut writer, records, started, _running } = build;
         let committed = commit(&mut writer, seq).and_then(|()| generation::compact(writer));
-        let result = match committed {
+        match committed {
             Ok(()) => self.install(tenant, name, &dir, records, started),
             Err(e) => {
                 let _ignored = std::fs::remove_dir_all(&dir);
                 Err(e)
             }
-        };
-        self.reindexing.store(false, Ordering::SeqCst);
-        result
+        }
     }
 
     /// Opens a committed new generation, replays the changes after its commit and
@@ -394,6 +392,17 @@ pub(crate) struct FedBuild {
     writer: IndexWriter,
     records: u64,
     started: Instant,
+    _running: Running,
+}
+
+/// Holds an index's "a full build is running" flag; clears it when dropped. A fed
+/// build abandoned unfinished leaves its directory behind, removed at the next open.
+struct Running(Arc<AtomicBool>);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::SeqCst);
+    }
 }
 
 impl FedBuild {

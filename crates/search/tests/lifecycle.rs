@@ -354,6 +354,11 @@ fn a_bulk_build_indexes_handed_records_and_replays_the_rest() {
     index.reindex(&f.tenant, |_| {}).unwrap();
     assert_eq!(counts(&index), bulk, "a build from the store agrees");
 
+    // Dropped unfinished, it leaves the index as it was and free to rebuild.
+    drop(index.bulk_build(&f.tenant).unwrap());
+    assert_eq!(counts(&index), bulk);
+    index.reindex(&f.tenant, |_| {}).unwrap();
+
     // Finished with the sequence number from before, it replays everything after it.
     let build = index.bulk_build(&f.tenant).unwrap();
     let stats = index.finish_bulk_build(&f.tenant, build, before).unwrap();
