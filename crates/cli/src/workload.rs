@@ -129,7 +129,6 @@ pub(crate) fn generate(args: GenerateArgs) -> anyhow::Result<()> {
 
     // The instance index is built from the records as they are written, on a thread of
     // its own, so the two cores share records and index and nothing is read back.
-    let before = tenant.last_seq()?;
     let build = index.bulk_build(&tenant)?;
     let (sender, receiver) = std::sync::mpsc::sync_channel::<load::Written>(1);
     let indexer = std::thread::Builder::new().name("generate-index".into()).spawn(move || {
@@ -151,15 +150,12 @@ pub(crate) fn generate(args: GenerateArgs) -> anyhow::Result<()> {
     println!("{}", report.summary());
     let build = build?;
 
-    // The build holds every inventory change this run made. It may stand for the whole
-    // log up to now only if nothing else wrote inventory records meanwhile (a server,
-    // say); otherwise the changes after `before` are replayed.
+    // The build holds every inventory change this run made. It stands for the whole log
+    // up to now only if nothing else wrote inventory records meanwhile (a server, say);
+    // otherwise the changes since it began are replayed.
     let after = tenant.last_seq()?;
-    let ours = (report.instances + report.holdings + report.items) as u64;
-    let logged =
-        tenant.read(|r| r.count_changes(before, after, &["instance", "holdings", "item"]))?;
-    let seq = if logged == ours { after } else { before };
-    if logged != ours {
+    let seq = build.covered_seq(&tenant, after)?;
+    if seq != after {
         println!("other inventory changes were made meanwhile; replaying them into the index");
     }
     let stats = index.finish_bulk_build(&tenant, build, seq)?;

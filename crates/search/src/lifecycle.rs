@@ -184,9 +184,8 @@ impl<K: Kind> Lifecycle<K> {
             Some(generation) => generation,
             None => {
                 let (name, dir) = generation::create_next(&root)?;
-                let (mut writer, seq, _) = build::<K>(tenant, &dir, &options, &mut |_| {})?;
-                commit(&mut writer, seq)?;
-                generation::compact(writer)?;
+                let (writer, seq, _) = build::<K>(tenant, &dir, &options, &mut |_| {})?;
+                seal(writer, seq)?;
                 let generation = open_generation::<K>(&dir, &name, &options)?;
                 generation::write_current(&root, &name)?;
                 generation
@@ -254,11 +253,9 @@ impl<K: Kind> Lifecycle<K> {
         tenant: &Tenant,
         progress: &mut (dyn FnMut(ReindexProgress) + Send),
     ) -> Result<ReindexStats> {
-        if self.reindexing.swap(true, Ordering::SeqCst) {
-            return Err(Error::Index("a reindex of this index is already running".to_string()));
-        }
+        let running = self.claim()?;
         let result = self.reindex_inner(tenant, progress);
-        self.reindexing.store(false, Ordering::SeqCst);
+        drop(running);
         let mut status = self.status.lock().unwrap_or_else(|p| p.into_inner());
         status.reindex = None;
         match &result {
@@ -282,36 +279,41 @@ impl<K: Kind> Lifecycle<K> {
             self.status.lock().unwrap_or_else(|e| e.into_inner()).reindex = Some(p);
             progress(p);
         };
-        let built = priority::in_background(|| {
-            let (mut writer, seq, records) = build::<K>(tenant, &dir, &self.options, &mut report)?;
-            commit(&mut writer, seq)?;
-            generation::compact(writer)?;
+        let sealed = priority::in_background(|| {
+            let (writer, seq, records) = build::<K>(tenant, &dir, &self.options, &mut report)?;
+            seal(writer, seq)?;
             Ok(records)
         });
-        match built {
-            Ok(records) => self.install(tenant, name, &dir, records, started),
-            Err(e) => {
-                let _ignored = std::fs::remove_dir_all(&dir);
-                Err(e)
-            }
-        }
+        self.install(tenant, name, &dir, sealed, started)
     }
 
-    /// Starts a full build whose records come from the store as it is now and then from
-    /// the caller ([`FedBuild::add_document`]): for a bulk load that has its records in
-    /// memory as it writes them, so they are not read back. Fails while a reindex runs;
-    /// no reindex starts until the build is finished or dropped.
-    pub(crate) fn begin_fed(&self, tenant: &Tenant) -> Result<FedBuild> {
+    /// Marks a full build as running, until the returned guard is dropped; fails if one
+    /// already is.
+    fn claim(&self) -> Result<Running> {
         if self.reindexing.swap(true, Ordering::SeqCst) {
             return Err(Error::Index("a reindex of this index is already running".to_string()));
         }
-        let running = Running(self.reindexing.clone());
+        Ok(Running(self.reindexing.clone()))
+    }
+
+    /// Starts a full build whose records come from the store as it is now and then from
+    /// the caller ([`FedBuild::add_record`]): for a bulk load that has its records in
+    /// memory as it writes them, so they are not read back. Fails while a reindex runs;
+    /// no reindex starts until the build is finished or dropped.
+    pub(crate) fn begin_fed(&self, tenant: &Tenant) -> Result<FedBuild> {
+        let running = self.claim()?;
         let started = Instant::now();
         let (name, dir) = generation::create_next(&self.root)?;
         match build::<K>(tenant, &dir, &self.options, &mut |_| {}) {
-            Ok((writer, _, records)) => {
-                Ok(FedBuild { name, dir, writer, records, started, _running: running })
-            }
+            Ok((writer, snapshot_seq, records)) => Ok(FedBuild {
+                name,
+                dir,
+                writer,
+                snapshot_seq,
+                records,
+                started,
+                _running: running,
+            }),
             Err(e) => {
                 let _ignored = std::fs::remove_dir_all(&dir);
                 Err(e)
@@ -328,28 +330,23 @@ impl<K: Kind> Lifecycle<K> {
         build: FedBuild,
         seq: i64,
     ) -> Result<ReindexStats> {
-        let FedBuild { name, dir, mut writer, records, started, _running } = build;
-        let committed = commit(&mut writer, seq).and_then(|()| generation::compact(writer));
-        match committed {
-            Ok(()) => self.install(tenant, name, &dir, records, started),
-            Err(e) => {
-                let _ignored = std::fs::remove_dir_all(&dir);
-                Err(e)
-            }
-        }
+        let FedBuild { name, dir, writer, records, started, .. } = build;
+        let sealed = seal(writer, seq).map(|()| records);
+        self.install(tenant, name, &dir, sealed, started)
     }
 
-    /// Opens a committed new generation, replays the changes after its commit and
-    /// swaps it in; or removes it.
+    /// Opens a sealed new generation of `records` records, replays the changes after
+    /// its commit and swaps it in; or, if sealing it failed or any of that fails,
+    /// removes it.
     fn install(
         &self,
         tenant: &Tenant,
         name: String,
         dir: &Path,
-        records: u64,
+        sealed: Result<u64>,
         started: Instant,
     ) -> Result<ReindexStats> {
-        let outcome = (|| {
+        let outcome = sealed.and_then(|records| {
             let fresh = open_generation::<K>(dir, &name, &self.options)?;
             // Most of the changes made during the build are replayed while the old
             // generation still serves; the rest with appliers held off, then the swap.
@@ -362,10 +359,10 @@ impl<K: Kind> Lifecycle<K> {
                 let mut current = self.current.write().unwrap_or_else(|p| p.into_inner());
                 std::mem::replace(&mut *current, Arc::new(fresh))
             };
-            Ok::<_, Error>((replayed, old))
-        })();
+            Ok((records, replayed, old))
+        });
         match outcome {
-            Ok((replayed, old)) => {
+            Ok((records, replayed, old)) => {
                 retire(&old);
                 drop(old);
                 generation::remove_others(&self.root, &name);
@@ -390,6 +387,8 @@ pub(crate) struct FedBuild {
     name: String,
     dir: PathBuf,
     writer: IndexWriter,
+    // The change-log sequence number of the store snapshot the build began from.
+    snapshot_seq: i64,
     records: u64,
     started: Instant,
     _running: Running,
@@ -406,14 +405,20 @@ impl Drop for Running {
 }
 
 impl FedBuild {
-    pub(crate) fn add_document(&mut self, doc: tantivy::TantivyDocument) -> Result<()> {
-        self.writer.add_document(doc)?;
+    /// Adds the documents of one record.
+    pub(crate) fn add_record(
+        &mut self,
+        docs: impl IntoIterator<Item = tantivy::TantivyDocument>,
+    ) -> Result<()> {
+        for doc in docs {
+            self.writer.add_document(doc)?;
+        }
+        self.records += 1;
         Ok(())
     }
 
-    /// Counts a record whose documents were added.
-    pub(crate) fn count_record(&mut self) {
-        self.records += 1;
+    pub(crate) fn snapshot_seq(&self) -> i64 {
+        self.snapshot_seq
     }
 }
 
@@ -448,6 +453,12 @@ fn open_generation<K: Kind>(dir: &Path, name: &str, options: &IndexOptions) -> R
         writer: Mutex::new(Some(writer)),
         seq: AtomicI64::new(payload.seq),
     })
+}
+
+/// Commits a full build as of change `seq` and merges it into one segment.
+fn seal(mut writer: IndexWriter, seq: i64) -> Result<()> {
+    commit(&mut writer, seq)?;
+    generation::compact(writer)
 }
 
 fn commit(writer: &mut IndexWriter, seq: i64) -> Result<()> {

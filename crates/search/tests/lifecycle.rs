@@ -333,8 +333,11 @@ fn a_bulk_build_indexes_handed_records_and_replays_the_rest() {
             .unwrap(),
         4
     );
+    assert_eq!(build.covered_seq(&f.tenant, written).unwrap(), written);
     // Written by someone else after the bulk load's own writes.
     create_instance(&f.tenant, "late", "Came later");
+    let last = f.tenant.last_seq().unwrap();
+    assert_eq!(build.covered_seq(&f.tenant, last).unwrap(), before, "not ours: replay it");
 
     let stats = index.finish_bulk_build(&f.tenant, build, written).unwrap();
     assert_eq!((stats.instances, stats.replayed), (3, 1));

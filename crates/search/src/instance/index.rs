@@ -107,13 +107,13 @@ impl InstanceIndex {
     pub fn bulk_build(&self, tenant: &Tenant) -> Result<BulkBuild> {
         let refs = tenant.read(source::ref_ids)?;
         let build = self.lifecycle.begin_fed(tenant)?;
-        Ok(BulkBuild { build, refs, tenant: tenant.name().to_string() })
+        Ok(BulkBuild { build, refs, tenant: tenant.name().to_string(), handed: 0 })
     }
 
     /// Ends a bulk build. `seq` is the change-log sequence number up to which the
     /// build holds every change to instances, holdings and items: the changes after it
-    /// are replayed before the swap. A caller that cannot vouch for its own writes
-    /// being the only ones passes the sequence number from before it began.
+    /// are replayed before the swap. [`BulkBuild::covered_seq`] says which number the
+    /// change log supports.
     pub fn finish_bulk_build(
         &self,
         tenant: &Tenant,
@@ -145,6 +145,8 @@ pub struct BulkBuild {
     build: FedBuild,
     refs: RefIds,
     tenant: String,
+    // Instances, holdings records and items indexed from what the caller handed over.
+    handed: u64,
 }
 
 impl std::fmt::Debug for BulkBuild {
@@ -175,11 +177,13 @@ impl BulkBuild {
         for instance in instances {
             let Some(id) = instance.id else { continue };
             let holdings = holdings_of.get(&id).unwrap_or(&none);
-            let items = holdings
+            let items: Vec<&Item> = holdings
                 .iter()
                 .filter_map(|h| h.id.and_then(|id| items_of.get(&id)))
                 .flatten()
-                .copied();
+                .copied()
+                .collect();
+            self.handed += 1 + holdings.len() as u64 + items.len() as u64;
             let doc = document::build(
                 instance,
                 holdings.iter().copied(),
@@ -187,10 +191,21 @@ impl BulkBuild {
                 &self.refs,
                 &self.tenant,
             );
-            self.build.add_document(doc)?;
-            self.build.count_record();
+            self.build.add_record([doc])?;
         }
         Ok(())
+    }
+
+    /// The sequence number to finish the build at, given that the caller's last write
+    /// was change `upto`: `upto` itself when the change log from the build's snapshot
+    /// to it holds exactly one inventory change per record handed over (no other
+    /// writer touched instances, holdings or items, and none was left out); else the
+    /// snapshot's, whose later changes are then replayed.
+    pub fn covered_seq(&self, tenant: &Tenant, upto: i64) -> Result<i64> {
+        let since = self.build.snapshot_seq();
+        let types = [source::INSTANCES, source::HOLDINGS, source::ITEMS].map(|t| t.record_type);
+        let logged = tenant.read(|r| r.count_changes(since, upto, &types))?;
+        Ok(if logged == self.handed { upto } else { since })
     }
 }
 

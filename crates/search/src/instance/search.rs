@@ -150,15 +150,16 @@ fn full(searcher: &Searcher, addresses: &[DocAddress], tenant: &Tenant) -> Resul
         let fast = searcher.segment_reader(address.segment_ord).fast_fields();
         let (hi, lo) = (fast.u64(fields::ID_HI)?, fast.u64(fields::ID_LO)?);
         if let (Some(h), Some(l)) = (hi.first(address.doc_id), lo.first(address.doc_id)) {
-            ids.push(Uuid::from_u64_pair(h, l).to_string());
+            ids.push(Uuid::from_u64_pair(h, l));
         }
     }
-    let families = tenant.read(|reader| source::load_families(reader, &ids))?;
+    let keys: Vec<String> = ids.iter().map(Uuid::to_string).collect();
+    let families = tenant.read(|reader| source::load_families(reader, &keys))?;
     let mut by_id: HashMap<Uuid, String> = families
         .iter()
         .filter_map(|family| Some((family.instance.id?, document::full_json(family))))
         .collect();
-    Ok(ids.iter().filter_map(|id| by_id.remove(&Uuid::parse_str(id).ok()?)).collect())
+    Ok(ids.iter().filter_map(|id| by_id.remove(id)).collect())
 }
 
 /// The live matches of a translated query.
