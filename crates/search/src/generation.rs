@@ -24,7 +24,8 @@ const CURRENT: &str = "CURRENT";
 /// 2: term dictionaries as sstables instead of FSTs (tantivy's `quickwit` feature).
 /// 3: field presence as bits of `_present<n>` columns instead of `_present` terms.
 /// 4: no `_full` stored field (`expandAll` reads the store).
-pub(crate) const FORMAT_VERSION: u32 = 4;
+/// 5: gram maps over whole-value terms (a segment plugin) instead of `#g` trigram fields.
+pub(crate) const FORMAT_VERSION: u32 = 5;
 
 /// The generation `CURRENT` names, if the file exists and has this format version.
 pub(crate) fn read_current(root: &Path) -> Option<String> {

@@ -40,6 +40,7 @@ mod error;
 mod facet;
 mod follower;
 mod generation;
+mod grams;
 mod instance;
 mod lifecycle;
 mod pattern;

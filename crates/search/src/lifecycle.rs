@@ -21,7 +21,7 @@ use tantivy::schema::Schema;
 use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, Searcher};
 
 use crate::error::{Error, Result, io_error};
-use crate::{generation, priority, text};
+use crate::{generation, grams, priority, text};
 
 /// Tuning of an index. The defaults suit a 2-core machine.
 #[derive(Debug, Clone)]
@@ -88,6 +88,9 @@ pub(crate) trait Kind {
     const DIR: &'static str;
 
     fn schema() -> &'static Schema;
+
+    /// The whole-value fields with a gram map (`grams`).
+    fn gram_fields() -> Vec<tantivy::schema::Field>;
 
     /// The writer that applies changes to a serving generation.
     fn follower_writer(index: &Index, options: &IndexOptions) -> Result<IndexWriter>;
@@ -434,7 +437,8 @@ fn retire(generation: &Generation) {
 }
 
 fn open_generation<K: Kind>(dir: &Path, name: &str, options: &IndexOptions) -> Result<Generation> {
-    let index = generation::open_for_serving(dir)?;
+    let mut index = generation::open_for_serving(dir)?;
+    index.register_plugin(grams::plugin(K::gram_fields()));
     if index.schema() != *K::schema() {
         return Err(Error::Index("the index schema differs from this version's".to_string()));
     }
@@ -457,8 +461,18 @@ fn open_generation<K: Kind>(dir: &Path, name: &str, options: &IndexOptions) -> R
 
 /// Commits a full build as of change `seq` and merges it into one segment.
 fn seal(mut writer: IndexWriter, seq: i64) -> Result<()> {
+    let started = Instant::now();
     commit(&mut writer, seq)?;
-    generation::compact(writer)
+    let committed = started.elapsed();
+    let segments = writer.index().searchable_segment_ids()?.len();
+    generation::compact(writer)?;
+    tracing::info!(
+        commit_secs = committed.as_secs_f64(),
+        segments,
+        merge_secs = (started.elapsed() - committed).as_secs_f64(),
+        "full build sealed"
+    );
+    Ok(())
 }
 
 fn commit(writer: &mut IndexWriter, seq: i64) -> Result<()> {
@@ -480,7 +494,10 @@ fn build<K: Kind>(
     progress: &mut dyn FnMut(ReindexProgress),
 ) -> Result<(IndexWriter, i64, u64)> {
     const PAGE: usize = 1_000;
-    let index = Index::create_in_dir(dir, K::schema().clone())?;
+    let index = Index::builder()
+        .schema(K::schema().clone())
+        .register_plugin(grams::plugin(K::gram_fields()))
+        .create_in_dir(dir)?;
     text::register(&index);
     let mut writer = generation::build_writer(&index, options.build_threads, options.build_memory)?;
     let (seq, done) = tenant.read(|reader| {

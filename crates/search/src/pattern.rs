@@ -12,28 +12,24 @@
 //! - `*foo`, `*o?o`, `it*15`: the range of terms starting with the reversed literal
 //!   suffix, on the field's reversed copy (`#r`), when the suffix is longer than the
 //!   prefix. Cost: the terms with that suffix.
-//! - `*foo*` (no literal at either end): the field's trigram copy (`#g`): each literal
-//!   run of three or more characters is a phrase of its trigrams (exact: the run occurs
-//!   inside one value), a shorter run is the range of trigrams starting with it
-//!   (trigrams are padded at the end, so every character starts one). Cost: the
-//!   postings of a few trigrams, or of the few hundred trigrams with a one- or
-//!   two-character prefix; never the values' dictionary.
+//! - `*foo*` (no literal at either end): the field's gram map ([`InfixQuery`]): the
+//!   terms holding every trigram of each literal run, each then matched against the
+//!   whole pattern. Cost: a few trigrams' term lists and the candidates they leave;
+//!   never the values' dictionary unless most of it are candidates.
 //!
-//! Deviation: with several literal runs in an infix pattern (`*ab*cd*`) a document
-//! matches when each run occurs in some value of the field, in any order. Fields
-//! without a trigram copy (UUIDs, notes, URIs) answer an infix pattern by scanning
+//! Fields without a gram map (UUIDs, notes, URIs) answer an infix pattern by scanning
 //! their term dictionary, which is bounded by the field's distinct values.
 
 use std::ops::Bound;
 use std::sync::Arc;
 
 use tantivy::query::{
-    BitSetDocSet, ConstScorer, EnableScoring, Explanation, PhraseQuery, Query, Scorer, TermQuery,
-    Weight,
+    BitSetDocSet, ConstScorer, EnableScoring, Explanation, Query, Scorer, TermQuery, Weight,
 };
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{BitSet, DocId, Score, SegmentReader, Term};
 
+use crate::grams::InfixQuery;
 use crate::text;
 
 /// A wildcard pattern over a normalised whole value.
@@ -119,7 +115,7 @@ impl Pattern {
         Pattern { parts }
     }
 
-    fn literals(&self) -> impl Iterator<Item = &str> {
+    pub(crate) fn literals(&self) -> impl Iterator<Item = &str> {
         self.parts.iter().filter_map(|p| match p {
             Part::Literal(l) => Some(l.as_str()),
             _ => None,
@@ -157,7 +153,8 @@ pub(crate) struct WildcardFields {
     /// The whole values.
     pub(crate) forward: Field,
     pub(crate) reversed: Option<Field>,
-    pub(crate) grams: Option<Field>,
+    /// Whether `forward` has a gram map.
+    pub(crate) grams: bool,
 }
 
 /// The query for `pattern` over whole values, choosing the cheapest structure.
@@ -177,32 +174,11 @@ pub(crate) fn wildcard(fields: &WildcardFields, pattern: &Pattern) -> Box<dyn Qu
         let filter = (!reversed_pattern.is_prefix_only()).then(|| reversed_pattern.clone());
         return Box::new(TermScanQuery::prefix(reversed, reversed_pattern.prefix(), filter));
     }
-    match fields.grams {
-        Some(grams) => infix(grams, pattern),
-        None => Box::new(TermScanQuery::prefix(fields.forward, "", Some(pattern.clone()))),
+    if fields.grams {
+        Box::new(InfixQuery::new(fields.forward, pattern.clone()))
+    } else {
+        Box::new(TermScanQuery::prefix(fields.forward, "", Some(pattern.clone())))
     }
-}
-
-fn infix(grams: Field, pattern: &Pattern) -> Box<dyn Query> {
-    let mut clauses: Vec<(tantivy::query::Occur, Box<dyn Query>)> = Vec::new();
-    for literal in pattern.literals() {
-        let chars: Vec<char> = literal.chars().collect();
-        let query: Box<dyn Query> = if chars.len() >= 3 {
-            let terms: Vec<Term> = chars
-                .windows(3)
-                .map(|w| Term::from_field_text(grams, &w.iter().collect::<String>()))
-                .collect();
-            if terms.len() == 1 {
-                Box::new(TermQuery::new(terms[0].clone(), IndexRecordOption::Basic))
-            } else {
-                Box::new(PhraseQuery::new(terms))
-            }
-        } else {
-            Box::new(TermScanQuery::prefix(grams, literal, None))
-        };
-        clauses.push((tantivy::query::Occur::Must, query));
-    }
-    Box::new(tantivy::query::BooleanQuery::new(clauses))
 }
 
 /// Documents with a term of `field` in a range of the term dictionary, optionally only

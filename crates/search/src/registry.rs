@@ -8,14 +8,16 @@
 //! `authority::fields`), what goes into the fields, or how relations become queries
 //! (`query`).
 //!
-//! Each field becomes up to four tantivy fields, named after the FOLIO path with `.`
+//! Each field becomes up to three tantivy fields, named after the FOLIO path with `.`
 //! replaced by `_`:
 //! - the field itself: analysed tokens with positions (text kinds), or the whole
 //!   normalised value as one term (keyword kinds), or an `i64` (dates, numbers);
 //! - `#p`, text kinds only: the whole value folded (`plain_<field>` in FOLIO), for
 //!   `==/string` and wildcards;
-//! - `#r`: the whole value reversed, so a suffix pattern is a term-dictionary prefix;
-//! - `#g`: trigrams of the whole value with positions, for infix patterns.
+//! - `#r`: the whole value reversed, so a suffix pattern is a term-dictionary prefix.
+//!
+//! A field flagged [`NGRAM`] also has its whole-value terms (`#p`, or the keyword
+//! field itself) in the segments' gram maps (`grams`), for infix patterns.
 
 use std::collections::HashMap;
 
@@ -69,9 +71,9 @@ pub(crate) enum TermProc {
 }
 
 pub(crate) const FACET: u8 = 1;
-/// Trigrams of the whole value, for infix wildcards.
+/// A gram map over the whole values, for infix wildcards.
 pub(crate) const NGRAM: u8 = 2;
-/// Values are UUIDs: no reversed or trigram copies (a leading wildcard on an id field
+/// Values are UUIDs: no reversed copy or gram map (a leading wildcard on an id field
 /// scans its term dictionary instead).
 pub(crate) const UUID: u8 = 4;
 /// No reversed copy: per-record values (former ids, call-number parts, notes, URIs)
@@ -145,7 +147,15 @@ pub(crate) struct Handles {
     pub(crate) main: Field,
     pub(crate) plain: Option<Field>,
     pub(crate) reversed: Option<Field>,
-    pub(crate) grams: Option<Field>,
+    /// Whether the whole-value field (`plain`, else `main`) has a gram map.
+    pub(crate) grams: bool,
+}
+
+impl Handles {
+    /// The field holding the whole normalised value as one term, if any.
+    pub(crate) fn whole(&self) -> Field {
+        self.plain.unwrap_or(self.main)
+    }
 }
 
 /// One family's registry: its fields, aliases and their tantivy handles.
@@ -199,15 +209,7 @@ pub(crate) fn add_fields(builder: &mut SchemaBuilder, defs: &[FieldDef]) -> Vec<
         let plain = def.is_text().then(|| builder.add_text_field(&format!("{name}#p"), raw()));
         let reversed =
             def.has_reversed().then(|| builder.add_text_field(&format!("{name}#r"), raw()));
-        let grams = def.has(NGRAM).then(|| {
-            let options = TextOptions::default().set_indexing_options(
-                TextFieldIndexing::default()
-                    .set_tokenizer(text::TRIGRAM)
-                    .set_index_option(IndexRecordOption::WithFreqsAndPositions)
-                    .set_fieldnorms(false),
-            );
-            builder.add_text_field(&format!("{name}#g"), options)
-        });
+        let grams = def.has(NGRAM);
         handles.push(Handles { main, plain, reversed, grams });
     }
     handles
@@ -249,6 +251,11 @@ impl Registry {
         for (i, &field) in self.present.iter().enumerate() {
             doc.add_u64(field, presence.words.get(i).copied().unwrap_or(0));
         }
+    }
+
+    /// The whole-value fields the gram plugin indexes.
+    pub(crate) fn gram_fields(&self) -> Vec<Field> {
+        self.handles.iter().filter(|h| h.grams).map(Handles::whole).collect()
     }
 
     /// The column and bit that say whether a document has a value in field `idx`.

@@ -4,9 +4,9 @@
 //! the folding of case and diacritics (`keyword_icu`, `icu_folding`), the word splitting
 //! of mod-search's `source_analyzer` (ICU word boundaries, then `word_delimiter_graph`
 //! with `catenate_words`, after the `" & "` → `" and "` character filter), the
-//! whitespace analyser of `identifiers.value`, the English stems of `multilang` fields,
-//! and the trigrams behind infix wildcards. Does not own which field uses which
-//! analyser (the field registry) or how terms become queries (`query`).
+//! whitespace analyser of `identifiers.value`, and the English stems of `multilang`
+//! fields. Does not own which field uses which analyser (the field registry) or how
+//! terms become queries (`query`).
 //!
 //! Deviations from ICU, kept small on purpose: word boundaries follow UAX #29's rules
 //! for Latin, Greek, Cyrillic and digits (letters joined by `'` `’` `.` `:`, digits by
@@ -301,41 +301,23 @@ fn flush(current: &mut String, prev: Class, parts: &mut Vec<(String, bool)>) {
     }
 }
 
-#[cfg(test)]
-/// Trigrams of a plain value, padded so that every character starts one: `abc` →
-/// `abc`, `bc$`, `c$$`. The padding lets a one- or two-character infix be found as a
-/// trigram prefix.
-pub(crate) fn trigrams(value: &str) -> Vec<String> {
-    let chars: Vec<char> = value.chars().chain([END, END]).collect();
-    if chars.len() < 3 {
-        return Vec::new();
-    }
-    (0..chars.len() - 2).map(|i| chars[i..i + 3].iter().collect()).collect()
-}
-
-/// The padding character of trigrams; not a character users type.
-pub(crate) const END: char = '\u{1}';
-
 /// Registers Quire's analysers on an index under the names the schema uses.
 pub(crate) fn register(index: &tantivy::Index) {
     let manager = index.tokenizers();
     manager.register(TEXT, Analyzer::new(Kind::Text));
     manager.register(STEMMED, Analyzer::new(Kind::Stemmed));
     manager.register(WHITESPACE, Analyzer::new(Kind::Whitespace));
-    manager.register(TRIGRAM, Analyzer::new(Kind::Trigram));
 }
 
 pub(crate) const TEXT: &str = "quire_text";
 pub(crate) const STEMMED: &str = "quire_stemmed";
 pub(crate) const WHITESPACE: &str = "quire_whitespace";
-pub(crate) const TRIGRAM: &str = "quire_trigram";
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Kind {
     Text,
     Stemmed,
     Whitespace,
-    Trigram,
 }
 
 /// The analysers as tantivy tokenizers. Each computes a value's tokens up front into a
@@ -402,22 +384,6 @@ impl Tokenizer for Analyzer {
                     self.push(position, &folded);
                 }
             }
-            Kind::Trigram => {
-                let mut window = [END; 3];
-                let mut gram = String::with_capacity(12);
-                let mut filled = 0;
-                let mut position = 0;
-                for c in text.chars().chain([END, END]) {
-                    window = [window[1], window[2], c];
-                    filled += 1;
-                    if filled >= 3 {
-                        gram.clear();
-                        gram.extend(window);
-                        self.push(position, &gram);
-                        position += 1;
-                    }
-                }
-            }
         }
         Tokens { tokens: &mut self.tokens[..self.len], idx: usize::MAX }
     }
@@ -442,7 +408,7 @@ impl TokenStream for Tokens<'_> {
 mod tests {
     use expect_test::{Expect, expect};
 
-    use super::{Analyzer, Kind, fold, trigrams, words};
+    use super::{Analyzer, Kind, fold, words};
     use tantivy::tokenizer::{TokenStream, Tokenizer};
 
     fn check(text: &str, expect: Expect) {
@@ -487,14 +453,6 @@ mod tests {
     fn folding_and_grams() {
         assert_eq!(fold("ASYURANGSŬ"), "asyurangsu");
         assert_eq!(fold("plain ascii"), "plain ascii");
-        assert_eq!(trigrams("ab").join("|"), "ab\u{1}|b\u{1}\u{1}");
-        let mut analyzer = Analyzer::new(Kind::Trigram);
-        let mut stream = analyzer.token_stream("abcd");
-        let mut grams = Vec::new();
-        while stream.advance() {
-            grams.push(stream.token().text.clone());
-        }
-        assert_eq!(grams, trigrams("abcd"));
         assert_eq!(words("").len(), 0);
     }
 }

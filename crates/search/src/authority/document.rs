@@ -205,9 +205,6 @@ fn add_value(
     if let Some(field) = handles.reversed {
         doc.add_text(field, text::reversed(&whole));
     }
-    if let Some(field) = handles.grams {
-        doc.add_text(field, &whole);
-    }
 }
 
 fn add_date(

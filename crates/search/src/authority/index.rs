@@ -115,6 +115,10 @@ impl Kind for Authorities {
         &Fields::get().schema
     }
 
+    fn gram_fields() -> Vec<tantivy::schema::Field> {
+        Fields::get().gram_fields()
+    }
+
     fn follower_writer(index: &Index, options: &IndexOptions) -> Result<IndexWriter> {
         Ok(index.writer_with_num_threads(1, options.writer_memory.min(32 << 20))?)
     }

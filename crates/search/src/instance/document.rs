@@ -181,9 +181,6 @@ pub(crate) fn build<'a>(
             if let Some(field) = handles.reversed {
                 doc.add_text(field, text::reversed(&whole));
             }
-            if let Some(field) = handles.grams {
-                doc.add_text(field, &whole);
-            }
         }
     }
     fields.add_presence(&mut doc, &presence);

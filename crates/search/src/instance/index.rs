@@ -216,6 +216,10 @@ impl Kind for Instances {
         &Fields::get().schema
     }
 
+    fn gram_fields() -> Vec<tantivy::schema::Field> {
+        Fields::get().gram_fields()
+    }
+
     fn follower_writer(index: &Index, options: &IndexOptions) -> Result<IndexWriter> {
         let writer = index.writer_with_num_threads(1, options.writer_memory)?;
         writer.set_merge_policy(Box::new(follower_merge_policy()));
