@@ -124,26 +124,31 @@ impl Pattern {
 
     /// Whether the whole of `value` matches.
     pub(crate) fn matches(&self, value: &str) -> bool {
-        let chars: Vec<char> = value.chars().collect();
-        matches_from(&self.parts, &chars)
+        matches_from(&self.parts, value)
     }
 }
 
-fn matches_from(parts: &[Part], value: &[char]) -> bool {
+/// Matches on the string itself, without collecting its characters: a scan of many
+/// terms calls this once per term.
+fn matches_from(parts: &[Part], value: &str) -> bool {
     match parts.split_first() {
         None => value.is_empty(),
         Some((Part::Literal(l), rest)) => {
-            let n = l.chars().count();
-            value.len() >= n
-                && l.chars().zip(value).all(|(a, b)| a == *b)
-                && matches_from(rest, &value[n..])
+            value.starts_with(l.as_str()) && matches_from(rest, &value[l.len()..])
         }
-        Some((Part::One, rest)) => !value.is_empty() && matches_from(rest, &value[1..]),
+        Some((Part::One, rest)) => match value.chars().next() {
+            Some(c) => matches_from(rest, &value[c.len_utf8()..]),
+            None => false,
+        },
         Some((Part::Any, rest)) => {
             if rest.is_empty() {
                 return true;
             }
-            (0..=value.len()).any(|skip| matches_from(rest, &value[skip..]))
+            value
+                .char_indices()
+                .map(|(i, _)| i)
+                .chain([value.len()])
+                .any(|i| matches_from(rest, &value[i..]))
         }
     }
 }
