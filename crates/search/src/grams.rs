@@ -39,11 +39,11 @@ use tantivy::plugin::{PluginMergeContext, PluginWriter, PluginWriterContext, Seg
 use tantivy::query::{
     BitSetDocSet, ConstScorer, EnableScoring, Explanation, Query, Scorer, Weight,
 };
-use tantivy::schema::{Field, IndexRecordOption};
+use tantivy::schema::Field;
 use tantivy::termdict::TermDictionary;
 use tantivy::{BitSet, DocId, Score, Segment, SegmentReader};
 
-use crate::pattern::{Pattern, explain_unscored};
+use crate::pattern::{Pattern, explain_unscored, insert_postings};
 
 const EXTENSION: &str = "grams";
 /// What looking one term up by ordinal costs, in terms streamed past.
@@ -436,20 +436,8 @@ impl Weight for InfixQuery {
             Ok(file) => self.candidates(&file)?,
             Err(_) => None,
         };
-        let mut add = |info: &tantivy::postings::TermInfo| -> tantivy::Result<()> {
-            let mut postings =
-                inverted_index.read_block_postings_from_terminfo(info, IndexRecordOption::Basic)?;
-            loop {
-                let block = postings.docs();
-                if block.is_empty() {
-                    return Ok(());
-                }
-                for &doc in block {
-                    docs.insert(doc);
-                }
-                postings.advance();
-            }
-        };
+        let mut add =
+            |info: &tantivy::postings::TermInfo| insert_postings(&inverted_index, info, &mut docs);
         let matches = |key: &[u8]| std::str::from_utf8(key).is_ok_and(|k| self.pattern.matches(k));
         match candidates {
             // Few candidates: look each up (two block decodes, tens of microseconds).

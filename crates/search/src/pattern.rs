@@ -23,11 +23,12 @@
 use std::ops::Bound;
 use std::sync::Arc;
 
+use tantivy::postings::TermInfo;
 use tantivy::query::{
     BitSetDocSet, ConstScorer, EnableScoring, Explanation, Query, Scorer, TermQuery, Weight,
 };
 use tantivy::schema::{Field, IndexRecordOption};
-use tantivy::{BitSet, DocId, Score, SegmentReader, Term};
+use tantivy::{BitSet, DocId, InvertedIndexReader, Score, SegmentReader, Term};
 
 use crate::grams::InfixQuery;
 use crate::text;
@@ -230,6 +231,26 @@ pub(crate) fn explain_unscored(
     }
 }
 
+/// Adds the documents of one term's postings to `docs`.
+pub(crate) fn insert_postings(
+    inverted_index: &InvertedIndexReader,
+    info: &TermInfo,
+    docs: &mut BitSet,
+) -> tantivy::Result<()> {
+    let mut postings =
+        inverted_index.read_block_postings_from_terminfo(info, IndexRecordOption::Basic)?;
+    loop {
+        let block = postings.docs();
+        if block.is_empty() {
+            return Ok(());
+        }
+        for &doc in block {
+            docs.insert(doc);
+        }
+        postings.advance();
+    }
+}
+
 /// The smallest byte string greater than every string starting with `prefix`.
 fn prefix_end(prefix: &[u8]) -> Option<Vec<u8>> {
     let mut end = prefix.to_vec();
@@ -271,18 +292,7 @@ impl Weight for TermScanQuery {
                     continue;
                 }
             }
-            let mut postings = inverted_index
-                .read_block_postings_from_terminfo(stream.value(), IndexRecordOption::Basic)?;
-            loop {
-                let block = postings.docs();
-                if block.is_empty() {
-                    break;
-                }
-                for &doc in block {
-                    docs.insert(doc);
-                }
-                postings.advance();
-            }
+            insert_postings(&inverted_index, stream.value(), &mut docs)?;
         }
         Ok(Box::new(ConstScorer::new(BitSetDocSet::from(docs), boost)))
     }
