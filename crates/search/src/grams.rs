@@ -389,11 +389,13 @@ fn intersect(a: &[u32], b: &[u32]) -> Vec<u32> {
 pub(crate) struct InfixQuery {
     field: Field,
     pattern: Arc<Pattern>,
+    /// [`LOOKUP_COST`]; tests set it to take either path.
+    lookup_cost: u64,
 }
 
 impl InfixQuery {
     pub(crate) fn new(field: Field, pattern: Pattern) -> InfixQuery {
-        InfixQuery { field, pattern: Arc::new(pattern) }
+        InfixQuery { field, pattern: Arc::new(pattern), lookup_cost: LOOKUP_COST }
     }
 
     /// The ordinals of the terms that may match, ascending; `None` when the segment has
@@ -443,7 +445,8 @@ impl Weight for InfixQuery {
             // Few candidates: look each up (two block decodes, tens of microseconds).
             // More: one pass over the dictionary (tens of nanoseconds a term) is cheaper.
             Some(candidates)
-                if (candidates.len() as u64) * LOOKUP_COST < terms.num_terms() as u64 =>
+                if (candidates.len() as u64).saturating_mul(self.lookup_cost)
+                    < terms.num_terms() as u64 =>
             {
                 let mut key = Vec::new();
                 for ord in candidates {
@@ -492,10 +495,18 @@ mod tests {
     use super::{InfixQuery, component, key, plugin, term_keys};
     use crate::pattern::Pattern;
 
+    /// The documents matching, checked to be the same whether the candidates are
+    /// looked up one by one or found in one pass over the dictionary.
     fn count(index: &Index, field: tantivy::schema::Field, pattern: &str) -> usize {
         let searcher = index.reader().unwrap().searcher();
-        let query = InfixQuery::new(field, Pattern::parse(pattern));
-        searcher.search(&query, &tantivy::collector::Count).unwrap()
+        let mut counts = [0, u64::MAX].map(|lookup_cost| {
+            let query =
+                InfixQuery { lookup_cost, ..InfixQuery::new(field, Pattern::parse(pattern)) };
+            searcher.search(&query, &tantivy::collector::Count).unwrap()
+        });
+        counts.sort_unstable();
+        assert_eq!(counts[0], counts[1], "{pattern}: lookups and a pass agree");
+        counts[0]
     }
 
     #[test]
