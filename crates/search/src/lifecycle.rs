@@ -466,7 +466,7 @@ fn seal(mut writer: IndexWriter, seq: i64) -> Result<()> {
     let committed = started.elapsed();
     let segments = writer.index().searchable_segment_ids()?.len();
     generation::compact(writer)?;
-    tracing::info!(
+    tracing::debug!(
         commit_secs = committed.as_secs_f64(),
         segments,
         merge_secs = (started.elapsed() - committed).as_secs_f64(),

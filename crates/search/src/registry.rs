@@ -152,7 +152,8 @@ pub(crate) struct Handles {
 }
 
 impl Handles {
-    /// The field holding the whole normalised value as one term, if any.
+    /// The field holding the whole normalised value as one term: a text field's plain
+    /// copy, any other field itself.
     pub(crate) fn whole(&self) -> Field {
         self.plain.unwrap_or(self.main)
     }
