@@ -98,6 +98,8 @@ fn capitalise(word: &str) -> String {
 fn generate(tenant: &store::Tenant, n: usize, words: &Words) {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let actor = Actor::default();
+    // Barcodes must be unique: numbered, as random ones collide at a few hundred thousand.
+    let mut barcode = 0u64;
     tenant.write(inventory::load_reference_data).unwrap();
     for start in (0..n).step_by(1_000) {
         let mut instances = Vec::new();
@@ -130,10 +132,11 @@ fn generate(tenant: &store::Tenant, n: usize, words: &Words) {
                 .unwrap(),
             );
             for _ in 0..1 + rng.below(2) {
+                barcode += 1;
                 items.push(
                     serde_json::from_value::<Item>(json!({"holdingsRecordId": holdings_id,
                         "status": {"name": STATUSES[rng.below(STATUSES.len())]},
-                        "barcode": format!("{}", rng.next() % 10_000_000_000),
+                        "barcode": format!("{barcode:010}"),
                         "materialTypeId": BOOK, "permanentLoanTypeId": CAN_CIRCULATE}))
                     .unwrap(),
                 );
