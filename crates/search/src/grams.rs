@@ -143,34 +143,29 @@ fn write_segment(segment: &Segment, fields: &[Field]) -> tantivy::Result<()> {
         };
         sections.push((field, build_field(&dictionary)?));
     }
-    let mut out = Vec::new();
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&(sections.len() as u32).to_le_bytes());
+    let mut out = segment.open_write(component())?;
+    out.write_all(MAGIC)?;
+    out.write_all(&(sections.len() as u32).to_le_bytes())?;
     let header_len = 8 + sections.len() * (4 + 4 + 8 * 3);
     let mut offset = header_len as u64;
     for (field, section) in &sections {
-        out.extend_from_slice(&field.field_id().to_le_bytes());
-        out.extend_from_slice(&(section.keys.len() as u32).to_le_bytes());
+        out.write_all(&field.field_id().to_le_bytes())?;
+        out.write_all(&(section.keys.len() as u32).to_le_bytes())?;
         let keys_at = offset;
         let starts_at = keys_at + 8 * section.keys.len() as u64;
         let postings_at = starts_at + 8 * (section.keys.len() as u64 + 1);
         for at in [keys_at, starts_at, postings_at] {
-            out.extend_from_slice(&at.to_le_bytes());
+            out.write_all(&at.to_le_bytes())?;
         }
         offset = postings_at + section.postings.len() as u64;
     }
     for (_, section) in &sections {
-        for key in &section.keys {
-            out.extend_from_slice(&key.to_le_bytes());
+        for number in section.keys.iter().chain(&section.starts) {
+            out.write_all(&number.to_le_bytes())?;
         }
-        for start in &section.starts {
-            out.extend_from_slice(&start.to_le_bytes());
-        }
-        out.extend_from_slice(&section.postings);
+        out.write_all(&section.postings)?;
     }
-    let mut write = segment.open_write(component())?;
-    write.write_all(&out)?;
-    tantivy::directory::TerminatingWrite::terminate(write)?;
+    tantivy::directory::TerminatingWrite::terminate(out)?;
     Ok(())
 }
 
@@ -210,9 +205,8 @@ fn build_field(dictionary: &TermDictionary) -> std::io::Result<Section> {
         section.keys.push(k);
         section.starts.push(section.postings.len() as u64);
         let mut previous = 0u32;
-        for (i, ord) in ords.into_iter().enumerate() {
-            let delta = if i == 0 { ord } else { ord - previous };
-            write_varint(&mut section.postings, delta);
+        for ord in ords {
+            write_varint(&mut section.postings, ord - previous);
             previous = ord;
         }
     }
@@ -309,10 +303,8 @@ impl FieldGrams<'_> {
         let bytes = self.postings.get(start..end).unwrap_or_default();
         let mut at = 0;
         let mut ord = 0u32;
-        let mut first = true;
         while let Some(delta) = read_varint(bytes, &mut at) {
-            ord = if first { delta } else { ord.saturating_add(delta) };
-            first = false;
+            ord = ord.saturating_add(delta);
             out.push(ord);
         }
     }
@@ -321,7 +313,6 @@ impl FieldGrams<'_> {
     /// trigram starting with it (one or two); `None` when that would be most terms
     /// anyway (a common letter), which is cheaper to check term by term.
     fn candidates(&self, literal: &[u32]) -> Option<Vec<u32>> {
-        let mut found = Vec::new();
         if literal.len() >= 3 {
             let mut lists: Vec<Vec<u32>> = Vec::new();
             for w in literal.windows(3) {
@@ -336,13 +327,14 @@ impl FieldGrams<'_> {
             }
             lists.sort_by_key(Vec::len);
             let mut lists = lists.into_iter();
-            found = lists.next().unwrap_or_default();
+            let mut found = lists.next().unwrap_or_default();
             for list in lists {
                 found = intersect(&found, &list);
                 if found.is_empty() {
                     break;
                 }
             }
+            Some(found)
         } else {
             let (lo, hi) = match *literal {
                 [a] => (key(a, 0, 0), key(a + 1, 0, 0)),
@@ -354,13 +346,14 @@ impl FieldGrams<'_> {
             if bytes > u64_at(self.starts, self.len()) / 4 {
                 return None;
             }
+            let mut found = Vec::new();
             for i in first..last {
                 self.list(i, &mut found);
             }
             found.sort_unstable();
             found.dedup();
+            Some(found)
         }
-        Some(found)
     }
 }
 

@@ -145,14 +145,10 @@ pub(crate) fn search(
 /// of the index (1.06 GB of 2.6 GB at 1M instances) and of its build. An instance
 /// deleted since the index last caught up (within a second) is left out.
 fn full(searcher: &Searcher, addresses: &[DocAddress], tenant: &Tenant) -> Result<Vec<String>> {
-    let mut ids = Vec::with_capacity(addresses.len());
-    for address in addresses {
-        let fast = searcher.segment_reader(address.segment_ord).fast_fields();
-        let (hi, lo) = (fast.u64(fields::ID_HI)?, fast.u64(fields::ID_LO)?);
-        if let (Some(h), Some(l)) = (hi.first(address.doc_id), lo.first(address.doc_id)) {
-            ids.push(Uuid::from_u64_pair(h, l));
-        }
-    }
+    let columns: Vec<IdColumns> =
+        searcher.segment_readers().iter().map(IdColumns::open).collect::<Result<_>>()?;
+    let ids: Vec<Uuid> =
+        addresses.iter().filter_map(|a| columns[a.segment_ord as usize].id(a.doc_id)).collect();
     let keys: Vec<String> = ids.iter().map(Uuid::to_string).collect();
     let families = tenant.read(|reader| source::load_families(reader, &keys))?;
     let mut by_id: HashMap<Uuid, String> = families
@@ -209,6 +205,23 @@ fn first_in_index_order(
     Ok(out)
 }
 
+/// A segment's instance-id columns: the id as two `u64` fast values.
+struct IdColumns {
+    hi: Column<u64>,
+    lo: Column<u64>,
+}
+
+impl IdColumns {
+    fn open(reader: &SegmentReader) -> Result<IdColumns> {
+        let fast = reader.fast_fields();
+        Ok(IdColumns { hi: fast.u64(fields::ID_HI)?, lo: fast.u64(fields::ID_LO)? })
+    }
+
+    fn id(&self, doc: DocId) -> Option<Uuid> {
+        Some(Uuid::from_u64_pair(self.hi.first(doc)?, self.lo.first(doc)?))
+    }
+}
+
 /// Calls `sink` with the id of every live document matching `query`, segment by
 /// segment, holding one block of doc ids at a time. Returns how many ids were sent.
 pub(crate) fn stream_ids(
@@ -223,17 +236,16 @@ pub(crate) fn stream_ids(
         if stopped {
             break;
         }
-        let hi: Column<u64> = reader.fast_fields().u64(fields::ID_HI)?;
-        let lo: Column<u64> = reader.fast_fields().u64(fields::ID_LO)?;
+        let columns = IdColumns::open(reader)?;
         let alive = reader.alive_bitset();
         weight.for_each_no_score(reader, &mut |docs: &[DocId]| {
             for &doc in docs {
                 if stopped || alive.is_some_and(|a| !a.is_alive(doc)) {
                     continue;
                 }
-                let (Some(h), Some(l)) = (hi.first(doc), lo.first(doc)) else { continue };
+                let Some(id) = columns.id(doc) else { continue };
                 sent += 1;
-                if sink(Uuid::from_u64_pair(h, l)).is_break() {
+                if sink(id).is_break() {
                     stopped = true;
                 }
             }
@@ -252,8 +264,7 @@ pub(crate) fn ids_with_terms(searcher: &Searcher, terms: &[tantivy::Term]) -> Re
         return Ok(out);
     }
     for reader in searcher.segment_readers() {
-        let hi: Column<u64> = reader.fast_fields().u64(fields::ID_HI)?;
-        let lo: Column<u64> = reader.fast_fields().u64(fields::ID_LO)?;
+        let columns = IdColumns::open(reader)?;
         let alive = reader.alive_bitset();
         for term in terms {
             // The segment reader keeps each field's inverted index once opened.
@@ -267,9 +278,9 @@ pub(crate) fn ids_with_terms(searcher: &Searcher, terms: &[tantivy::Term]) -> Re
             let mut doc = postings.doc();
             while doc != TERMINATED {
                 if alive.is_none_or(|a| a.is_alive(doc))
-                    && let (Some(h), Some(l)) = (hi.first(doc), lo.first(doc))
+                    && let Some(id) = columns.id(doc)
                 {
-                    out.push(Uuid::from_u64_pair(h, l));
+                    out.push(id);
                 }
                 doc = postings.advance();
             }
