@@ -423,13 +423,20 @@ pub(crate) fn reindex(args: ReindexArgs) -> anyhow::Result<()> {
     bar.finish_and_clear();
     let secs = stats.elapsed.as_secs_f64();
     println!(
-        "reindexed {} instances of tenant {} in {:.1} s ({:.0} instances/s); {} changes replayed; generation {}",
+        "reindexed {} instances of tenant {} in {:.1} s ({:.0} instances/s); {} changes replayed",
         stats.instances,
         args.tenant,
         secs,
         stats.instances as f64 / secs.max(1e-9),
         stats.replayed,
-        stats.generation
     );
+    match stats.compaction {
+        Some(took) => println!(
+            "merged into one segment {:.1} s after that; generation {}",
+            took.as_secs_f64(),
+            stats.generation
+        ),
+        None => println!("generation {}", stats.generation),
+    }
     Ok(())
 }

@@ -25,7 +25,8 @@ const CURRENT: &str = "CURRENT";
 /// 3: field presence as bits of `_present<n>` columns instead of `_present` terms.
 /// 4: no `_full` stored field (`expandAll` reads the store).
 /// 5: gram maps over whole-value terms (a segment plugin) instead of `#g` trigram fields.
-pub(crate) const FORMAT_VERSION: u32 = 5;
+/// 6: sort keys as columns only; identifier fields answer suffixes from gram maps.
+pub(crate) const FORMAT_VERSION: u32 = 6;
 
 /// The generation `CURRENT` names, if the file exists and has this format version.
 pub(crate) fn read_current(root: &Path) -> Option<String> {
@@ -83,6 +84,29 @@ pub(crate) fn compact(mut writer: IndexWriter) -> Result<()> {
         writer.merge(&segments).wait()?;
     }
     writer.wait_merging_threads()?;
+    Ok(())
+}
+
+/// The directory, inside a generation being merged, that holds the hard links to the
+/// serving generation's files.
+pub(crate) const SNAPSHOT: &str = "snapshot";
+
+/// Hard-links every file of the index in `from` (its lock files aside) into a new
+/// directory `to`: a copy of the index as it is now that costs no disk and that later
+/// commits and merges in `from` cannot change, since tantivy never rewrites a file in
+/// place.
+pub(crate) fn link_files(from: &Path, to: &Path) -> Result<()> {
+    fs::create_dir_all(to).map_err(|e| io_error(to, e))?;
+    for entry in fs::read_dir(from).map_err(|e| io_error(from, e))? {
+        let entry = entry.map_err(|e| io_error(from, e))?;
+        let name = entry.file_name();
+        let is_file = entry.file_type().map_err(|e| io_error(&entry.path(), e))?.is_file();
+        if !is_file || name.to_string_lossy().starts_with(".tantivy-") {
+            continue;
+        }
+        let target = to.join(&name);
+        fs::hard_link(entry.path(), &target).map_err(|e| io_error(&target, e))?;
+    }
     Ok(())
 }
 

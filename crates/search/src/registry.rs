@@ -76,10 +76,11 @@ pub(crate) const NGRAM: u8 = 2;
 /// Values are UUIDs: no reversed copy or gram map (a leading wildcard on an id field
 /// scans its term dictionary instead).
 pub(crate) const UUID: u8 = 4;
-/// No reversed copy: per-record values (former ids, call-number parts, notes, URIs)
-/// whose suffix patterns are rare, where a reversed copy would only grow the term
-/// dictionary (its build dominates indexing time). Suffix patterns on these scan the
-/// field's own dictionary.
+/// No reversed copy: per-record values (identifiers, hrids, former ids, call-number
+/// parts, notes, URIs) whose suffix patterns are rare, where a reversed copy would
+/// only grow the term dictionary (its build dominates indexing time). Suffix patterns
+/// on these are answered from the gram map when the field has one ([`NGRAM`]), else
+/// by scanning the field's own dictionary.
 pub(crate) const NO_REV: u8 = 8;
 
 #[derive(Debug, Clone, Copy)]

@@ -276,6 +276,9 @@ fn reindex_while_writing_and_searching() {
 
     assert_ne!(stats.generation, before);
     assert!(reports >= 2 && stats.instances >= 3_000, "{stats:?}");
+    // The build's segments and the replayed changes were merged into one generation
+    // after the swap, while the writes went on; the counts below hold for it.
+    assert!(stats.compaction.is_some(), "{stats:?}");
     assert!(searches.load(Ordering::SeqCst) > 0);
     assert_eq!(count(&index, "cql.allRecords=1"), 3_000 + created as u64);
     let renamed = (0..created).filter(|n| n % 5 == 0).count() as u64;
@@ -289,6 +292,8 @@ fn reindex_while_writing_and_searching() {
         .filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().starts_with('g'))
         .count();
     assert_eq!(generations, 1);
+    let current = f.tenant.dir().join("search").join("instances").join(&stats.generation);
+    assert!(!current.join("snapshot").exists(), "the merge's hard links are removed");
 }
 
 /// A bulk build indexes the store as it was at the start and then the records the

@@ -16,7 +16,7 @@ use tantivy::schema::{FAST, Field, STORED, Schema};
 
 use crate::registry::{
     Alias, FACET, FieldDef, NGRAM, Norm, Registry, TermProc, add_fields, add_presence_fields,
-    boolean, date, id, kw, raw, standard, with_term,
+    boolean, date, id, kw, standard, with_term,
 };
 
 /// A heading field: `standard` full text, with trigrams for infix wildcards.
@@ -147,7 +147,7 @@ impl Fields {
         let present = add_presence_fields(&mut builder, FIELDS);
         let registry =
             Registry::new(FIELDS, ALIASES, handles, present, "authority", str::to_string);
-        let sort_heading_ref = builder.add_text_field(SORT_HEADING_REF, raw() | FAST);
+        let sort_heading_ref = builder.add_text_field(SORT_HEADING_REF, FAST);
         let authorized_id = builder.add_text_field("_authorized_id", STORED);
         let full = builder.add_text_field("_full", STORED);
         let basic = builder.add_text_field("_basic", STORED);

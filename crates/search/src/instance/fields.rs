@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 use tantivy::schema::{FAST, Field, STORED, Schema};
 
 use crate::registry::{
-    Alias, Registry, add_fields, add_presence_fields, boolean, date, def, id, kw, raw, standard,
+    Alias, Registry, add_fields, add_presence_fields, boolean, date, def, id, kw, standard,
     stemmed, with_term,
 };
 pub(crate) use crate::registry::{FACET, FieldDef, Kind, NGRAM, NO_REV, Norm, TermProc, UUID};
@@ -26,7 +26,7 @@ use Norm::{Exact, Icu, Lower};
 pub(crate) const FIELDS: &[FieldDef] = &[
     id("id", 0),
     kw("tenantId", Exact, FACET),
-    kw("hrid", Lower, NGRAM),
+    kw("hrid", Lower, NGRAM | NO_REV),
     kw("source", Exact, FACET),
     stemmed("title", NGRAM),
     def("alternativeTitles.alternativeTitleTypeId", Kind::Keyword(Exact), UUID),
@@ -35,7 +35,7 @@ pub(crate) const FIELDS: &[FieldDef] = &[
     stemmed("indexTitle", NGRAM),
     stemmed("series.value", NGRAM),
     id("series.authorityId", 0),
-    def("identifiers.value", Kind::Whitespace, 0),
+    def("identifiers.value", Kind::Whitespace, NGRAM | NO_REV),
     id("identifiers.identifierTypeId", 0),
     standard("contributors.name", NGRAM),
     boolean("contributors.primary", 0),
@@ -47,8 +47,8 @@ pub(crate) const FIELDS: &[FieldDef] = &[
     id("subjects.sourceId", 0),
     id("subjects.typeId", 0),
     def("dates.dateTypeId", Kind::Keyword(Exact), UUID),
-    kw("dates.date1", Exact, NGRAM),
-    kw("dates.date2", Exact, NGRAM),
+    kw("dates.date1", Exact, NGRAM | NO_REV),
+    kw("dates.date2", Exact, NGRAM | NO_REV),
     id("instanceTypeId", FACET),
     id("statisticalCodeIds", FACET),
     id("statusId", FACET),
@@ -64,7 +64,7 @@ pub(crate) const FIELDS: &[FieldDef] = &[
     kw("publication.dateOfPublication", Exact, 0),
     standard("publication.place", 0),
     stemmed("tags.tagList", NO_REV),
-    kw("classifications.classificationNumber", Icu, NGRAM),
+    kw("classifications.classificationNumber", Icu, NGRAM | NO_REV),
     id("classifications.classificationTypeId", 0),
     stemmed("administrativeNotes", NO_REV),
     stemmed("notes.note", NO_REV),
@@ -81,7 +81,7 @@ pub(crate) const FIELDS: &[FieldDef] = &[
     id("items.id", 0),
     kw("items.tenantId", Exact, 0),
     def("items.holdingsRecordId", Kind::Keyword(Exact), UUID),
-    kw("items.hrid", Lower, 0),
+    kw("items.hrid", Lower, NO_REV),
     kw("items.accessionNumber", Icu, NO_REV),
     kw("items.formerIds", Icu, NO_REV),
     kw("items.itemIdentifier", Exact, NO_REV),
@@ -141,9 +141,9 @@ pub(crate) const FIELDS: &[FieldDef] = &[
     stemmed("publicNotes", NO_REV),
     stemmed("itemPublicNotes", NO_REV),
     stemmed("holdingsPublicNotes", NO_REV),
-    with_term(standard("oclc", NGRAM), TermProc::Oclc),
-    with_term(standard("isbn", NGRAM), TermProc::Isbn),
-    kw("issn", Norm::NoSpaceDash, NGRAM),
+    with_term(standard("oclc", NGRAM | NO_REV), TermProc::Oclc),
+    with_term(standard("isbn", NGRAM | NO_REV), TermProc::Isbn),
+    kw("issn", Norm::NoSpaceDash, NGRAM | NO_REV),
     kw("instanceTags", Icu, FACET),
     kw("itemTags", Icu, FACET),
     kw("holdingsTags", Icu, FACET),
@@ -157,9 +157,9 @@ pub(crate) const FIELDS: &[FieldDef] = &[
     kw("holdingsIdentifiers", Icu, NO_REV),
     kw("itemIdentifiers", Icu, NO_REV),
     stemmed("uniformTitle", NO_REV),
-    with_term(kw("lccn", Icu, NGRAM), TermProc::NoSpace),
-    with_term(kw("canceledLccn", Icu, NGRAM), TermProc::NoSpace),
-    with_term(kw("normalizedClassificationNumber", Icu, NGRAM), TermProc::AlphaNumeric),
+    with_term(kw("lccn", Icu, NGRAM | NO_REV), TermProc::NoSpace),
+    with_term(kw("canceledLccn", Icu, NGRAM | NO_REV), TermProc::NoSpace),
+    with_term(kw("normalizedClassificationNumber", Icu, NGRAM | NO_REV), TermProc::AlphaNumeric),
 ];
 
 /// FOLIO's `searchAliases`, inverted: each alias and the fields it searches. An alias
@@ -261,8 +261,10 @@ impl Fields {
         let present = add_presence_fields(&mut builder, FIELDS);
         let registry =
             Registry::new(FIELDS, ALIASES, handles, present, "instance", normalize_index);
-        let sort_title = builder.add_text_field(SORT_TITLE, raw() | FAST);
-        let sort_contributors = builder.add_text_field(SORT_CONTRIBUTORS, raw() | FAST);
+        // Sort keys are read as columns only; as terms they would add a nearly unique
+        // dictionary entry per document for nothing.
+        let sort_title = builder.add_text_field(SORT_TITLE, FAST);
+        let sort_contributors = builder.add_text_field(SORT_CONTRIBUTORS, FAST);
         let basic = builder.add_text_field("_basic", STORED);
         Fields {
             schema: builder.build(),

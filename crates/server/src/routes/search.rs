@@ -263,10 +263,12 @@ async fn reindex_status(
             "appliedSequence": status.applied_seq,
             "documents": status.documents,
             "lastError": status.last_error,
+            "compacting": status.compacting,
             "lastReindex": status.last_reindex.as_ref().map(|last| serde_json::json!({
                 "instances": last.instances,
                 "replayed": last.replayed,
                 "seconds": last.elapsed.as_secs_f64(),
+                "compactionSeconds": last.compaction.map(|took| took.as_secs_f64()),
             })),
         }]),
     ))
