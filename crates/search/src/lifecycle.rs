@@ -184,15 +184,21 @@ impl<K: Kind> Lifecycle<K> {
     pub(crate) fn open(tenant: &Tenant, options: IndexOptions) -> Result<Lifecycle<K>> {
         let root = tenant.dir().join("search").join(K::DIR);
         std::fs::create_dir_all(&root).map_err(|e| io_error(&root, e))?;
-        let existing = generation::read_current(&root).and_then(|name| {
-            match open_generation::<K>(&root.join(&name), &name, &options, Merges::Follow) {
-                Ok(generation) => Some(generation),
-                Err(e) => {
-                    tracing::warn!(tenant = tenant.name(), index = K::DIR, generation = %name, error = %e, "index unusable; rebuilding");
-                    None
+        let existing = match generation::read_current(&root) {
+            Some(name) => {
+                match open_generation::<K>(&root.join(&name), &name, &options, Merges::Follow) {
+                    Ok(generation) => Some(generation),
+                    // Another process serves this index: rebuilding would delete its
+                    // generations from under it.
+                    Err(e @ Error::Busy(_)) => return Err(e),
+                    Err(e) => {
+                        tracing::warn!(tenant = tenant.name(), index = K::DIR, generation = %name, error = %e, "index unusable; rebuilding");
+                        None
+                    }
                 }
             }
-        });
+            None => None,
+        };
         let generation = match existing {
             Some(generation) => generation,
             None => {
@@ -610,7 +616,7 @@ fn commit(writer: &mut IndexWriter, seq: i64) -> Result<()> {
 }
 
 /// Builds a full index in `dir` from one read transaction of the store: the records
-/// in id order, a page at a time. Returns the writer, uncommitted, the change-log
+/// in the order the store keeps them, a page at a time. Returns the writer, uncommitted, the change-log
 /// sequence number of the snapshot and the number of records.
 fn build<K: Kind>(
     tenant: &Tenant,
@@ -625,17 +631,19 @@ fn build<K: Kind>(
         .create_in_dir(dir)?;
     text::register(&index);
     let mut writer = generation::build_writer(&index, options.build_threads, options.build_memory)?;
-    let (seq, done) = tenant.read(|reader| {
+    let (seq, done) = tenant.read_bulk(|reader| {
         let seq = reader.last_seq()?;
         let total = reader.count(&K::RECORDS)?;
         let context = K::context(reader)?;
-        let mut after: Option<String> = None;
+        let mut after = None;
         let mut done = 0u64;
         progress(ReindexProgress { done, total });
         loop {
-            let page = reader.scan(&K::RECORDS, after.as_deref(), PAGE)?;
-            let Some(last) = page.last() else { break };
-            after = Some(last.id.clone());
+            let (page, last) = reader.scan_stored(&K::RECORDS, after, PAGE)?;
+            if page.is_empty() {
+                break;
+            }
+            after = last;
             done += page.len() as u64;
             K::add_page(reader, &context, page, tenant.name(), &mut writer)?;
             if done.is_multiple_of(PAGE as u64 * 10) {

@@ -202,6 +202,20 @@ fn lost_or_corrupt_index_is_rebuilt_on_open() {
     assert_eq!(dirs.len(), 2, "CURRENT and one generation: {dirs:?}");
 }
 
+/// A second open of an index another writer holds (a running server, when the CLI is
+/// pointed at its data directory) fails instead of rebuilding over it.
+#[test]
+fn an_index_in_use_is_not_rebuilt_under_its_owner() {
+    let f = fixture();
+    create_instance(&f.tenant, "inuse1", "Held index");
+    let index = InstanceIndex::open(&f.tenant).unwrap();
+    let generation = index.status().generation;
+    let second = InstanceIndex::open(&f.tenant);
+    assert!(matches!(second, Err(search::Error::Busy(_))), "{second:?}");
+    assert_eq!(index.status().generation, generation);
+    assert_eq!(count(&index, "title all held"), 1);
+}
+
 #[test]
 fn reindex_while_writing_and_searching() {
     let f = fixture();

@@ -219,6 +219,25 @@ impl Tenant {
         result
     }
 
+    /// Runs `f` in a read transaction, like [`Tenant::read`], on a connection of its own
+    /// that reads the file with plain reads instead of the memory map: for passes over
+    /// whole tables (a reindex). The map is advised random access (`random_reads`), so
+    /// a fault on a page that has left the page cache reads that page alone; plain reads
+    /// let the kernel read ahead of a scan. On the generated million, whose database
+    /// outgrows the page cache here, a reindex took 105 s this way against 131 s.
+    pub fn read_bulk<T, E: From<Error>>(
+        &self,
+        f: impl FnOnce(&Reader<'_>) -> Result<T, E>,
+    ) -> Result<T, E> {
+        let mut conn = open_connection(&self.db_path, &self.options, true)?;
+        conn.execute_batch("PRAGMA mmap_size = 0;").map_err(Error::from)?;
+        let tx =
+            conn.transaction_with_behavior(TransactionBehavior::Deferred).map_err(Error::from)?;
+        let value = f(&Reader::new(&tx))?;
+        tx.commit().map_err(Error::from)?;
+        Ok(value)
+    }
+
     /// Runs `f` in a write transaction, committed when `f` returns `Ok` and rolled back
     /// otherwise. Writers are serialised: writes that queue up meanwhile are committed
     /// together, each as if it ran alone (`group`). Returns once `f`'s changes are
