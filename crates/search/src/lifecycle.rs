@@ -104,6 +104,9 @@ pub(crate) trait Kind {
     /// The writer that applies changes to a serving generation.
     fn follower_writer(index: &Index, options: &IndexOptions) -> Result<IndexWriter>;
 
+    /// How that writer merges the segments its commits add.
+    fn merge_policy() -> Box<dyn tantivy::indexer::MergePolicy>;
+
     /// The records a full build pages through, one or more documents each.
     const RECORDS: RecordTable;
 
@@ -307,6 +310,7 @@ impl<K: Kind> Lifecycle<K> {
             Ok(None) => {}
             Err(e) => {
                 tracing::warn!(tenant = %self.tenant_name, index = K::DIR, error = %e, "merging the reindexed generation failed; its segments keep serving");
+                self.resume_merges();
             }
         }
         Ok(stats)
@@ -333,6 +337,18 @@ impl<K: Kind> Lifecycle<K> {
         // policy would otherwise start merging the build's equal-sized segments at once,
         // at full priority.
         self.install(tenant, name, &dir, sealed, started, Merges::Held)
+    }
+
+    /// Lets the serving generation's writer merge again, after a failed [`compact`]
+    /// left merging held: otherwise the follower's small segments would pile up.
+    ///
+    /// [`compact`]: Lifecycle::compact
+    fn resume_merges(&self) {
+        let serving = self.current();
+        let writer = serving.writer.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(writer) = writer.as_ref() {
+            writer.set_merge_policy(K::merge_policy());
+        }
     }
 
     /// Merges the serving generation's committed segments into one, in a new

@@ -120,7 +120,13 @@ impl Kind for Authorities {
     }
 
     fn follower_writer(index: &Index, options: &IndexOptions) -> Result<IndexWriter> {
-        Ok(index.writer_with_num_threads(1, options.writer_memory.min(32 << 20))?)
+        let writer = index.writer_with_num_threads(1, options.writer_memory.min(32 << 20))?;
+        writer.set_merge_policy(Self::merge_policy());
+        Ok(writer)
+    }
+
+    fn merge_policy() -> Box<dyn tantivy::indexer::MergePolicy> {
+        Box::new(tantivy::indexer::LogMergePolicy::default())
     }
 
     const RECORDS: RecordTable = AUTHORITIES;

@@ -222,8 +222,12 @@ impl Kind for Instances {
 
     fn follower_writer(index: &Index, options: &IndexOptions) -> Result<IndexWriter> {
         let writer = index.writer_with_num_threads(1, options.writer_memory)?;
-        writer.set_merge_policy(Box::new(follower_merge_policy()));
+        writer.set_merge_policy(Self::merge_policy());
         Ok(writer)
+    }
+
+    fn merge_policy() -> Box<dyn tantivy::indexer::MergePolicy> {
+        Box::new(follower_merge_policy())
     }
 
     const RECORDS: RecordTable = source::INSTANCES;
