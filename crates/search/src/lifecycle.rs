@@ -601,9 +601,8 @@ fn merge_snapshot<K: Kind>(snapshot: &Path, dir: &Path) -> Result<Option<u64>> {
     prepared.set_payload(metas.payload.as_deref().unwrap_or_default());
     prepared.commit()?;
     writer.wait_merging_threads()?;
-    let reader: IndexReader =
-        merged.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
-    Ok(Some(reader.searcher().num_docs()))
+    let docs = merged.searchable_segment_metas()?.iter().map(|m| u64::from(m.num_docs())).sum();
+    Ok(Some(docs))
 }
 
 /// Commits a full build as of change `seq` and merges it into one segment.
@@ -632,8 +631,9 @@ fn commit(writer: &mut IndexWriter, seq: i64) -> Result<()> {
 }
 
 /// Builds a full index in `dir` from one read transaction of the store: the records
-/// in the order the store keeps them, a page at a time. Returns the writer, uncommitted, the change-log
-/// sequence number of the snapshot and the number of records.
+/// in the order the store keeps them, a page at a time. Returns the writer,
+/// uncommitted, the change-log sequence number of the snapshot and the number of
+/// records.
 fn build<K: Kind>(
     tenant: &Tenant,
     dir: &Path,

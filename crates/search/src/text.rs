@@ -144,10 +144,16 @@ pub(crate) fn whitespace_words(text: &str) -> Vec<String> {
 }
 
 /// The English stem of a folded word, when it differs from the word.
+pub(crate) fn stem(word: &str) -> Option<String> {
+    with_stem(word, str::to_string)
+}
+
+/// `f` of the English stem of a folded word, when the stem differs from the word: the
+/// analysers' form of [`stem`], which lends the stem instead of allocating it.
 ///
 /// Each thread remembers the stems it has computed: a catalogue's words repeat (titles,
 /// subjects, notes), and a lookup costs a fraction of running the Snowball rules again.
-pub(crate) fn stem(word: &str) -> Option<String> {
+pub(crate) fn with_stem<R>(word: &str, f: impl FnOnce(&str) -> R) -> Option<R> {
     /// Entries kept per thread before the memory is emptied and filled again.
     const CACHE_CAPACITY: usize = 1 << 16;
     thread_local! {
@@ -159,18 +165,19 @@ pub(crate) fn stem(word: &str) -> Option<String> {
     }
     CACHE.with_borrow_mut(|cache| {
         if let Some(stemmed) = cache.get(word) {
-            return stemmed.as_deref().map(str::to_string);
+            return stemmed.as_deref().map(f);
         }
-        let stemmed = STEMMER.with(|s| match s.stem(word) {
+        let stemmed: Option<Box<str>> = STEMMER.with(|s| match s.stem(word) {
             Cow::Borrowed(same) if same == word => None,
-            Cow::Owned(stemmed) if stemmed != word => Some(stemmed),
+            Cow::Owned(stemmed) if stemmed != word => Some(stemmed.into()),
             _ => None,
         });
         if cache.len() >= CACHE_CAPACITY {
             cache.clear();
         }
-        cache.insert(word.into(), stemmed.as_deref().map(Box::from));
-        stemmed
+        let out = stemmed.as_deref().map(f);
+        cache.insert(word.into(), stemmed);
+        out
     })
 }
 
@@ -382,15 +389,15 @@ impl Tokenizer for Analyzer {
                 for word in words(text) {
                     let first = position;
                     for part in &word.parts {
-                        if stemmed && let Some(s) = stem(part) {
-                            self.push(position, &s);
+                        if stemmed {
+                            with_stem(part, |s| self.push(position, s));
                         }
                         self.push(position, part);
                         position += 1;
                     }
                     if let Some(cat) = &word.catenated {
-                        if stemmed && let Some(s) = stem(cat) {
-                            self.push(first, &s);
+                        if stemmed {
+                            with_stem(cat, |s| self.push(first, s));
                         }
                         self.push(first, cat);
                     }

@@ -204,14 +204,7 @@ impl Tenant {
             Some(conn) => conn,
             None => open_connection(&self.db_path, &self.options, true)?,
         };
-        let result = (|| {
-            let tx = conn
-                .transaction_with_behavior(TransactionBehavior::Deferred)
-                .map_err(Error::from)?;
-            let value = f(&Reader::new(&tx))?;
-            tx.commit().map_err(Error::from)?;
-            Ok(value)
-        })();
+        let result = read_in(&mut conn, f);
         let mut readers = self.readers.lock().unwrap();
         if readers.len() < self.options.max_idle_readers {
             readers.push(conn);
@@ -231,11 +224,7 @@ impl Tenant {
     ) -> Result<T, E> {
         let mut conn = open_connection(&self.db_path, &self.options, true)?;
         conn.execute_batch("PRAGMA mmap_size = 0;").map_err(Error::from)?;
-        let tx =
-            conn.transaction_with_behavior(TransactionBehavior::Deferred).map_err(Error::from)?;
-        let value = f(&Reader::new(&tx))?;
-        tx.commit().map_err(Error::from)?;
-        Ok(value)
+        read_in(&mut conn, f)
     }
 
     /// Runs `f` in a write transaction, committed when `f` returns `Ok` and rolled back
@@ -434,6 +423,17 @@ fn open_connection(path: &Path, options: &Options, read_only: bool) -> Result<Co
     ))?;
     conn.set_prepared_statement_cache_capacity(128);
     Ok(conn)
+}
+
+/// Runs `f` in a read transaction on `conn`.
+fn read_in<T, E: From<Error>>(
+    conn: &mut Connection,
+    f: impl FnOnce(&Reader<'_>) -> Result<T, E>,
+) -> Result<T, E> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Deferred).map_err(Error::from)?;
+    let value = f(&Reader::new(&tx))?;
+    tx.commit().map_err(Error::from)?;
+    Ok(value)
 }
 
 fn read_last_seq(conn: &Connection) -> Result<i64> {
