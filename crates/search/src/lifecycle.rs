@@ -590,6 +590,7 @@ fn merge_snapshot<K: Kind>(snapshot: &Path, dir: &Path) -> Result<Option<u64>> {
     if metas.segments.len() <= 1 {
         return Ok(None);
     }
+    tracing::debug!(segments = metas.segments.len(), "merging a reindexed generation");
     let directory = MmapDirectory::open(dir).map_err(tantivy::TantivyError::from)?;
     // The merged index carries the source's plugins, the gram map among them.
     let merged = tantivy::indexer::merge_indices(&[source], directory)?;

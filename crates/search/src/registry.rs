@@ -19,7 +19,7 @@
 //! A field flagged [`NGRAM`] also has its whole-value terms (`#p`, or the keyword
 //! field itself) in the segments' gram maps (`grams`), for infix patterns.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use tantivy::schema::{
     FAST, Field, INDEXED, IndexRecordOption, SchemaBuilder, TextFieldIndexing, TextOptions,
@@ -77,7 +77,8 @@ pub(crate) const NGRAM: u8 = 2;
 /// scans its term dictionary instead).
 pub(crate) const UUID: u8 = 4;
 /// No reversed copy: per-record values (identifiers, hrids, former ids, call-number
-/// parts, notes, URIs) whose suffix patterns are rare, where a reversed copy would
+/// parts, notes, URIs) and titles other than the main one, whose suffix patterns are
+/// rare, where a reversed copy would
 /// only grow the term dictionary (its build dominates indexing time). Suffix patterns
 /// on these are answered from the gram map when the field has one ([`NGRAM`]), else
 /// by scanning the field's own dictionary.
@@ -167,7 +168,8 @@ pub(crate) struct Registry {
     pub(crate) defs: &'static [FieldDef],
     aliases: &'static [Alias],
     pub(crate) handles: Vec<Handles>,
-    by_name: HashMap<&'static str, usize>,
+    /// Looked up for every value of every indexed record, hence the cheap hash.
+    by_name: FxHashMap<&'static str, usize>,
     /// Which registry fields a document has a value in (`field = ""`): bit `idx % 64`
     /// of column `idx / 64`.
     present: Vec<Field>,

@@ -127,17 +127,71 @@ pub(crate) struct Word {
 
 /// Splits text into words the way `source_analyzer` does.
 pub(crate) fn words(text: &str) -> Vec<Word> {
-    let text = replace_ampersand(text);
     let mut out = Vec::new();
-    for raw in icu_words(&text) {
-        let word = delimit(raw);
-        if !word.parts.is_empty() {
-            out.push(word);
-        }
-    }
+    let mut buf = WordBuf::default();
+    each_word(text, &mut buf, |word| {
+        out.push(Word {
+            parts: word.parts().iter().map(|p| p.to_string()).collect(),
+            catenated: word.catenated().map(str::to_string),
+        });
+    });
     out
 }
 
+/// The analysis of one word, in buffers reused from word to word: indexing runs this
+/// for every word of every record, and fresh strings per part cost more than the
+/// splitting itself.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct WordBuf {
+    /// Folded parts; the first `len` are this word's.
+    parts: Vec<String>,
+    /// Whether each part is letters (not digits).
+    alpha: Vec<bool>,
+    len: usize,
+    catenated: String,
+    has_catenated: bool,
+}
+
+impl WordBuf {
+    pub(crate) fn parts(&self) -> &[String] {
+        &self.parts[..self.len]
+    }
+
+    pub(crate) fn catenated(&self) -> Option<&str> {
+        self.has_catenated.then_some(self.catenated.as_str())
+    }
+
+    fn push_part(&mut self, raw: &str, alpha: bool) {
+        if raw.is_empty() {
+            return;
+        }
+        if self.len == self.parts.len() {
+            self.parts.push(String::new());
+            self.alpha.push(false);
+        }
+        let part = &mut self.parts[self.len];
+        part.clear();
+        if raw.is_ascii() {
+            part.push_str(raw);
+            part.make_ascii_lowercase();
+        } else {
+            fold_into(raw, part);
+        }
+        self.alpha[self.len] = alpha;
+        self.len += 1;
+    }
+}
+
+/// Calls `f` with each word of `text` as the source analyser splits it.
+pub(crate) fn each_word(text: &str, buf: &mut WordBuf, mut f: impl FnMut(&WordBuf)) {
+    let text = replace_ampersand(text);
+    each_raw_word(&text, |raw| {
+        delimit(raw, buf);
+        if buf.len > 0 {
+            f(buf);
+        }
+    });
+}
 /// The whitespace analyser: split on whitespace, lowercase and fold each piece.
 pub(crate) fn whitespace_words(text: &str) -> Vec<String> {
     text.split_whitespace().map(|w| fold(w).into_owned()).collect()
@@ -193,48 +247,50 @@ fn replace_ampersand(text: &str) -> Cow<'_, str> {
     }
 }
 
-/// Word boundaries after UAX #29 for alphabetic scripts and digits.
-fn icu_words(text: &str) -> Vec<&str> {
-    let chars: Vec<(usize, char)> = text.char_indices().collect();
-    let mut out = Vec::new();
-    let mut idx = 0;
-    while idx < chars.len() {
-        if !is_word_char(chars[idx].1) {
-            idx += 1;
+/// Word boundaries after UAX #29 for alphabetic scripts and digits: calls `f` with
+/// each word, a slice of `text`.
+fn each_raw_word<'t>(text: &'t str, mut f: impl FnMut(&'t str)) {
+    let mut chars = text.char_indices().peekable();
+    while let Some((start, first)) = chars.next() {
+        if !is_word_char(first) {
             continue;
         }
-        let start = idx;
-        idx += 1;
-        loop {
-            if idx < chars.len() && is_word_char(chars[idx].1) {
-                idx += 1;
+        let mut last = first;
+        let mut end = start + first.len_utf8();
+        while let Some(&(at, next)) = chars.peek() {
+            if is_word_char(next) {
+                chars.next();
+                (last, end) = (next, at + next.len_utf8());
                 continue;
             }
             // A joiner between two word characters keeps the word going.
-            if idx + 1 < chars.len() && is_word_char(chars[idx + 1].1) {
-                let (before, joiner, after) = (chars[idx - 1].1, chars[idx].1, chars[idx + 1].1);
-                let letters = before.is_alphabetic() && after.is_alphabetic();
-                let digits = before.is_numeric() && after.is_numeric();
-                let joins = match joiner {
-                    '_' => true,
-                    '\'' | '\u{2019}' => letters || digits,
-                    '.' => letters || digits,
-                    ':' => letters,
-                    ',' | ';' => digits,
-                    _ => false,
-                };
-                if joins {
-                    idx += 2;
-                    continue;
+            let after_at = at + next.len_utf8();
+            match text[after_at..].chars().next() {
+                Some(after) if is_word_char(after) && joins(last, next, after) => {
+                    chars.next();
+                    chars.next();
+                    (last, end) = (after, after_at + after.len_utf8());
                 }
+                _ => break,
             }
-            break;
         }
-        let from = chars[start].0;
-        let to = chars.get(idx).map_or(text.len(), |c| c.0);
-        out.push(&text[from..to]);
+        f(&text[start..end]);
     }
-    out
+}
+
+/// Whether `joiner` between the word characters `before` and `after` joins them into
+/// one word.
+fn joins(before: char, joiner: char, after: char) -> bool {
+    let letters = before.is_alphabetic() && after.is_alphabetic();
+    let digits = before.is_numeric() && after.is_numeric();
+    match joiner {
+        '_' => true,
+        '\'' | '\u{2019}' => letters || digits,
+        '.' => letters || digits,
+        ':' => letters,
+        ',' | ';' => digits,
+        _ => false,
+    }
 }
 
 fn is_word_char(c: char) -> bool {
@@ -263,23 +319,29 @@ fn class(c: char) -> Class {
 
 /// `word_delimiter_graph` with `catenate_words`: split on non-alphanumerics, on a
 /// lower-to-upper case change and between letters and digits; drop a trailing English
-/// possessive `'s`; run two or more consecutive letter parts together.
-fn delimit(word: &str) -> Word {
-    let mut raw_parts: Vec<(String, bool)> = Vec::new(); // (text, is_alpha)
-    let mut current = String::new();
+/// possessive `'s`; run two or more consecutive letter parts together. The parts go
+/// to `buf`, folded.
+fn delimit(word: &str, buf: &mut WordBuf) {
+    buf.len = 0;
+    buf.has_catenated = false;
+    // The current part is `word[from..at]`, all of class `prev`.
+    let mut from = 0;
     let mut prev = Class::Other;
-    let mut chars = word.chars().peekable();
-    while let Some(c) = chars.next() {
+    let mut chars = word.char_indices().peekable();
+    let mut end = word.len();
+    while let Some((at, c)) = chars.next() {
         let cls = class(c);
         if cls == Class::Other {
             // A possessive `'s` at the end of the word is dropped, as WDG does.
             if (c == '\'' || c == '\u{2019}')
-                && matches!(chars.peek(), Some('s' | 'S'))
-                && chars.clone().nth(1).is_none()
+                && matches!(chars.peek(), Some((_, 's' | 'S')))
+                && word[at + c.len_utf8()..].chars().nth(1).is_none()
             {
+                end = at;
                 break;
             }
-            flush(&mut current, prev, &mut raw_parts);
+            buf.push_part(&word[from..at], prev != Class::Digit);
+            from = at + c.len_utf8();
             prev = Class::Other;
             continue;
         }
@@ -292,37 +354,32 @@ fn delimit(word: &str) -> Word {
             _ => false,
         };
         if boundary {
-            flush(&mut current, prev, &mut raw_parts);
+            buf.push_part(&word[from..at], prev != Class::Digit);
+            from = at;
         }
-        current.push(c);
         prev = cls;
     }
-    flush(&mut current, prev, &mut raw_parts);
+    buf.push_part(&word[from..end], prev != Class::Digit);
 
-    let parts: Vec<String> = raw_parts.iter().map(|(p, _)| fold(p).into_owned()).collect();
-    let mut catenated = None;
     // Catenate the first run of two or more letter parts, which for ordinary words is
     // the whole word (`pang'ok`, `testCirculationNote`, `item_accession_number`).
-    let mut run: Vec<&str> = Vec::new();
-    for ((_, alpha), folded) in raw_parts.iter().zip(&parts) {
-        if *alpha {
-            run.push(folded);
+    let mut run = 0..0;
+    for i in 0..buf.len {
+        if buf.alpha[i] {
+            run.end = i + 1;
         } else {
             if run.len() >= 2 {
                 break;
             }
-            run.clear();
+            run = i + 1..i + 1;
         }
     }
     if run.len() >= 2 {
-        catenated = Some(run.concat());
-    }
-    Word { parts, catenated }
-}
-
-fn flush(current: &mut String, prev: Class, parts: &mut Vec<(String, bool)>) {
-    if !current.is_empty() {
-        parts.push((std::mem::take(current), prev != Class::Digit));
+        buf.catenated.clear();
+        for part in &buf.parts[run] {
+            buf.catenated.push_str(part);
+        }
+        buf.has_catenated = true;
     }
 }
 
@@ -350,15 +407,24 @@ pub(crate) enum Kind {
 #[derive(Clone, Debug)]
 pub(crate) struct Analyzer {
     kind: Kind,
-    tokens: Vec<Token>,
-    len: usize,
+    tokens: TokenBuf,
+    word: WordBuf,
 }
 
 impl Analyzer {
     pub(crate) fn new(kind: Kind) -> Analyzer {
-        Analyzer { kind, tokens: Vec::new(), len: 0 }
+        Analyzer { kind, tokens: TokenBuf::default(), word: WordBuf::default() }
     }
+}
 
+/// Tokens kept from value to value; the first `len` are the current value's.
+#[derive(Clone, Debug, Default)]
+struct TokenBuf {
+    tokens: Vec<Token>,
+    len: usize,
+}
+
+impl TokenBuf {
     fn push(&mut self, position: usize, text: &str) {
         if self.len == self.tokens.len() {
             self.tokens.push(Token::default());
@@ -381,36 +447,37 @@ impl Tokenizer for Analyzer {
     type TokenStream<'a> = Tokens<'a>;
 
     fn token_stream<'a>(&'a mut self, text: &'a str) -> Tokens<'a> {
-        self.len = 0;
-        match self.kind {
+        let Analyzer { kind, tokens, word } = self;
+        tokens.len = 0;
+        match kind {
             Kind::Text | Kind::Stemmed => {
-                let stemmed = matches!(self.kind, Kind::Stemmed);
+                let stemmed = matches!(kind, Kind::Stemmed);
                 let mut position = 0;
-                for word in words(text) {
+                each_word(text, word, |word| {
                     let first = position;
-                    for part in &word.parts {
+                    for part in word.parts() {
                         if stemmed {
-                            with_stem(part, |s| self.push(position, s));
+                            with_stem(part, |s| tokens.push(position, s));
                         }
-                        self.push(position, part);
+                        tokens.push(position, part);
                         position += 1;
                     }
-                    if let Some(cat) = &word.catenated {
+                    if let Some(cat) = word.catenated() {
                         if stemmed {
-                            with_stem(cat, |s| self.push(first, s));
+                            with_stem(cat, |s| tokens.push(first, s));
                         }
-                        self.push(first, cat);
+                        tokens.push(first, cat);
                     }
-                }
+                });
             }
             Kind::Whitespace => {
                 for (position, word) in text.split_whitespace().enumerate() {
                     let folded = fold(word);
-                    self.push(position, &folded);
+                    tokens.push(position, &folded);
                 }
             }
         }
-        Tokens { tokens: &mut self.tokens[..self.len], idx: usize::MAX }
+        Tokens { tokens: &mut tokens.tokens[..tokens.len], idx: usize::MAX }
     }
 }
 

@@ -7,6 +7,7 @@
 //! from the store's JSON when asked for. Does not own analysis
 //! (`text`) or the schema (`fields`).
 
+use std::cell::RefCell;
 use std::collections::HashSet;
 
 use inventory::{HoldingsRecord, Instance, Item};
@@ -59,6 +60,12 @@ impl Values {
         }
     }
 
+    /// Empties every field's values, keeping their memory for the next record.
+    fn clear(&mut self) {
+        self.values.iter_mut().for_each(Vec::clear);
+        self.dates.iter_mut().for_each(Vec::clear);
+    }
+
     fn idx(&self, name: &str) -> usize {
         self.fields.index_of(name).unwrap_or_else(|| panic!("unknown search field {name}"))
     }
@@ -82,13 +89,14 @@ impl Values {
 
     fn id(&mut self, name: &str, value: Option<Uuid>) {
         if let Some(value) = value {
-            self.add(name, &value.to_string());
+            let mut buf = Uuid::encode_buffer();
+            self.add(name, value.hyphenated().encode_lower(&mut buf));
         }
     }
 
     fn ids<'a>(&mut self, name: &str, values: impl IntoIterator<Item = &'a Uuid>) {
         for value in values {
-            self.add(name, &value.to_string());
+            self.id(name, Some(*value));
         }
     }
 
@@ -130,15 +138,35 @@ pub(crate) fn build<'a>(
     refs: &RefIds,
     tenant: &str,
 ) -> TantivyDocument {
-    let fields = Fields::get();
-    let mut v = Values::new(fields);
+    thread_local! {
+        // One set of per-field lists per thread, emptied between records: a reindex
+        // builds a million documents, and fresh lists for every field of each cost
+        // more than filling them.
+        static VALUES: RefCell<Option<Values>> = const { RefCell::new(None) };
+    }
+    VALUES.with_borrow_mut(|scratch| {
+        let v = scratch.get_or_insert_with(|| Values::new(Fields::get()));
+        v.clear();
+        document(v, instance, holdings, items, refs, tenant)
+    })
+}
+
+fn document<'a>(
+    v: &mut Values,
+    instance: &Instance,
+    holdings: impl IntoIterator<Item = &'a HoldingsRecord>,
+    items: impl IntoIterator<Item = &'a Item>,
+    refs: &RefIds,
+    tenant: &str,
+) -> TantivyDocument {
+    let fields = v.fields;
     let id = instance.id.expect("stored instances have ids");
-    instance_values(&mut v, instance, refs, tenant);
+    instance_values(v, instance, refs, tenant);
     for holdings in holdings {
-        holdings_values(&mut v, holdings, tenant);
+        holdings_values(v, holdings, tenant);
     }
     for item in items {
-        item_values(&mut v, item, tenant);
+        item_values(v, item, tenant);
     }
 
     let mut doc = TantivyDocument::default();
