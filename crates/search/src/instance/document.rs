@@ -147,28 +147,21 @@ pub(crate) fn build<'a>(
     VALUES.with_borrow_mut(|scratch| {
         let v = scratch.get_or_insert_with(|| Values::new(Fields::get()));
         v.clear();
-        document(v, instance, holdings, items, refs, tenant)
+        instance_values(v, instance, refs, tenant);
+        for holdings in holdings {
+            holdings_values(v, holdings, tenant);
+        }
+        for item in items {
+            item_values(v, item, tenant);
+        }
+        assemble(v, instance, tenant)
     })
 }
 
-fn document<'a>(
-    v: &mut Values,
-    instance: &Instance,
-    holdings: impl IntoIterator<Item = &'a HoldingsRecord>,
-    items: impl IntoIterator<Item = &'a Item>,
-    refs: &RefIds,
-    tenant: &str,
-) -> TantivyDocument {
+/// The document of the values collected for `instance` and its holdings and items.
+fn assemble(v: &Values, instance: &Instance, tenant: &str) -> TantivyDocument {
     let fields = v.fields;
     let id = instance.id.expect("stored instances have ids");
-    instance_values(v, instance, refs, tenant);
-    for holdings in holdings {
-        holdings_values(v, holdings, tenant);
-    }
-    for item in items {
-        item_values(v, item, tenant);
-    }
-
     let mut doc = TantivyDocument::default();
     let (hi, lo) = id.as_u64_pair();
     doc.add_u64(fields.id_hi, hi);
