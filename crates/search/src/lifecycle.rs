@@ -101,7 +101,8 @@ pub(crate) trait Kind {
     /// The whole-value fields with a gram map (`grams`).
     fn gram_fields() -> Vec<tantivy::schema::Field>;
 
-    /// The writer that applies changes to a serving generation.
+    /// The writer that applies changes to a serving generation, without its merge
+    /// policy (`open_generation` sets that).
     fn follower_writer(index: &Index, options: &IndexOptions) -> Result<IndexWriter>;
 
     /// How that writer merges the segments its commits add.
@@ -569,9 +570,10 @@ fn open_generation<K: Kind>(
         .ok_or_else(|| Error::Index("the index has no commit of this format".to_string()))?;
     let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
     let writer = K::follower_writer(&index, options)?;
-    if merges == Merges::Held {
-        writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
-    }
+    writer.set_merge_policy(match merges {
+        Merges::Held => Box::new(tantivy::indexer::NoMergePolicy),
+        Merges::Follow => K::merge_policy(),
+    });
     Ok(Generation {
         name: name.to_string(),
         reader,

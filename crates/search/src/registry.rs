@@ -78,10 +78,9 @@ pub(crate) const NGRAM: u8 = 2;
 pub(crate) const UUID: u8 = 4;
 /// No reversed copy: per-record values (identifiers, hrids, former ids, call-number
 /// parts, notes, URIs) and titles other than the main one, whose suffix patterns are
-/// rare, where a reversed copy would
-/// only grow the term dictionary (its build dominates indexing time). Suffix patterns
-/// on these are answered from the gram map when the field has one ([`NGRAM`]), else
-/// by scanning the field's own dictionary.
+/// rare, where a reversed copy would only grow the term dictionary (its build
+/// dominates indexing time). Suffix patterns on these are answered from the gram map
+/// when the field has one ([`NGRAM`]), else by scanning the field's own dictionary.
 pub(crate) const NO_REV: u8 = 8;
 
 #[derive(Debug, Clone, Copy)]

@@ -44,6 +44,12 @@ pub(crate) fn fold(text: &str) -> Cow<'_, str> {
 }
 
 pub(crate) fn fold_into(text: &str, out: &mut String) {
+    if text.is_ascii() {
+        let start = out.len();
+        out.push_str(text);
+        out[start..].make_ascii_lowercase();
+        return;
+    }
     for c in text.chars() {
         if c.is_ascii() {
             out.push(c.to_ascii_lowercase());
@@ -171,12 +177,7 @@ impl WordBuf {
         }
         let part = &mut self.parts[self.len];
         part.clear();
-        if raw.is_ascii() {
-            part.push_str(raw);
-            part.make_ascii_lowercase();
-        } else {
-            fold_into(raw, part);
-        }
+        fold_into(raw, part);
         self.alpha[self.len] = alpha;
         self.len += 1;
     }
@@ -192,6 +193,7 @@ pub(crate) fn each_word(text: &str, buf: &mut WordBuf, mut f: impl FnMut(&WordBu
         }
     });
 }
+
 /// The whitespace analyser: split on whitespace, lowercase and fold each piece.
 pub(crate) fn whitespace_words(text: &str) -> Vec<String> {
     text.split_whitespace().map(|w| fold(w).into_owned()).collect()
@@ -327,16 +329,12 @@ fn delimit(word: &str, buf: &mut WordBuf) {
     // The current part is `word[from..at]`, all of class `prev`.
     let mut from = 0;
     let mut prev = Class::Other;
-    let mut chars = word.char_indices().peekable();
     let mut end = word.len();
-    while let Some((at, c)) = chars.next() {
+    for (at, c) in word.char_indices() {
         let cls = class(c);
         if cls == Class::Other {
             // A possessive `'s` at the end of the word is dropped, as WDG does.
-            if (c == '\'' || c == '\u{2019}')
-                && matches!(chars.peek(), Some((_, 's' | 'S')))
-                && word[at + c.len_utf8()..].chars().nth(1).is_none()
-            {
+            if (c == '\'' || c == '\u{2019}') && matches!(&word[at + c.len_utf8()..], "s" | "S") {
                 end = at;
                 break;
             }

@@ -120,9 +120,7 @@ impl Kind for Authorities {
     }
 
     fn follower_writer(index: &Index, options: &IndexOptions) -> Result<IndexWriter> {
-        let writer = index.writer_with_num_threads(1, options.writer_memory.min(32 << 20))?;
-        writer.set_merge_policy(Self::merge_policy());
-        Ok(writer)
+        Ok(index.writer_with_num_threads(1, options.writer_memory.min(32 << 20))?)
     }
 
     fn merge_policy() -> Box<dyn tantivy::indexer::MergePolicy> {

@@ -221,13 +221,19 @@ impl Kind for Instances {
     }
 
     fn follower_writer(index: &Index, options: &IndexOptions) -> Result<IndexWriter> {
-        let writer = index.writer_with_num_threads(1, options.writer_memory)?;
-        writer.set_merge_policy(Self::merge_policy());
-        Ok(writer)
+        Ok(index.writer_with_num_threads(1, options.writer_memory)?)
     }
 
+    /// Merging for an index that takes a commit of a few hundred documents every half
+    /// second under load (check-outs and check-ins reindex one instance each).
+    /// Tantivy's default puts every segment under 10,000 documents in one level and
+    /// merges them all whenever there are eight, so a document is rewritten three or
+    /// four times before it leaves that level; with small levels it is rewritten once
+    /// per eightfold growth.
     fn merge_policy() -> Box<dyn tantivy::indexer::MergePolicy> {
-        Box::new(follower_merge_policy())
+        let mut policy = tantivy::indexer::LogMergePolicy::default();
+        policy.set_min_layer_size(500);
+        Box::new(policy)
     }
 
     const RECORDS: RecordTable = source::INSTANCES;
@@ -272,17 +278,6 @@ impl Kind for Instances {
         }
         Ok(!ids.is_empty())
     }
-}
-
-/// Merging for an index that takes a commit of a few hundred documents every half
-/// second under load (check-outs and check-ins reindex one instance each). Tantivy's
-/// default puts every segment under 10,000 documents in one level and merges them all
-/// whenever there are eight, so a document is rewritten three or four times before it
-/// leaves that level; with small levels it is rewritten once per eightfold growth.
-pub(crate) fn follower_merge_policy() -> tantivy::indexer::LogMergePolicy {
-    let mut policy = tantivy::indexer::LogMergePolicy::default();
-    policy.set_min_layer_size(500);
-    policy
 }
 
 /// The instances a batch of changes touches: changed instances; for holdings and
