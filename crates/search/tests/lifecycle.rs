@@ -1,45 +1,23 @@
-//! The index's life: near-real-time following, replay after a restart, deletes and
+//! The index's life: replay after a restart, deletes and
 //! moves traced through the index, rebuilding a lost or corrupt index, and a reindex
 //! that runs while writes and searches continue.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use inventory::{Actor, HoldingsRecord, Instance, Item};
 use search::{Follower, InstanceIndex, SearchRequest};
 use serde_json::json;
 use uuid::Uuid;
 
-const INSTANCE_TYPE: &str = "6312d172-f0cf-40f6-b27d-9fa8feaf332f";
+mod common;
+use common::{INSTANCE_TYPE, count, create_instance, fixture};
+
 const FOLIO_SOURCE: &str = "f32d531e-df79-46b3-8932-cdd35f7a2264";
 const MAIN_LIBRARY: &str = "fcd64ce1-6995-48f0-840e-89ffa2288371";
 const BOOK: &str = "1a54b431-2e4f-452d-9cae-9cee66c9a892";
 const CAN_CIRCULATE: &str = "2b94c631-fca9-4892-a730-03ee529ffe27";
-
-struct Fixture {
-    dir: tempfile::TempDir,
-    tenant: Arc<store::Tenant>,
-}
-
-fn fixture() -> Fixture {
-    let dir = tempfile::tempdir().unwrap();
-    let store = store::Store::open(dir.path(), store::Options::default(), &[inventory::MIGRATIONS])
-        .unwrap();
-    let (tenant, _) = store.create_tenant("diku").unwrap();
-    tenant.write(inventory::load_reference_data).unwrap();
-    Fixture { dir, tenant }
-}
-
-fn create_instance(tenant: &store::Tenant, hrid: &str, title: &str) -> Uuid {
-    let body =
-        json!({"hrid": hrid, "source": "FOLIO", "title": title, "instanceTypeId": INSTANCE_TYPE});
-    tenant
-        .write(|w| inventory::create::<Instance>(w, body.to_string().as_bytes(), Actor::default()))
-        .unwrap()
-        .id
-        .unwrap()
-}
 
 fn create_holdings(tenant: &store::Tenant, instance: Uuid) -> Uuid {
     let body = json!({"instanceId": instance, "sourceId": FOLIO_SOURCE, "permanentLocationId": MAIN_LIBRARY});
@@ -64,41 +42,6 @@ fn create_item(tenant: &store::Tenant, holdings: Uuid, status: &str) -> Uuid {
         .unwrap()
         .id
         .unwrap()
-}
-
-fn count(index: &InstanceIndex, query: &str) -> u64 {
-    index.count(query).unwrap()
-}
-
-#[test]
-fn follower_makes_writes_searchable_within_a_second() {
-    let f = fixture();
-    let index = Arc::new(InstanceIndex::open(&f.tenant).unwrap());
-    let follower = Follower::spawn(f.tenant.clone(), index.clone());
-    for n in 0..5 {
-        let word = format!("nrtword{n}");
-        create_instance(&f.tenant, &format!("nrt{n}"), &format!("Fresh {word}"));
-        let started = Instant::now();
-        while count(&index, &format!("title all {word}")) == 0 {
-            assert!(started.elapsed() < Duration::from_secs(1), "not visible after 1 s");
-            std::thread::sleep(Duration::from_millis(10));
-        }
-    }
-    // Writes by "another process": the follower's poll of the database finds them.
-    follower.stop();
-    let other =
-        store::Store::open(f.dir.path(), store::Options::default(), &[inventory::MIGRATIONS])
-            .unwrap()
-            .tenant("diku")
-            .unwrap();
-    let follower = Follower::spawn(f.tenant.clone(), index.clone());
-    create_instance(&other, "elsewhere", "Written elsewhere");
-    let started = Instant::now();
-    while count(&index, "title all elsewhere") == 0 {
-        assert!(started.elapsed() < Duration::from_secs(3), "other process's write not followed");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    drop(follower);
 }
 
 #[test]
