@@ -36,6 +36,7 @@
 //! - No tokio, no HTTP: the follower is a plain thread.
 
 mod authority;
+mod build_dir;
 mod error;
 mod facet;
 mod follower;

@@ -21,6 +21,7 @@ use tantivy::directory::MmapDirectory;
 use tantivy::schema::Schema;
 use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, Searcher};
 
+use crate::build_dir::BuildDirectory;
 use crate::error::{Error, Result, io_error};
 use crate::{generation, grams, priority, text};
 
@@ -647,7 +648,7 @@ fn build<K: Kind>(
     let index = Index::builder()
         .schema(K::schema().clone())
         .register_plugin(grams::plugin(K::gram_fields()))
-        .create_in_dir(dir)?;
+        .open_or_create(BuildDirectory::open(dir)?)?;
     text::register(&index);
     let mut writer = generation::build_writer(&index, options.build_threads, options.build_memory)?;
     let (seq, done) = tenant.read_bulk(|reader| {
