@@ -27,7 +27,8 @@ const CURRENT: &str = "CURRENT";
 /// 5: gram maps over whole-value terms (a segment plugin) instead of `#g` trigram fields.
 /// 6: sort keys as columns only; identifier fields answer suffixes from gram maps.
 /// 7: index titles, series and alternative titles answer suffixes from gram maps.
-pub(crate) const FORMAT_VERSION: u32 = 7;
+/// 8: fields that repeat others' values keep a bit instead of the terms (`Echo`).
+pub(crate) const FORMAT_VERSION: u32 = 8;
 
 /// The generation `CURRENT` names, if the file exists and has this format version.
 pub(crate) fn read_current(root: &Path) -> Option<String> {

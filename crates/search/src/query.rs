@@ -25,8 +25,8 @@ use tantivy::schema::IndexRecordOption;
 use crate::error::{Error, Result};
 use crate::instance::identifiers;
 use crate::pattern::{self, Pattern, TermScanQuery, WildcardFields};
-use crate::presence::PresentQuery;
-use crate::registry::{FieldDef, Kind, Registry, TermProc, normalize};
+use crate::presence::{PresentQuery, WithBitQuery};
+use crate::registry::{FieldDef, Handles, Kind, Registry, TermProc, normalize};
 use crate::text::{self, Word};
 
 /// Parses a query for a family, with FOLIO's parse error naming the family's resource.
@@ -325,11 +325,6 @@ fn keyword_value(def: &FieldDef, term: &str) -> Option<String> {
     }
 }
 
-/// A keyword (or boolean) field's whole-value term for a query term.
-fn keyword_term(reg: &Registry, idx: usize, def: &FieldDef, term: &str) -> Option<Term> {
-    Some(Term::from_field_text(reg.handles[idx].main, &keyword_value(def, term)?))
-}
-
 fn term_query(term: Term) -> Box<dyn Query> {
     Box::new(TermQuery::new(term, IndexRecordOption::WithFreqs))
 }
@@ -346,13 +341,11 @@ fn whole_value(reg: &Registry, idx: usize, def: &FieldDef, term: &str) -> Box<dy
 }
 
 fn wildcard(reg: &Registry, idx: usize, def: &FieldDef, term: &str) -> Box<dyn Query> {
-    let handles = reg.handles[idx];
     let processed = processed(def, term);
-    let (forward, value) = match def.kind {
-        Kind::Text { .. } | Kind::Whitespace => {
-            (handles.plain.expect("text fields have a plain copy"), text::plain(&processed))
-        }
-        Kind::Keyword(norm) => (handles.main, normalize(norm, &processed)),
+    // Matched against the whole-value terms: a text field's plain copy, a keyword's own.
+    let value = match def.kind {
+        Kind::Text { .. } | Kind::Whitespace => text::plain(&processed),
+        Kind::Keyword(norm) => normalize(norm, &processed),
         Kind::Bool | Kind::Date | Kind::Number => {
             return if Pattern::parse(term).is_match_all() {
                 exists(reg, idx)
@@ -365,8 +358,10 @@ fn wildcard(reg: &Registry, idx: usize, def: &FieldDef, term: &str) -> Box<dyn Q
     if pattern.is_match_all() {
         return exists(reg, idx);
     }
-    let fields = WildcardFields { forward, reversed: handles.reversed, grams: handles.grams };
-    pattern::wildcard(&fields, &pattern)
+    on_field(reg, idx, |h| {
+        let fields = WildcardFields { forward: h.whole(), reversed: h.reversed, grams: h.grams };
+        pattern::wildcard(&fields, &pattern)
+    })
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -418,9 +413,24 @@ fn keyword_or_date(
             let (start, end) = parse_date_or_number(def, term)?;
             Ok(i64_range(reg, idx, Bound::Included(start), Bound::Excluded(end)))
         }
-        _ => Ok(keyword_term(reg, idx, def, term)
-            .map_or_else(|| Box::new(EmptyQuery) as Box<dyn Query>, term_query)),
+        _ => Ok(match keyword_value(def, term) {
+            Some(value) => {
+                on_field(reg, idx, |h| term_query(Term::from_field_text(h.main, &value)))
+            }
+            None => Box::new(EmptyQuery),
+        }),
     }
+}
+
+/// The query `on` builds over field `idx`'s tantivy fields; for an echo field, or'd
+/// with the same query over its sources, limited to the documents whose terms there
+/// are the field's own ([`Echo`](crate::registry::Echo)). `on` gets the handles only:
+/// the relation and the term's normalisation stay the field's.
+fn on_field(reg: &Registry, idx: usize, on: impl Fn(Handles) -> Box<dyn Query>) -> Box<dyn Query> {
+    let own = on(reg.handles[idx]);
+    let Some(echoes) = reg.echoes(idx) else { return own };
+    let theirs = any_of(echoes.sources.iter().map(|&source| on(reg.handles[source])).collect());
+    any_of(vec![own, Box::new(WithBitQuery::new(theirs, reg.bit(echoes.bit)))])
 }
 
 fn analyze(def: &FieldDef, term: &str) -> Vec<Word> {
@@ -560,10 +570,11 @@ fn range(
             Ok(i64_range(reg, idx, lower, upper))
         }
         _ => {
-            let (field, value) = match (def.kind, handles.plain) {
-                (Kind::Keyword(norm), _) => (handles.main, normalize(norm, &processed(def, term))),
-                (_, Some(plain)) => (plain, text::plain(term)),
-                _ => (handles.main, term.trim().to_lowercase()),
+            // Compared with the whole-value terms: a keyword's own, a text field's plain copy.
+            let value = match (def.kind, handles.plain) {
+                (Kind::Keyword(norm), _) => normalize(norm, &processed(def, term)),
+                (_, Some(_)) => text::plain(term),
+                _ => term.trim().to_lowercase(),
             };
             let value = value.into_bytes();
             let (lower, upper) = match kind {
@@ -572,7 +583,9 @@ fn range(
                 RelationKind::Lt => (Bound::Unbounded, Bound::Excluded(value)),
                 _ => (Bound::Unbounded, Bound::Included(value)),
             };
-            Ok(Box::new(TermScanQuery::range(field, lower, upper)))
+            Ok(on_field(reg, idx, |h| {
+                Box::new(TermScanQuery::range(h.whole(), lower.clone(), upper.clone()))
+            }))
         }
     }
 }

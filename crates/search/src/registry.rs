@@ -142,6 +142,32 @@ pub(crate) const fn with_term(mut field: FieldDef, term: TermProc) -> FieldDef {
 /// An alias (FOLIO's `searchAliases`, inverted) and the fields it searches.
 pub(crate) type Alias = (&'static str, &'static [&'static str]);
 
+/// A field whose values are, in most documents, exactly the values of some others
+/// (its sources), and the sources: `itemIdentifiers` holds the items' ids, hrids,
+/// former ids, accession numbers and identifiers again. Where a document's terms in
+/// the field equal the union of its terms in the sources, the document gets a bit
+/// instead of the terms, and a query on the field also asks the sources, limited to
+/// the documents with the bit ([`Echoes`]). The answer is the same for every relation
+/// and pattern, since those documents' terms are the same.
+///
+/// Why: these copies were nine of the some 31 nearly unique terms an instance gives a
+/// million-instance index, and unique terms are what a build's term table and segment
+/// flushes spend their time on.
+///
+/// Invariant (checked by [`Registry::new`]): the field and its sources are keyword
+/// fields without facets, reversed copies or gram maps, and no source is itself an
+/// echo, so one bit settles a document.
+pub(crate) type Echo = (&'static str, &'static [&'static str]);
+
+/// An echo field's sources and its bit, resolved.
+#[derive(Debug, Clone)]
+pub(crate) struct Echoes {
+    pub(crate) sources: Vec<usize>,
+    /// The presence bit ([`Registry::bit`]) that says the document's terms are the
+    /// sources'.
+    pub(crate) bit: usize,
+}
+
 /// The tantivy fields of one registry field.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Handles {
@@ -170,8 +196,10 @@ pub(crate) struct Registry {
     /// Looked up for every value of every indexed record, hence the cheap hash.
     by_name: FxHashMap<&'static str, usize>,
     /// Which registry fields a document has a value in (`field = ""`): bit `idx % 64`
-    /// of column `idx / 64`.
+    /// of column `idx / 64`; after the fields' bits, the echo bits.
     present: Vec<Field>,
+    /// Per field, the fields it echoes.
+    echoes: Vec<Option<Echoes>>,
     /// How FOLIO names the resource in a CQL parse error (`instance`, `authority`).
     pub(crate) resource: &'static str,
     /// Rewrites a CQL index before it is resolved (`item.` → `items.` for instances).
@@ -225,8 +253,12 @@ pub(crate) fn add_fields(builder: &mut SchemaBuilder, defs: &[FieldDef]) -> Vec<
 /// posting for each of some 55 fields an instance has, 8% of a reindex; a column costs
 /// one value per 64 fields. `field = ""` reads the column, one value per document
 /// ([`PresentQuery`](crate::presence::PresentQuery)).
-pub(crate) fn add_presence_fields(builder: &mut SchemaBuilder, defs: &[FieldDef]) -> Vec<Field> {
-    (0..defs.len().div_ceil(64))
+pub(crate) fn add_presence_fields(
+    builder: &mut SchemaBuilder,
+    defs: &[FieldDef],
+    echoes: &[Echo],
+) -> Vec<Field> {
+    (0..(defs.len() + echoes.len()).div_ceil(64))
         .map(|i| builder.add_u64_field(&format!("_present{i}"), FAST))
         .collect()
 }
@@ -263,7 +295,17 @@ impl Registry {
 
     /// The column and bit that say whether a document has a value in field `idx`.
     pub(crate) fn presence_bit(&self, idx: usize) -> (Field, u64) {
-        (self.present[idx / 64], 1 << (idx % 64))
+        self.bit(idx)
+    }
+
+    /// The column and mask of presence bit `n`: a field's (`n` its index) or an echo's.
+    pub(crate) fn bit(&self, n: usize) -> (Field, u64) {
+        (self.present[n / 64], 1 << (n % 64))
+    }
+
+    /// The fields field `idx` echoes, if it is an echo field.
+    pub(crate) fn echoes(&self, idx: usize) -> Option<&Echoes> {
+        self.echoes[idx].as_ref()
     }
 
     /// A registry over fields already added to a schema by [`add_fields`], with the
@@ -271,15 +313,35 @@ impl Registry {
     pub(crate) fn new(
         defs: &'static [FieldDef],
         aliases: &'static [Alias],
+        echo_defs: &'static [Echo],
         handles: Vec<Handles>,
         present: Vec<Field>,
         resource: &'static str,
         rewrite: fn(&str) -> String,
     ) -> Registry {
         assert_eq!(defs.len(), handles.len());
-        assert_eq!(present.len(), defs.len().div_ceil(64));
-        let by_name = defs.iter().enumerate().map(|(idx, def)| (def.name, idx)).collect();
-        Registry { defs, aliases, handles, by_name, present, resource, rewrite }
+        assert_eq!(present.len(), (defs.len() + echo_defs.len()).div_ceil(64));
+        let by_name: FxHashMap<&'static str, usize> =
+            defs.iter().enumerate().map(|(idx, def)| (def.name, idx)).collect();
+        let plain_keyword = |idx: usize| {
+            let def = &defs[idx];
+            matches!(def.kind, Kind::Keyword(_))
+                && !def.has(FACET)
+                && !def.has(NGRAM)
+                && !def.has_reversed()
+        };
+        let mut echoes = vec![None; defs.len()];
+        for (k, (name, sources)) in echo_defs.iter().enumerate() {
+            let idx = by_name[name];
+            let sources: Vec<usize> = sources.iter().map(|s| by_name[s]).collect();
+            assert!(plain_keyword(idx), "{name} cannot echo: not a plain keyword field");
+            for &source in &sources {
+                assert!(plain_keyword(source), "{} cannot be echoed", defs[source].name);
+                assert!(!echo_defs.iter().any(|(e, _)| *e == defs[source].name));
+            }
+            echoes[idx] = Some(Echoes { sources, bit: defs.len() + k });
+        }
+        Registry { defs, aliases, handles, by_name, present, echoes, resource, rewrite }
     }
 
     /// The registry index of a field name.

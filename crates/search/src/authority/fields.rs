@@ -144,9 +144,9 @@ impl Fields {
     fn build() -> Fields {
         let mut builder = Schema::builder();
         let handles = add_fields(&mut builder, FIELDS);
-        let present = add_presence_fields(&mut builder, FIELDS);
+        let present = add_presence_fields(&mut builder, FIELDS, &[]);
         let registry =
-            Registry::new(FIELDS, ALIASES, handles, present, "authority", str::to_string);
+            Registry::new(FIELDS, ALIASES, &[], handles, present, "authority", str::to_string);
         let sort_heading_ref = builder.add_text_field(SORT_HEADING_REF, FAST);
         let authorized_id = builder.add_text_field("_authorized_id", STORED);
         let full = builder.add_text_field("_full", STORED);

@@ -15,7 +15,7 @@ use serde::Serialize;
 use tantivy::TantivyDocument;
 use uuid::Uuid;
 
-use crate::instance::fields::{FIELDS, Fields, Kind};
+use crate::instance::fields::{FIELDS, FieldDef, Fields, Kind};
 use crate::instance::identifiers;
 use crate::registry::{Presence, normalize};
 use crate::text;
@@ -79,6 +79,23 @@ impl Values {
         if !values.iter().any(|v| v == value) {
             values.push(value.to_string());
         }
+    }
+
+    /// Whether `values`, the values of keyword field `def`, give the same terms as
+    /// the values of the fields `sources` together.
+    fn echoes(&self, def: &FieldDef, sources: &[usize], values: &[String]) -> bool {
+        let terms = |def: &FieldDef, values: &[String]| -> Vec<String> {
+            let Kind::Keyword(norm) = def.kind else { unreachable!("echoes are keywords") };
+            values.iter().map(|value| normalize(norm, value)).collect()
+        };
+        let mut own = terms(def, values);
+        let mut theirs: Vec<String> =
+            sources.iter().flat_map(|&idx| terms(&FIELDS[idx], &self.values[idx])).collect();
+        for list in [&mut own, &mut theirs] {
+            list.sort_unstable();
+            list.dedup();
+        }
+        own == theirs
     }
 
     fn opt(&mut self, name: &str, value: Option<&str>) {
@@ -175,6 +192,12 @@ fn assemble(v: &Values, instance: &Instance, tenant: &str) -> TantivyDocument {
             continue;
         }
         presence.mark(idx);
+        if let Some(echoes) = fields.echoes(idx)
+            && v.echoes(def, &echoes.sources, values)
+        {
+            presence.mark(echoes.bit);
+            continue;
+        }
         for &n in numbers {
             doc.add_i64(handles.main, n);
         }

@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 use tantivy::schema::{FAST, Field, STORED, Schema};
 
 use crate::registry::{
-    Alias, Registry, add_fields, add_presence_fields, boolean, date, def, id, kw, standard,
+    Alias, Echo, Registry, add_fields, add_presence_fields, boolean, date, def, id, kw, standard,
     stemmed, with_term,
 };
 pub(crate) use crate::registry::{FACET, FieldDef, Kind, NGRAM, NO_REV, Norm, TermProc, UUID};
@@ -220,6 +220,27 @@ pub(crate) const ALIASES: &[Alias] = &[
     ("holdings.normalizedCallNumbers", &["holdingsNormalizedCallNumbers"]),
 ];
 
+/// Fields that repeat others' values ([`Echo`](crate::registry::Echo)): the item and
+/// holdings identifier unions, and the items' call numbers and holdings ids, which
+/// items inherit from their holdings unless they have their own.
+pub(crate) const ECHOES: &[Echo] = &[
+    (
+        "itemIdentifiers",
+        &[
+            "items.id",
+            "items.hrid",
+            "items.formerIds",
+            "items.accessionNumber",
+            "items.itemIdentifier",
+        ],
+    ),
+    ("holdingsIdentifiers", &["holdings.id", "holdings.hrid", "holdings.formerIds"]),
+    ("items.holdingsRecordId", &["holdings.id"]),
+    ("items.effectiveCallNumberComponents.callNumber", &["holdings.callNumber"]),
+    ("itemFullCallNumbers", &["holdingsFullCallNumbers"]),
+    ("itemNormalizedCallNumbers", &["holdingsNormalizedCallNumbers"]),
+];
+
 /// The instance schema: the registry's fields plus Quire's own. Derefs to the
 /// [`Registry`], so `fields.handles`, `fields.presence_bit` and `fields.index_of` read it.
 pub(crate) struct Fields {
@@ -258,9 +279,9 @@ impl Fields {
         let handles = add_fields(&mut builder, FIELDS);
         let id_hi = builder.add_u64_field(ID_HI, FAST);
         let id_lo = builder.add_u64_field(ID_LO, FAST);
-        let present = add_presence_fields(&mut builder, FIELDS);
+        let present = add_presence_fields(&mut builder, FIELDS, ECHOES);
         let registry =
-            Registry::new(FIELDS, ALIASES, handles, present, "instance", normalize_index);
+            Registry::new(FIELDS, ALIASES, ECHOES, handles, present, "instance", normalize_index);
         // Sort keys are read as columns only; as terms they would add a nearly unique
         // dictionary entry per document for nothing.
         let sort_title = builder.add_text_field(SORT_TITLE, FAST);
