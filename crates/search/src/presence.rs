@@ -119,10 +119,14 @@ impl WithBitScorer {
     /// Moves on from the current document to the first one with the bit.
     fn settle(&mut self) -> DocId {
         let mut doc = self.inner.doc();
-        while doc != TERMINATED && !self.column.first(doc).is_some_and(|b| b & self.bit != 0) {
+        while doc != TERMINATED && !self.has_bit(doc) {
             doc = self.inner.advance();
         }
         doc
+    }
+
+    fn has_bit(&self, doc: DocId) -> bool {
+        self.column.first(doc).is_some_and(|bits| bits & self.bit != 0)
     }
 }
 

@@ -8,8 +8,8 @@
 
 mod common;
 
-use common::{INSTANCE_TYPE, fixture};
-use inventory::{Actor, HoldingsRecord, Instance, Item};
+use common::{count, create_instance, fixture};
+use inventory::{Actor, HoldingsRecord, Item};
 use search::{InstanceIndex, SearchRequest};
 use serde_json::{Value, json};
 use uuid::Uuid;
@@ -23,12 +23,6 @@ fn create<R: inventory::Record + Send>(tenant: &store::Tenant, body: Value) -> R
     tenant
         .write(|w| inventory::create::<R>(w, body.to_string().as_bytes(), Actor::default()))
         .unwrap()
-}
-
-fn instance(tenant: &store::Tenant, hrid: &str) -> Uuid {
-    let body =
-        json!({"hrid": hrid, "source": "FOLIO", "title": hrid, "instanceTypeId": INSTANCE_TYPE});
-    create::<Instance>(tenant, body).id.unwrap()
 }
 
 fn holdings(tenant: &store::Tenant, instance: Uuid, fields: Value) -> Uuid {
@@ -63,11 +57,11 @@ fn echo_fields_match_their_own_values_only() {
     let f = fixture();
     let t = &f.tenant;
     // e1: one holdings record, one item inheriting its call number: every echo applies.
-    let e1 = instance(t, "e1");
+    let e1 = create_instance(t, "e1", "e1");
     let h1 = holdings(t, e1, json!({"hrid": "ho1", "callNumber": "QA76.73 .R87"}));
     let i1 = item(t, h1, json!({"hrid": "it1"})).id.unwrap();
     // e2: an item with a call number of its own and an identifier whose case folds.
-    let e2 = instance(t, "e2");
+    let e2 = create_instance(t, "e2", "e2");
     let h2 = holdings(t, e2, json!({"hrid": "ho2", "callNumber": "PS3545"}));
     let i2 = item(
         t,
@@ -76,16 +70,16 @@ fn echo_fields_match_their_own_values_only() {
         "itemIdentifier": "ABC-9"}),
     );
     // e3: a holdings record without items beside one with an item.
-    let e3 = instance(t, "e3");
+    let e3 = create_instance(t, "e3", "e3");
     let h3 = holdings(t, e3, json!({"hrid": "ho3", "callNumber": "QA76.73 .R87"}));
     let h4 = holdings(t, e3, json!({"hrid": "ho4", "callNumber": "Z1"}));
     item(t, h4, json!({"hrid": "it4"}));
     // e4: a holdings former id that folds (kept exactly in `holdings.formerIds`).
-    let e4 = instance(t, "e4");
+    let e4 = create_instance(t, "e4", "e4");
     let h5 = holdings(t, e4, json!({"hrid": "ho5", "formerIds": ["Ölz-7"]}));
     item(t, h5, json!({"hrid": "it5", "formerIds": ["Old-1"]}));
     // e5: nothing but the instance.
-    instance(t, "e5");
+    create_instance(t, "e5", "e5");
 
     let index = InstanceIndex::open(t).unwrap();
     index.catch_up(t).unwrap();
@@ -137,6 +131,7 @@ fn echo_fields_match_their_own_values_only() {
         }
     };
     check(&index, "followed");
+    assert_eq!(count(&index, "items.holdingsRecordId = \"\""), 4);
 
     // A full build gives the same answers as the follower.
     index.reindex(t, |_| {}).unwrap();
