@@ -28,7 +28,8 @@ const CURRENT: &str = "CURRENT";
 /// 6: sort keys as columns only; identifier fields answer suffixes from gram maps.
 /// 7: index titles, series and alternative titles answer suffixes from gram maps.
 /// 8: fields that repeat others' values keep a bit instead of the terms (`Echo`).
-pub(crate) const FORMAT_VERSION: u32 = 8;
+/// 9: the public notes echo the notes.
+pub(crate) const FORMAT_VERSION: u32 = 9;
 
 /// The generation `CURRENT` names, if the file exists and has this format version.
 pub(crate) fn read_current(root: &Path) -> Option<String> {

@@ -242,39 +242,59 @@ fn search_clause(reg: &Registry, clause: &SearchClause) -> Result<Box<dyn Query>
         reg.resolve(index).ok_or_else(|| Error::UnknownField { field: index.to_string() })?;
     let defs: Vec<(usize, &'static FieldDef)> =
         field_ids.iter().map(|&idx| (idx, reg.def(idx))).collect();
+    let mut positive = positive(reg, clause, &term, &defs)?;
+    // A text echo (alone in its clause, `Registry::new` checks) is asked as a whole of
+    // its source where the document's values are the source's.
+    if let [(idx, _)] = defs[..]
+        && let Some(echoes) = reg.echoes(idx).filter(|e| e.whole_clause)
+    {
+        let source = echoes.sources[0];
+        let theirs = self::positive(reg, clause, &term, &[(source, reg.def(source))])?;
+        let theirs = Box::new(WithBitQuery::new(theirs, reg.bit(echoes.bit)));
+        positive = any_of(vec![positive, theirs]);
+    }
+    Ok(if kind == RelationKind::NotEq { not(positive) } else { positive })
+}
 
-    let positive: Box<dyn Query> = if term.contains('*') {
-        any_of(defs.iter().map(|&(idx, def)| wildcard(reg, idx, def, &term)).collect())
+/// What a clause matches over the fields `defs`, before `<>` negates it.
+fn positive(
+    reg: &Registry,
+    clause: &SearchClause,
+    term: &str,
+    defs: &[(usize, &'static FieldDef)],
+) -> Result<Box<dyn Query>> {
+    let kind = clause.relation.kind();
+    Ok(if term.contains('*') {
+        any_of(defs.iter().map(|&(idx, def)| wildcard(reg, idx, def, term)).collect())
     } else {
         match kind {
             RelationKind::Eq if term.is_empty() => {
                 any_of(defs.iter().map(|&(idx, _)| exists(reg, idx)).collect())
             }
             RelationKind::Eq | RelationKind::All | RelationKind::Adj | RelationKind::NotEq => {
-                match_words(reg, &defs, &term, Match::All)?
+                match_words(reg, defs, term, Match::All)?
             }
-            RelationKind::Any => match_words(reg, &defs, &term, Match::Any)?,
+            RelationKind::Any => match_words(reg, defs, term, Match::Any)?,
             RelationKind::Exact if clause.relation.modifier("string").is_some() => {
-                any_of(defs.iter().map(|&(idx, def)| whole_value(reg, idx, def, &term)).collect())
+                any_of(defs.iter().map(|&(idx, def)| whole_value(reg, idx, def, term)).collect())
             }
             RelationKind::Exact if term == "[]" => {
                 let present = any_of(defs.iter().map(|&(idx, _)| exists(reg, idx)).collect());
                 not(present)
             }
-            RelationKind::Exact => match_words(reg, &defs, &term, Match::Phrase)?,
+            RelationKind::Exact => match_words(reg, defs, term, Match::Phrase)?,
             RelationKind::Lt | RelationKind::Gt | RelationKind::Le | RelationKind::Ge => {
                 let ranges = defs
                     .iter()
-                    .map(|&(idx, def)| range(reg, idx, def, kind, &term))
+                    .map(|&(idx, def)| range(reg, idx, def, kind, term))
                     .collect::<Result<Vec<_>>>()?;
                 any_of(ranges)
             }
             RelationKind::Within | RelationKind::Encloses | RelationKind::Other => {
-                unreachable!("rejected above")
+                unreachable!("rejected by search_clause")
             }
         }
-    };
-    Ok(if kind == RelationKind::NotEq { not(positive) } else { positive })
+    })
 }
 
 fn not(query: Box<dyn Query>) -> Box<dyn Query> {
@@ -428,7 +448,7 @@ fn keyword_or_date(
 /// the relation and the term's normalisation stay the field's.
 fn on_field(reg: &Registry, idx: usize, on: impl Fn(Handles) -> Box<dyn Query>) -> Box<dyn Query> {
     let own = on(reg.handles[idx]);
-    let Some(echoes) = reg.echoes(idx) else { return own };
+    let Some(echoes) = reg.echoes(idx).filter(|e| !e.whole_clause) else { return own };
     let theirs = any_of(echoes.sources.iter().map(|&source| on(reg.handles[source])).collect());
     any_of(vec![own, Box::new(WithBitQuery::new(theirs, reg.bit(echoes.bit)))])
 }

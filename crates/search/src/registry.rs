@@ -154,9 +154,16 @@ pub(crate) type Alias = (&'static str, &'static [&'static str]);
 /// million-instance index, and unique terms are what a build's term table and segment
 /// flushes spend their time on.
 ///
-/// Invariant (checked by [`Registry::new`]): the field and its sources are keyword
-/// fields without facets, reversed copies or gram maps, and no source is itself an
-/// echo, so one bit settles a document.
+/// A text field can echo one source of the same kind, flags and term processor
+/// (`publicNotes` is the instance's notes when none is staff-only): where the two hold
+/// the same values in the same order, their words and positions are the same too, so
+/// the whole clause, whatever its relation, is asked of the source instead
+/// ([`Echoes::whole_clause`]).
+///
+/// Invariant (checked by [`Registry::new`]): a keyword echo and its sources are
+/// keyword fields without facets, reversed copies or gram maps; a text echo has one
+/// source like itself and no alias searches it beside other fields; no source is
+/// itself an echo, so one bit settles a document.
 pub(crate) type Echo = (&'static str, &'static [&'static str]);
 
 /// An echo field's sources and its bit, resolved.
@@ -166,6 +173,11 @@ pub(crate) struct Echoes {
     /// The presence bit ([`Registry::bit`]) that says the document's terms are the
     /// sources'.
     pub(crate) bit: usize,
+    /// A text echo: its values equal its one source's in order, and a query clause on
+    /// it is asked of the source as a whole (the words of a cross-field `all` and a
+    /// phrase's positions must all come from one field). A keyword echo's terms are
+    /// each asked of the sources (`query::on_field`).
+    pub(crate) whole_clause: bool,
 }
 
 /// The tantivy fields of one registry field.
@@ -334,12 +346,29 @@ impl Registry {
         for (k, (name, sources)) in echo_defs.iter().enumerate() {
             let idx = by_name[name];
             let sources: Vec<usize> = sources.iter().map(|s| by_name[s]).collect();
-            assert!(plain_keyword(idx), "{name} cannot echo: not a plain keyword field");
+            let whole_clause = defs[idx].is_text();
+            if whole_clause {
+                let (def, source) = (&defs[idx], &defs[sources[0]]);
+                assert!(sources.len() == 1 && !def.has(FACET), "{name} cannot echo");
+                assert!(
+                    (source.kind, source.flags, source.term) == (def.kind, def.flags, def.term),
+                    "{name} cannot echo {}: not alike",
+                    source.name
+                );
+                assert!(
+                    !aliases.iter().any(|(_, fields)| fields.len() > 1 && fields.contains(name)),
+                    "{name} cannot echo: an alias searches it beside other fields"
+                );
+            } else {
+                assert!(plain_keyword(idx), "{name} cannot echo: not a plain keyword field");
+                for &source in &sources {
+                    assert!(plain_keyword(source), "{} cannot be echoed", defs[source].name);
+                }
+            }
             for &source in &sources {
-                assert!(plain_keyword(source), "{} cannot be echoed", defs[source].name);
                 assert!(!echo_defs.iter().any(|(e, _)| *e == defs[source].name));
             }
-            echoes[idx] = Some(Echoes { sources, bit: defs.len() + k });
+            echoes[idx] = Some(Echoes { sources, bit: defs.len() + k, whole_clause });
         }
         Registry { defs, aliases, handles, by_name, present, echoes, resource, rewrite }
     }

@@ -1,6 +1,6 @@
 //! Fields that repeat others' values (`itemIdentifiers`, `holdingsIdentifiers`, the
-//! items' holdings ids and call numbers) are indexed as a bit where a document's terms
-//! equal their sources'. Every relation on them must find exactly the documents whose
+//! items' holdings ids and call numbers, the public notes) are indexed as a bit where a
+//! document's terms equal their sources'. Every relation on them must find exactly the documents whose
 //! own values match, whether a document took the bit or kept its terms: the families
 //! here mix both, and some match a query through a source field only (a holdings
 //! record without items, a former id whose case folds differently), which must not
@@ -9,7 +9,7 @@
 mod common;
 
 use common::{count, create_instance, fixture};
-use inventory::{Actor, HoldingsRecord, Item};
+use inventory::{Actor, HoldingsRecord, Instance, Item};
 use search::{InstanceIndex, SearchRequest};
 use serde_json::{Value, json};
 use uuid::Uuid;
@@ -92,7 +92,9 @@ fn echo_fields_match_their_own_values_only() {
         ("items.itemIdentifier == abc-9".into(), &[]),
         ("itemIdentifiers == old-1".into(), &["e4"]),
         ("itemIdentifiers all it*".into(), &["e1", "e2", "e3", "e4"]),
-        ("itemIdentifiers all *1".into(), &["e1", "e4"]),
+        // Patterns a random UUID cannot match ('t' is not a hex digit).
+        ("itemIdentifiers all *t1".into(), &["e1"]),
+        ("itemIdentifiers all *d-1".into(), &["e4"]),
         ("itemIdentifiers = \"\"".into(), &["e1", "e2", "e3", "e4"]),
         ("itemIdentifiers > it4".into(), &["e4"]),
         ("holdingsIdentifiers == ho3".into(), &["e3"]),
@@ -153,4 +155,88 @@ fn echo_fields_match_their_own_values_only() {
     assert_eq!(found(&index, t, "itemNormalizedCallNumbers == x100"), none);
     assert_eq!(found(&index, t, "itemIdentifiers == abc-9"), none);
     assert_eq!(found(&index, t, "itemIdentifiers == it2"), ["e2"]);
+}
+
+/// The public notes are the notes less the staff-only ones: a text field, so every
+/// relation (words, phrases, whole values, patterns, presence, `<>`) must see exactly
+/// a document's public notes, whether they are the notes again (the bit) or not.
+#[test]
+fn public_notes_are_the_public_notes_only() {
+    let f = fixture();
+    let t = &f.tenant;
+    let instance = |hrid: &str, notes: Value| -> Instance {
+        create(
+            t,
+            json!({"hrid": hrid, "source": "FOLIO", "title": hrid,
+                "instanceTypeId": common::INSTANCE_TYPE, "notes": notes}),
+        )
+    };
+    // n1: public notes only, so they echo the notes.
+    let n1 = instance(
+        "n1",
+        json!([{"note": "Printed on acid-free paper."}, {"note": "Includes index."}]),
+    );
+    holdings(t, n1.id.unwrap(), json!({"notes": [{"note": "Bound with volume two"}]}));
+    // n2: a staff-only note first, then a public one; a staff-only holdings note.
+    let n2 = instance(
+        "n2",
+        json!([{"note": "Gift of the Smith family", "staffOnly": true},
+            {"note": "Includes bibliographical references"}]),
+    );
+    holdings(
+        t,
+        n2.id.unwrap(),
+        json!({"notes": [{"note": "Shelved in the cage", "staffOnly": true}]}),
+    );
+    // n3: no notes.
+    instance("n3", json!([]));
+
+    let index = InstanceIndex::open(t).unwrap();
+    index.catch_up(t).unwrap();
+    let cases: &[(&str, &[&str])] = &[
+        ("publicNotes all \"acid free\"", &["n1"]),
+        ("publicNotes all papers", &["n1"]),
+        ("publicNotes all gift", &[]),
+        ("notes.note all gift", &["n2"]),
+        ("publicNotes all bibliographical", &["n2"]),
+        ("publicNotes all includes", &["n1", "n2"]),
+        ("publicNotes == \"includes index\"", &["n1"]),
+        ("publicNotes == \"family includes\"", &[]),
+        ("publicNotes any \"smith index\"", &["n1"]),
+        ("publicNotes ==/string \"Includes index.\"", &["n1"]),
+        ("publicNotes ==/string \"Gift of the Smith family\"", &[]),
+        ("publicNotes all includes*", &["n1", "n2"]),
+        ("publicNotes all *family", &[]),
+        ("publicNotes = \"\"", &["n1", "n2"]),
+        ("publicNotes <> paper", &["n2", "n3"]),
+        ("publicNotes <> gift", &["n1", "n2", "n3"]),
+        ("holdingsPublicNotes all bound", &["n1"]),
+        ("holdingsPublicNotes all cage", &[]),
+        ("holdings.notes.note all cage", &["n2"]),
+        ("holdingsPublicNotes = \"\"", &["n1"]),
+    ];
+    let check = |index: &InstanceIndex, when: &str| {
+        for (query, expected) in cases {
+            assert_eq!(found(index, t, query), *expected, "{when}: {query}");
+        }
+    };
+    check(&index, "followed");
+    index.reindex(t, |_| {}).unwrap();
+    check(&index, "rebuilt");
+
+    // n2's staff-only note becomes public: its public notes are now its notes.
+    let mut changed = n2.clone();
+    changed.notes[0].staff_only = false;
+    let body = serde_json::to_vec(&changed).unwrap();
+    t.write(|w| inventory::replace::<Instance>(w, n2.id.unwrap(), &body, Actor::default()))
+        .unwrap();
+    index.catch_up(t).unwrap();
+    assert_eq!(found(&index, t, "publicNotes all gift"), ["n2"]);
+    // A phrase across two notes finds what it finds in the notes themselves.
+    assert_eq!(
+        found(&index, t, "publicNotes == \"family includes\""),
+        found(&index, t, "notes.note == \"family includes\"")
+    );
+    assert_eq!(found(&index, t, "publicNotes all \"gift bibliographical\""), ["n2"]);
+    assert_eq!(found(&index, t, "publicNotes <> gift"), ["n1", "n3"]);
 }

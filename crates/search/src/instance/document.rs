@@ -17,7 +17,7 @@ use uuid::Uuid;
 
 use crate::instance::fields::{FIELDS, FieldDef, Fields, Kind};
 use crate::instance::identifiers;
-use crate::registry::{Presence, normalize};
+use crate::registry::{Echoes, Presence, normalize};
 use crate::text;
 
 /// Identifier-type and alternative-title-type ids that computed fields depend on,
@@ -81,9 +81,15 @@ impl Values {
         }
     }
 
-    /// Whether `values`, the values of keyword field `def`, give the same terms as
-    /// the values of the fields `sources` together.
-    fn echoes(&self, def: &FieldDef, sources: &[usize], values: &[String]) -> bool {
+    /// Whether `values`, the values of echo field `def`, are its sources' again: for a
+    /// keyword field the same terms as the sources' together; for a text field the
+    /// same values in the same order as its one source's, so the same words at the
+    /// same positions.
+    fn echoes(&self, def: &FieldDef, echoes: &Echoes, values: &[String]) -> bool {
+        let sources = &echoes.sources;
+        if echoes.whole_clause {
+            return values == self.values[sources[0]].as_slice();
+        }
         let terms = |def: &FieldDef, values: &[String]| -> Vec<String> {
             let Kind::Keyword(norm) = def.kind else { unreachable!("echoes are keywords") };
             values.iter().map(|value| normalize(norm, value)).collect()
@@ -193,7 +199,7 @@ fn assemble(v: &Values, instance: &Instance, tenant: &str) -> TantivyDocument {
         }
         presence.mark(idx);
         if let Some(echoes) = fields.echoes(idx)
-            && v.echoes(def, &echoes.sources, values)
+            && v.echoes(def, echoes, values)
         {
             presence.mark(echoes.bit);
             continue;

@@ -221,9 +221,13 @@ pub(crate) const ALIASES: &[Alias] = &[
 ];
 
 /// Fields that repeat others' values ([`Echo`](crate::registry::Echo)): the item and
-/// holdings identifier unions, and the items' call numbers and holdings ids, which
-/// items inherit from their holdings unless they have their own.
+/// holdings identifier unions, the items' call numbers and holdings ids, which items
+/// inherit from their holdings unless they have their own, and the public notes,
+/// which are all the notes unless one is staff-only (the items' come from two note
+/// lists, so they are not an echo of one).
 pub(crate) const ECHOES: &[Echo] = &[
+    ("publicNotes", &["notes.note"]),
+    ("holdingsPublicNotes", &["holdings.notes.note"]),
     (
         "itemIdentifiers",
         &[
