@@ -146,6 +146,12 @@ struct Generation {
     // Invariant: the sequence number in the payload of the last commit, or past it
     // by rows that changed nothing in this index.
     seq: AtomicI64,
+    // A reindex's segments, served before their merge into one (`Lifecycle::compact`),
+    // which replaces the generation; said in every commit's payload, so that a stop
+    // before the merge ends leaves it to the next start (`Lifecycle::resume_merge`).
+    // Invariant: while set, the writer merges nothing; cleared when it may
+    // (`Lifecycle::resume_merges`).
+    unmerged: AtomicBool,
 }
 
 #[derive(Default)]
@@ -160,6 +166,8 @@ struct StatusState {
 struct Payload {
     format: u32,
     seq: i64,
+    #[serde(default)]
+    unmerged: bool,
 }
 
 /// A tenant's index of kind `K`. Every method takes `&self`.
@@ -299,7 +307,40 @@ impl<K: Kind> Lifecycle<K> {
                 Err(e) => status.last_error = Some(e.to_string()),
             }
         }
-        let mut stats = result?;
+        let stats = result?;
+        Ok(self.merge_reindexed(tenant, stats))
+    }
+
+    /// Merges a reindexed generation that a stop left unmerged (`Generation::unmerged`):
+    /// what a reindex does after its swap, at background priority. Returns how long it
+    /// took, or `None` when there was nothing to merge or a reindex is running (which
+    /// merges its own).
+    pub(crate) fn resume_merge(&self, tenant: &Tenant) -> Option<Duration> {
+        if !self.current().unmerged.load(Ordering::SeqCst) {
+            return None;
+        }
+        let _running = self.claim().ok()?;
+        let stats = {
+            let mut status = self.status.lock().unwrap_or_else(|p| p.into_inner());
+            status.compacting = true;
+            status.last_reindex.clone()
+        };
+        tracing::info!(tenant = %self.tenant_name, index = K::DIR, "merging a reindexed generation whose merge was interrupted");
+        let stats = stats.unwrap_or(ReindexStats {
+            generation: self.current().name.clone(),
+            instances: 0,
+            replayed: 0,
+            elapsed: Duration::ZERO,
+            compaction: None,
+        });
+        self.merge_reindexed(tenant, stats).compaction
+    }
+
+    /// Merges the serving generation of a reindex into one segment ([`compact`]) and
+    /// reports it in the status; on failure its segments keep serving and merging.
+    ///
+    /// [`compact`]: Lifecycle::compact
+    fn merge_reindexed(&self, tenant: &Tenant, mut stats: ReindexStats) -> ReindexStats {
         let compacted = self.compact(tenant);
         let mut status = self.status.lock().unwrap_or_else(|p| p.into_inner());
         status.compacting = false;
@@ -309,13 +350,14 @@ impl<K: Kind> Lifecycle<K> {
                 stats.compaction = Some(took);
                 status.last_reindex = Some(stats.clone());
             }
-            Ok(None) => {}
+            // One segment already: it follows the log as any generation does.
+            Ok(None) => self.resume_merges(),
             Err(e) => {
                 tracing::warn!(tenant = %self.tenant_name, index = K::DIR, error = %e, "merging the reindexed generation failed; its segments keep serving");
                 self.resume_merges();
             }
         }
-        Ok(stats)
+        stats
     }
 
     fn reindex_inner(
@@ -331,7 +373,7 @@ impl<K: Kind> Lifecycle<K> {
         };
         let sealed = priority::in_background(|| {
             let (mut writer, seq, records) = build::<K>(tenant, &dir, &self.options, &mut report)?;
-            commit(&mut writer, seq)?;
+            commit(&mut writer, seq, true)?;
             writer.wait_merging_threads()?;
             Ok(records)
         });
@@ -341,8 +383,9 @@ impl<K: Kind> Lifecycle<K> {
         self.install(tenant, name, &dir, sealed, started, Merges::Held)
     }
 
-    /// Lets the serving generation's writer merge again, after a failed [`compact`]
-    /// left merging held: otherwise the follower's small segments would pile up.
+    /// Lets the serving generation's writer merge again, when [`compact`] left merging
+    /// held (it failed, or found one segment): otherwise the follower's small segments
+    /// would pile up. Its later commits no longer ask the next start to merge it.
     ///
     /// [`compact`]: Lifecycle::compact
     fn resume_merges(&self) {
@@ -351,6 +394,7 @@ impl<K: Kind> Lifecycle<K> {
         if let Some(writer) = writer.as_ref() {
             writer.set_merge_policy(K::merge_policy());
         }
+        serving.unmerged.store(false, Ordering::SeqCst);
     }
 
     /// Merges the serving generation's committed segments into one, in a new
@@ -571,6 +615,8 @@ fn open_generation<K: Kind>(
         .ok_or_else(|| Error::Index("the index has no commit of this format".to_string()))?;
     let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
     let writer = K::follower_writer(&index, options)?;
+    // A reindex's segments stay as they are until `compact` merges them, wherever opened.
+    let merges = if payload.unmerged { Merges::Held } else { merges };
     writer.set_merge_policy(match merges {
         Merges::Held => Box::new(tantivy::indexer::NoMergePolicy),
         Merges::Follow => K::merge_policy(),
@@ -580,6 +626,7 @@ fn open_generation<K: Kind>(
         reader,
         writer: Mutex::new(Some(writer)),
         seq: AtomicI64::new(payload.seq),
+        unmerged: AtomicBool::new(payload.unmerged),
     })
 }
 
@@ -600,10 +647,13 @@ fn merge_snapshot<K: Kind>(snapshot: &Path, dir: &Path) -> Result<Option<u64>> {
     text::register(&merged);
     // The merge writes a payload of its own; the snapshot's says up to which change
     // the documents reach, where the replay after the merge starts.
+    let seq = metas
+        .payload
+        .and_then(|p| serde_json::from_str::<Payload>(&p).ok())
+        .ok_or_else(|| Error::Index("the reindexed generation has no payload".to_string()))?
+        .seq;
     let mut writer: IndexWriter = merged.writer_with_num_threads(1, 15_000_000)?;
-    let mut prepared = writer.prepare_commit()?;
-    prepared.set_payload(metas.payload.as_deref().unwrap_or_default());
-    prepared.commit()?;
+    commit(&mut writer, seq, false)?;
     writer.wait_merging_threads()?;
     let docs = merged.searchable_segment_metas()?.iter().map(|m| u64::from(m.num_docs())).sum();
     Ok(Some(docs))
@@ -612,7 +662,7 @@ fn merge_snapshot<K: Kind>(snapshot: &Path, dir: &Path) -> Result<Option<u64>> {
 /// Commits a full build as of change `seq` and merges it into one segment.
 fn seal(mut writer: IndexWriter, seq: i64) -> Result<()> {
     let started = Instant::now();
-    commit(&mut writer, seq)?;
+    commit(&mut writer, seq, false)?;
     let committed = started.elapsed();
     let segments = writer.index().searchable_segment_ids()?.len();
     generation::compact(writer)?;
@@ -625,9 +675,9 @@ fn seal(mut writer: IndexWriter, seq: i64) -> Result<()> {
     Ok(())
 }
 
-fn commit(writer: &mut IndexWriter, seq: i64) -> Result<()> {
-    let payload = serde_json::to_string(&Payload { format: generation::FORMAT_VERSION, seq })
-        .expect("serialising plain data cannot fail");
+fn commit(writer: &mut IndexWriter, seq: i64, unmerged: bool) -> Result<()> {
+    let payload = Payload { format: generation::FORMAT_VERSION, seq, unmerged };
+    let payload = serde_json::to_string(&payload).expect("serialising plain data cannot fail");
     let mut prepared = writer.prepare_commit()?;
     prepared.set_payload(&payload);
     prepared.commit()?;
@@ -720,11 +770,80 @@ fn apply_batch<K: Kind>(generation: &Generation, tenant: &Tenant, batch: usize) 
     // commit would cost an fsync for nothing, and a restart re-reads those rows and
     // skips them again.
     if changed {
-        commit(writer, last)?;
+        commit(writer, last, generation.unmerged.load(Ordering::SeqCst))?;
     }
     generation.seq.store(last, Ordering::SeqCst);
     if changed {
         generation.reader.reload()?;
     }
     Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use inventory::{Actor, Instance};
+    use serde_json::json;
+
+    use std::sync::atomic::Ordering;
+
+    use super::{IndexOptions, Lifecycle};
+    use crate::instance::index::Instances;
+
+    fn add_instance(tenant: &store::Tenant, hrid: &str) {
+        let body = json!({"hrid": hrid, "source": "FOLIO", "title": hrid,
+            "instanceTypeId": "6312d172-f0cf-40f6-b27d-9fa8feaf332f"});
+        tenant
+            .write(|w| {
+                inventory::create::<Instance>(w, body.to_string().as_bytes(), Actor::default())
+            })
+            .unwrap();
+    }
+
+    /// A stop between a reindex's swap and the merge of its segments leaves the merge
+    /// to the next start: the generation keeps its segments (and follows the log
+    /// without merging) until `resume_merge` makes it one, and then it is done.
+    #[test]
+    fn a_merge_a_stop_interrupted_is_resumed() {
+        let dir = tempfile::tempdir().unwrap();
+        let store =
+            store::Store::open(dir.path(), store::Options::default(), &[inventory::MIGRATIONS])
+                .unwrap();
+        let (tenant, _) = store.create_tenant("diku").unwrap();
+        tenant.write(inventory::load_reference_data).unwrap();
+        for n in 0..20 {
+            add_instance(&tenant, &format!("in{n}"));
+        }
+        let open = || Lifecycle::<Instances>::open(&tenant, IndexOptions::default()).unwrap();
+        let segments = |index: &Lifecycle<Instances>| index.searcher().segment_readers().len();
+        let unmerged =
+            |index: &Lifecycle<Instances>| index.current().unmerged.load(Ordering::SeqCst);
+
+        let index = open();
+        assert_eq!(index.resume_merge(&tenant), None, "a built index is merged");
+        // The reindex swaps in its build; the stop comes before the merge. A change
+        // followed meanwhile adds a segment.
+        index.reindex_inner(&tenant, &mut |_| {}).unwrap();
+        add_instance(&tenant, "in20");
+        index.catch_up(&tenant).unwrap();
+        assert!(segments(&index) >= 2);
+        drop(index);
+
+        let index = open();
+        assert!(unmerged(&index));
+        add_instance(&tenant, "in21");
+        index.catch_up(&tenant).unwrap();
+        let before = segments(&index);
+        assert!(before >= 3, "the build's and the follower's segments ({before})");
+        assert!(index.resume_merge(&tenant).is_some());
+        assert_eq!(segments(&index), 1);
+        assert_eq!(index.searcher().num_docs(), 22);
+        assert!(!index.status().compacting);
+        assert_eq!(index.resume_merge(&tenant), None);
+        drop(index);
+
+        let index = open();
+        assert!(!unmerged(&index), "the merged generation says so");
+        assert_eq!(index.resume_merge(&tenant), None);
+        assert_eq!(index.searcher().num_docs(), 22);
+    }
 }

@@ -59,9 +59,39 @@ impl Indexes {
             search::Follower::spawn(tenant.clone(), instances.clone()),
             search::Follower::spawn(tenant.clone(), authorities.clone()),
         ];
+        spawn_resumed_merges(tenant, &instances, &authorities);
         let entry = Arc::new(TenantIndexes { instances, authorities, _followers: followers });
         self.open.lock().unwrap().insert(tenant.name().to_string(), entry.clone());
         tracing::info!(tenant = tenant.name(), "search indexes open");
         Ok(entry)
+    }
+}
+
+/// Finishes, in the background, the merge of a reindexed generation that the last stop
+/// interrupted: its segments serve meanwhile, each search slower for their number.
+fn spawn_resumed_merges(
+    tenant: &Arc<store::Tenant>,
+    instances: &Arc<search::InstanceIndex>,
+    authorities: &Arc<search::AuthorityIndex>,
+) {
+    let (tenant, instances, authorities) = (tenant.clone(), instances.clone(), authorities.clone());
+    let spawned =
+        std::thread::Builder::new().name(format!("merge-{}", tenant.name())).spawn(move || {
+            for (index, took) in [
+                ("instances", instances.resume_merge(&tenant)),
+                ("authorities", authorities.resume_merge(&tenant)),
+            ] {
+                if let Some(took) = took {
+                    tracing::info!(
+                        tenant = tenant.name(),
+                        index,
+                        secs = took.as_secs_f64(),
+                        "interrupted merge finished"
+                    );
+                }
+            }
+        });
+    if let Err(e) = spawned {
+        tracing::warn!(error = %e, "cannot start a thread to resume interrupted index merges");
     }
 }

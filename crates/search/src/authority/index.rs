@@ -95,6 +95,14 @@ impl AuthorityIndex {
         self.lifecycle.status()
     }
 
+    /// Merges into one segment a reindexed generation whose merge a stop interrupted
+    /// (a reindex serves its build's segments first and merges them after), at
+    /// background priority; for a server to call once it has opened the index. Returns
+    /// how long the merge took, or `None` if there was none to do.
+    pub fn resume_merge(&self, tenant: &Tenant) -> Option<std::time::Duration> {
+        self.lifecycle.resume_merge(tenant)
+    }
+
     /// Rebuilds the index into a new generation from one snapshot of the store while
     /// this one keeps serving and following the log, replays the changes made
     /// meanwhile, swaps atomically and deletes the old generation. Progress counts

@@ -100,6 +100,14 @@ impl InstanceIndex {
         self.lifecycle.status()
     }
 
+    /// Merges into one segment a reindexed generation whose merge a stop interrupted
+    /// (a reindex serves its build's segments first and merges them after), at
+    /// background priority; for a server to call once it has opened the index. Returns
+    /// how long the merge took, or `None` if there was none to do.
+    pub fn resume_merge(&self, tenant: &Tenant) -> Option<std::time::Duration> {
+        self.lifecycle.resume_merge(tenant)
+    }
+
     /// Starts a full build for a bulk load that has its records in memory as it writes
     /// them: the instances in the store now are indexed first, then what the caller
     /// adds ([`BulkBuild::add`]), and [`InstanceIndex::finish_bulk_build`] swaps the

@@ -7,7 +7,7 @@
 mod document;
 mod fields;
 pub(crate) mod identifiers;
-mod index;
+pub(crate) mod index;
 mod query;
 mod search;
 mod source;
