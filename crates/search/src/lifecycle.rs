@@ -69,8 +69,9 @@ pub struct ReindexStats {
     /// From the start until the new generation served every record.
     pub elapsed: Duration,
     /// The merge of the new generation's segments into one that followed the swap
-    /// ([`Lifecycle::reindex`]), once it has finished; `None` while it runs, when the
-    /// build left one segment, or when it failed (the generation's segments then keep
+    /// ([`InstanceIndex::reindex`](crate::InstanceIndex::reindex)), or that a server
+    /// resumed after a stop, once it has finished; `None` while it runs, when the build
+    /// left one segment, or when it failed (the generation's segments then keep
     /// serving).
     pub compaction: Option<Duration>,
 }
