@@ -293,6 +293,11 @@ fn wildcards() {
             "id = *",
             "isbn = 978026*",
             "title <> *peace",
+            "languages == *ng",
+            "items.status.name == *transit",
+            "items.status.name all *able",
+            "source == *RC",
+            "tenantId == *ku",
         ],
         expect![[r#"
             title all prim* => 1 t5
@@ -313,6 +318,11 @@ fn wildcards() {
             id = * => 5 t1 t2 t3 t4 t5
             isbn = 978026* => 1 t1
             title <> *peace => 4 t1 t2 t4 t5
+            languages == *ng => 3 t1 t3 t4
+            items.status.name == *transit => 1 t2
+            items.status.name all *able => 2 t1 t3
+            source == *RC => 1 t5
+            tenantId == *ku => 5 t1 t2 t3 t4 t5
         "#]],
     );
 }
