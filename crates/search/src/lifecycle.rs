@@ -782,10 +782,10 @@ fn apply_batch<K: Kind>(generation: &Generation, tenant: &Tenant, batch: usize) 
 
 #[cfg(test)]
 mod tests {
+    use std::sync::atomic::Ordering;
+
     use inventory::{Actor, Instance};
     use serde_json::json;
-
-    use std::sync::atomic::Ordering;
 
     use super::{IndexOptions, Lifecycle};
     use crate::instance::index::Instances;

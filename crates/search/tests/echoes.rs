@@ -1,10 +1,10 @@
 //! Fields that repeat others' values (`itemIdentifiers`, `holdingsIdentifiers`, the
 //! items' holdings ids and call numbers, the public notes) are indexed as a bit where a
-//! document's terms equal their sources'. Every relation on them must find exactly the documents whose
-//! own values match, whether a document took the bit or kept its terms: the families
-//! here mix both, and some match a query through a source field only (a holdings
-//! record without items, a former id whose case folds differently), which must not
-//! count.
+//! document's terms equal their sources'. Every relation on them must find exactly the
+//! documents whose own values match, whether a document took the bit or kept its
+//! terms: the families here mix both, and some match a query through a source field
+//! only (a holdings record without items, a former id whose case folds differently),
+//! which must not count.
 
 mod common;
 
