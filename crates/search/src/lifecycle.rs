@@ -114,17 +114,23 @@ pub(crate) trait Kind {
     const RECORDS: RecordTable;
 
     /// What every page of a build needs, read once from the snapshot (reference ids).
-    type Context;
+    type Context: Sync;
 
     fn context(reader: &Reader<'_>) -> Result<Self::Context>;
 
-    /// Adds the documents of one page of records.
+    /// A page of records with whatever else of the snapshot its documents need.
+    type Page: Send;
+
+    /// Reads the rest of a page from the snapshot. A build does this on its reading
+    /// thread, so keep parsing for [`Kind::add_page`].
+    fn read_page(reader: &Reader<'_>, page: Vec<StoredRecord>) -> Result<Self::Page>;
+
+    /// Adds the documents of one page, on the build's document thread.
     fn add_page(
-        reader: &Reader<'_>,
         context: &Self::Context,
-        page: Vec<StoredRecord>,
+        page: Self::Page,
         tenant: &str,
-        writer: &mut IndexWriter,
+        writer: &IndexWriter,
     ) -> Result<()>;
 
     /// Re-indexes the records a batch of changes touches. Returns whether the index
@@ -217,7 +223,8 @@ impl<K: Kind> Lifecycle<K> {
             Some(generation) => generation,
             None => {
                 let (name, dir) = generation::create_next(&root)?;
-                let (writer, seq, _) = build::<K>(tenant, &dir, &options, &mut |_| {})?;
+                let (writer, seq, _) =
+                    build::<K>(tenant, &dir, &options, Schedule::Caller, &mut |_| {})?;
                 seal(writer, seq)?;
                 let generation = open_generation::<K>(&dir, &name, &options, Merges::Follow)?;
                 generation::write_current(&root, &name)?;
@@ -372,8 +379,9 @@ impl<K: Kind> Lifecycle<K> {
             self.status.lock().unwrap_or_else(|e| e.into_inner()).reindex = Some(p);
             progress(p);
         };
-        let sealed = priority::in_background(|| {
-            let (mut writer, seq, records) = build::<K>(tenant, &dir, &self.options, &mut report)?;
+        let sealed = priority::reading_in_background(|| {
+            let (mut writer, seq, records) =
+                build::<K>(tenant, &dir, &self.options, Schedule::Background, &mut report)?;
             commit(&mut writer, seq, true)?;
             writer.wait_merging_threads()?;
             Ok(records)
@@ -457,7 +465,7 @@ impl<K: Kind> Lifecycle<K> {
         let running = self.claim()?;
         let started = Instant::now();
         let (name, dir) = generation::create_next(&self.root)?;
-        match build::<K>(tenant, &dir, &self.options, &mut |_| {}) {
+        match build::<K>(tenant, &dir, &self.options, Schedule::Caller, &mut |_| {}) {
             Ok((writer, snapshot_seq, records)) => Ok(FedBuild {
                 name,
                 dir,
@@ -685,44 +693,91 @@ fn commit(writer: &mut IndexWriter, seq: i64, unmerged: bool) -> Result<()> {
     Ok(())
 }
 
+/// Where a build's threads run: a reindex's in the background (`priority`), the
+/// first build of a missing index and a bulk load's at the caller's priority.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Schedule {
+    Caller,
+    Background,
+}
+
 /// Builds a full index in `dir` from one read transaction of the store: the records
 /// in the order the store keeps them, a page at a time. Returns the writer,
 /// uncommitted, the change-log sequence number of the snapshot and the number of
 /// records.
+///
+/// The calling thread reads the pages while a document thread parses the one before
+/// and feeds the writer's indexing threads, so that reads which miss the page cache
+/// overlap with indexing. With [`Schedule::Background`], call it from
+/// [`priority::reading_in_background`]: the document and indexing threads then run
+/// in the idle class.
 fn build<K: Kind>(
     tenant: &Tenant,
     dir: &Path,
     options: &IndexOptions,
+    schedule: Schedule,
     progress: &mut dyn FnMut(ReindexProgress),
 ) -> Result<(IndexWriter, i64, u64)> {
     const PAGE: usize = 1_000;
+    // Pages read ahead of the document thread: enough to ride out a slow read.
+    const READ_AHEAD: usize = 2;
     let index = Index::builder()
         .schema(K::schema().clone())
         .register_plugin(grams::plugin(K::gram_fields()))
         .open_or_create(BuildDirectory::open(dir)?)?;
     text::register(&index);
-    let mut writer = generation::build_writer(&index, options.build_threads, options.build_memory)?;
+    let new_writer =
+        || generation::build_writer(&index, options.build_threads, options.build_memory);
+    // Tantivy's indexing threads inherit the class of the thread that makes the writer.
+    let writer = match schedule {
+        Schedule::Caller => new_writer()?,
+        Schedule::Background => priority::in_background(new_writer)?,
+    };
     let (seq, done) = tenant.read_bulk(|reader| {
         let seq = reader.last_seq()?;
         let total = reader.count(&K::RECORDS)?;
         let context = K::context(reader)?;
-        let mut after = None;
-        let mut done = 0u64;
-        progress(ReindexProgress { done, total });
-        loop {
-            let (page, last) = reader.scan_stored(&K::RECORDS, after, PAGE)?;
-            if page.is_empty() {
-                break;
-            }
-            after = last;
-            done += page.len() as u64;
-            K::add_page(reader, &context, page, tenant.name(), &mut writer)?;
-            if done.is_multiple_of(PAGE as u64 * 10) {
-                progress(ReindexProgress { done, total });
-            }
-        }
-        progress(ReindexProgress { done, total: total.max(done) });
-        Ok::<_, Error>((seq, done))
+        progress(ReindexProgress { done: 0, total });
+        let (pages, received) = std::sync::mpsc::sync_channel::<K::Page>(READ_AHEAD);
+        std::thread::scope(|scope| {
+            let documents = std::thread::Builder::new()
+                .name("reindex-documents".to_string())
+                .spawn_scoped(scope, || {
+                    if schedule == Schedule::Background {
+                        store::lower_current_thread();
+                    }
+                    for page in received {
+                        K::add_page(&context, page, tenant.name(), &writer)?;
+                    }
+                    Ok::<_, Error>(())
+                })
+                .expect("starting a thread");
+            let read = (|| {
+                let mut after = None;
+                let mut done = 0u64;
+                loop {
+                    let (page, last) = reader.scan_stored(&K::RECORDS, after, PAGE)?;
+                    if page.is_empty() {
+                        break;
+                    }
+                    after = last;
+                    done += page.len() as u64;
+                    if pages.send(K::read_page(reader, page)?).is_err() {
+                        // The document thread stopped on an error, returned below.
+                        break;
+                    }
+                    if done.is_multiple_of(PAGE as u64 * 10) {
+                        progress(ReindexProgress { done, total });
+                    }
+                }
+                Ok::<_, Error>(done)
+            })();
+            drop(pages);
+            documents.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+            let done = read?;
+            progress(ReindexProgress { done, total: total.max(done) });
+            Ok::<_, Error>((seq, done))
+        })
     })?;
     Ok((writer, seq, done))
 }

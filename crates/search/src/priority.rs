@@ -7,6 +7,11 @@
 //! compression threads among them, inherit that class. The build then uses the CPU
 //! time searches leave idle: on an idle machine it runs at full speed, under a
 //! saturating search load it slows down instead of the searches.
+//!
+//! A full build's reading thread is the exception ([`reading_in_background`]): it
+//! spends its time waiting on the database file, and in the idle class every wake-up
+//! would wait for an indexing thread to block or for the next scheduler tick, starving
+//! the indexing threads it feeds.
 
 /// Runs `work` on a new low-priority thread and waits for its result.
 pub(crate) fn in_background<T: Send>(work: impl FnOnce() -> T + Send) -> T {
@@ -15,6 +20,22 @@ pub(crate) fn in_background<T: Send>(work: impl FnOnce() -> T + Send) -> T {
             .name("quire-reindex".to_string())
             .spawn_scoped(scope, || {
                 store::lower_current_thread();
+                work()
+            })
+            .expect("starting a thread");
+        thread.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
+}
+
+/// Runs `work` on a new thread at the lowest priority of the ordinary class (niceness
+/// 19; `store::nice_current_thread`) and waits for its result: for a full build's
+/// reading thread, which starts its other threads in the idle class itself.
+pub(crate) fn reading_in_background<T: Send>(work: impl FnOnce() -> T + Send) -> T {
+    std::thread::scope(|scope| {
+        let thread = std::thread::Builder::new()
+            .name("quire-reindex".to_string())
+            .spawn_scoped(scope, || {
+                store::nice_current_thread();
                 work()
             })
             .expect("starting a thread");

@@ -145,6 +145,49 @@ fn lost_or_corrupt_index_is_rebuilt_on_open() {
     assert_eq!(dirs.len(), 2, "CURRENT and one generation: {dirs:?}");
 }
 
+/// A reindex that meets a record it cannot parse fails and names it, although the
+/// reading thread has more pages to hand the document thread that failed; the serving
+/// generation serves on and the failed one leaves nothing behind.
+#[test]
+fn a_reindex_that_meets_a_broken_record_fails_and_serving_goes_on() {
+    let f = fixture();
+    // Pages of 1,000: more than the build reads ahead of its document thread.
+    let ids = f
+        .tenant
+        .write(|w| {
+            let mut ids = Vec::new();
+            for n in 0..4_500 {
+                let body = json!({"hrid": format!("v{n}"), "source": "FOLIO",
+                    "title": format!("Volume {n}"), "instanceTypeId": INSTANCE_TYPE});
+                let created = inventory::create::<Instance>(
+                    w,
+                    body.to_string().as_bytes(),
+                    Actor::default(),
+                )?;
+                ids.push(created.id.unwrap());
+            }
+            Ok::<_, inventory::Error>(ids)
+        })
+        .unwrap();
+    let index = InstanceIndex::open(&f.tenant).unwrap();
+    let generation = index.status().generation;
+    // The first record of the first page, broken behind the inventory's back.
+    let instances =
+        store::RecordTable { table: "instances", record_type: "instance", columns: &["hrid"] };
+    let broken = ids[0].to_string();
+    f.tenant
+        .write(|w| w.upsert(&instances, &broken, 2, "{ not json", &[Some("v0").into()]))
+        .unwrap();
+
+    let failed = index.reindex(&f.tenant, |_| {}).unwrap_err();
+    assert!(failed.to_string().contains(&broken), "{failed}");
+    assert_eq!(index.status().generation, generation);
+    assert_eq!(count(&index, "title all volume"), 4_500);
+    let root = f.tenant.dir().join("search").join("instances");
+    let dirs: Vec<_> = std::fs::read_dir(&root).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(dirs.len(), 2, "CURRENT and one generation: {dirs:?}");
+}
+
 /// A second open of an index another writer holds (a running server, when the CLI is
 /// pointed at its data directory) fails instead of rebuilding over it.
 #[test]

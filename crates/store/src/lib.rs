@@ -41,7 +41,7 @@ pub use crate::{
     changes::{Change, Operation},
     error::{Error, QueryError, Result},
     migrate::{Component, Migration},
-    priority::lower_current_thread,
+    priority::{lower_current_thread, nice_current_thread},
     query::{FieldKind, QueryField, SortDirection},
     record::{ColumnValue, Page, Reader, RecordTable, StoredRecord, Writer},
     tenant::{Durability, Options, Store, Tenant, validate_tenant_name},

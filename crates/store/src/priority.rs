@@ -28,3 +28,30 @@ pub fn lower_current_thread() {
         tracing::debug!(error = ?e, "could not lower a background thread's priority");
     }
 }
+
+/// Puts the calling thread at the lowest priority of the ordinary class (Linux
+/// `SCHED_OTHER` at niceness 19): for background work that mostly waits on reads and
+/// feeds threads lowered with [`lower_current_thread`]. Woken when a read completes,
+/// such a thread preempts idle-class threads at once, where an idle-class one would
+/// wait for them to block or for the next scheduler tick; against requests it weighs
+/// 15 to their 1024. Leaving the idle class needs a privilege, so call it on a thread
+/// not lowered already. Failing to is not an error.
+pub fn nice_current_thread() {
+    #[cfg(target_os = "linux")]
+    let done = {
+        use thread_priority::unix::{
+            NormalThreadSchedulePolicy, ThreadSchedulePolicy, set_thread_priority_and_policy,
+            thread_native_id,
+        };
+        set_thread_priority_and_policy(
+            thread_native_id(),
+            ThreadPriority::Min,
+            ThreadSchedulePolicy::Normal(NormalThreadSchedulePolicy::Other),
+        )
+    };
+    #[cfg(not(target_os = "linux"))]
+    let done = set_current_thread_priority(ThreadPriority::Min);
+    if let Err(e) = done {
+        tracing::debug!(error = ?e, "could not lower a reading thread's priority");
+    }
+}

@@ -143,12 +143,17 @@ impl Kind for Authorities {
         lccn_types(reader)
     }
 
+    type Page = Vec<StoredRecord>;
+
+    fn read_page(_reader: &Reader<'_>, page: Vec<StoredRecord>) -> Result<Vec<StoredRecord>> {
+        Ok(page)
+    }
+
     fn add_page(
-        _reader: &Reader<'_>,
         lccn: &LccnTypes,
         page: Vec<StoredRecord>,
         tenant: &str,
-        writer: &mut IndexWriter,
+        writer: &IndexWriter,
     ) -> Result<()> {
         for stored in &page {
             for doc in document::build(&parse(stored)?, lccn, tenant) {

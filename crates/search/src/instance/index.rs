@@ -22,7 +22,7 @@ use crate::instance::document::{self, RefIds};
 use crate::instance::fields::Fields;
 use crate::instance::query;
 use crate::instance::search::{self, SearchRequest, SearchResponse};
-use crate::instance::source;
+use crate::instance::source::{self, FamilyRecords};
 use crate::lifecycle::{
     FedBuild, IndexOptions, IndexStatus, Kind, Lifecycle, ReindexProgress, ReindexStats,
 };
@@ -252,15 +252,20 @@ impl Kind for Instances {
         source::ref_ids(reader)
     }
 
+    type Page = FamilyRecords;
+
     /// The page's holdings and items are fetched with one query each.
+    fn read_page(reader: &Reader<'_>, page: Vec<StoredRecord>) -> Result<FamilyRecords> {
+        source::read_family_records(reader, page)
+    }
+
     fn add_page(
-        reader: &Reader<'_>,
         refs: &RefIds,
-        page: Vec<StoredRecord>,
+        page: FamilyRecords,
         tenant: &str,
-        writer: &mut IndexWriter,
+        writer: &IndexWriter,
     ) -> Result<()> {
-        for family in source::families(reader, page)? {
+        for family in page.assemble()? {
             writer.add_document(family.document(refs, tenant))?;
         }
         Ok(())

@@ -61,42 +61,65 @@ pub(crate) fn load_families(reader: &Reader<'_>, ids: &[String]) -> Result<Vec<F
 
 /// The families of a page of stored instances, with their holdings and items.
 pub(crate) fn families(reader: &Reader<'_>, instances: Vec<StoredRecord>) -> Result<Vec<Family>> {
+    read_family_records(reader, instances)?.assemble()
+}
+
+/// A page of stored instances with their holdings and items, as read: a full build
+/// reads the next page while another thread parses and indexes this one.
+pub(crate) struct FamilyRecords {
+    instances: Vec<StoredRecord>,
+    holdings: Vec<StoredRecord>,
+    items: Vec<StoredRecord>,
+}
+
+/// The stored holdings and items of a page of stored instances.
+pub(crate) fn read_family_records(
+    reader: &Reader<'_>,
+    instances: Vec<StoredRecord>,
+) -> Result<FamilyRecords> {
     let id_refs: Vec<&str> = instances.iter().map(|r| r.id.as_str()).collect();
     let holdings = reader.find_by_any(&HOLDINGS, "instance_id", &id_refs)?;
     let holdings_ids: Vec<&str> = holdings.iter().map(|r| r.id.as_str()).collect();
     let items = reader.find_by_any(&ITEMS, "holdings_record_id", &holdings_ids)?;
+    Ok(FamilyRecords { instances, holdings, items })
+}
 
-    let mut by_instance: HashMap<Uuid, usize> = HashMap::with_capacity(instances.len());
-    let mut out = Vec::with_capacity(instances.len());
-    for stored in instances {
-        let instance: Instance = parse(&stored, "instance")?;
-        if let Some(id) = instance.id {
-            by_instance.insert(id, out.len());
-        }
-        out.push(Family {
-            instance,
-            instance_json: stored.body,
-            holdings: Vec::new(),
-            items: Vec::new(),
-        });
-    }
-    let mut holdings_owner: HashMap<Uuid, usize> = HashMap::with_capacity(holdings.len());
-    for stored in holdings {
-        let record: HoldingsRecord = parse(&stored, "holdings record")?;
-        if let Some(&idx) = by_instance.get(&record.instance_id) {
-            if let Some(id) = record.id {
-                holdings_owner.insert(id, idx);
+impl FamilyRecords {
+    /// Parses the records and puts each holdings record and item with its instance.
+    pub(crate) fn assemble(self) -> Result<Vec<Family>> {
+        let FamilyRecords { instances, holdings, items } = self;
+        let mut by_instance: HashMap<Uuid, usize> = HashMap::with_capacity(instances.len());
+        let mut out = Vec::with_capacity(instances.len());
+        for stored in instances {
+            let instance: Instance = parse(&stored, "instance")?;
+            if let Some(id) = instance.id {
+                by_instance.insert(id, out.len());
             }
-            out[idx].holdings.push((record, stored.body));
+            out.push(Family {
+                instance,
+                instance_json: stored.body,
+                holdings: Vec::new(),
+                items: Vec::new(),
+            });
         }
-    }
-    for stored in items {
-        let item: Item = parse(&stored, "item")?;
-        if let Some(&idx) = holdings_owner.get(&item.holdings_record_id) {
-            out[idx].items.push((item, stored.body));
+        let mut holdings_owner: HashMap<Uuid, usize> = HashMap::with_capacity(holdings.len());
+        for stored in holdings {
+            let record: HoldingsRecord = parse(&stored, "holdings record")?;
+            if let Some(&idx) = by_instance.get(&record.instance_id) {
+                if let Some(id) = record.id {
+                    holdings_owner.insert(id, idx);
+                }
+                out[idx].holdings.push((record, stored.body));
+            }
         }
+        for stored in items {
+            let item: Item = parse(&stored, "item")?;
+            if let Some(&idx) = holdings_owner.get(&item.holdings_record_id) {
+                out[idx].items.push((item, stored.body));
+            }
+        }
+        Ok(out)
     }
-    Ok(out)
 }
 
 /// The instances that holdings records (as stored now) belong to.
