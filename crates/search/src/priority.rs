@@ -15,27 +15,22 @@
 
 /// Runs `work` on a new low-priority thread and waits for its result.
 pub(crate) fn in_background<T: Send>(work: impl FnOnce() -> T + Send) -> T {
-    std::thread::scope(|scope| {
-        let thread = std::thread::Builder::new()
-            .name("quire-reindex".to_string())
-            .spawn_scoped(scope, || {
-                store::lower_current_thread();
-                work()
-            })
-            .expect("starting a thread");
-        thread.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-    })
+    on_new_thread(store::lower_current_thread, work)
 }
 
 /// Runs `work` on a new thread at the lowest priority of the ordinary class (niceness
 /// 19; `store::nice_current_thread`) and waits for its result: for a full build's
 /// reading thread, which starts its other threads in the idle class itself.
 pub(crate) fn reading_in_background<T: Send>(work: impl FnOnce() -> T + Send) -> T {
+    on_new_thread(store::nice_current_thread, work)
+}
+
+fn on_new_thread<T: Send>(lower: fn(), work: impl FnOnce() -> T + Send) -> T {
     std::thread::scope(|scope| {
         let thread = std::thread::Builder::new()
             .name("quire-reindex".to_string())
             .spawn_scoped(scope, || {
-                store::nice_current_thread();
+                lower();
                 work()
             })
             .expect("starting a thread");

@@ -10,23 +10,7 @@ use thread_priority::{ThreadPriority, set_current_thread_priority};
 /// afterwards inherit the class. Failing to is not an error: the work then competes
 /// with requests as any thread does.
 pub fn lower_current_thread() {
-    #[cfg(target_os = "linux")]
-    let done = {
-        use thread_priority::unix::{
-            NormalThreadSchedulePolicy, ThreadSchedulePolicy, set_thread_priority_and_policy,
-            thread_native_id,
-        };
-        set_thread_priority_and_policy(
-            thread_native_id(),
-            ThreadPriority::Min,
-            ThreadSchedulePolicy::Normal(NormalThreadSchedulePolicy::Idle),
-        )
-    };
-    #[cfg(not(target_os = "linux"))]
-    let done = set_current_thread_priority(ThreadPriority::Min);
-    if let Err(e) = done.or_else(|_| set_current_thread_priority(ThreadPriority::Min)) {
-        tracing::debug!(error = ?e, "could not lower a background thread's priority");
-    }
+    lower_to(Class::Idle);
 }
 
 /// Puts the calling thread at the lowest priority of the ordinary class (Linux
@@ -37,21 +21,40 @@ pub fn lower_current_thread() {
 /// 15 to their 1024. Leaving the idle class needs a privilege, so call it on a thread
 /// not lowered already. Failing to is not an error.
 pub fn nice_current_thread() {
+    lower_to(Class::Ordinary);
+}
+
+#[derive(Clone, Copy)]
+enum Class {
+    Idle,
+    Ordinary,
+}
+
+/// The calling thread at the lowest priority of `class`, or at the lowest niceness
+/// where that class cannot be had.
+fn lower_to(class: Class) {
     #[cfg(target_os = "linux")]
     let done = {
         use thread_priority::unix::{
             NormalThreadSchedulePolicy, ThreadSchedulePolicy, set_thread_priority_and_policy,
             thread_native_id,
         };
+        let policy = match class {
+            Class::Idle => NormalThreadSchedulePolicy::Idle,
+            Class::Ordinary => NormalThreadSchedulePolicy::Other,
+        };
         set_thread_priority_and_policy(
             thread_native_id(),
             ThreadPriority::Min,
-            ThreadSchedulePolicy::Normal(NormalThreadSchedulePolicy::Other),
+            ThreadSchedulePolicy::Normal(policy),
         )
     };
     #[cfg(not(target_os = "linux"))]
-    let done = set_current_thread_priority(ThreadPriority::Min);
-    if let Err(e) = done {
-        tracing::debug!(error = ?e, "could not lower a reading thread's priority");
+    let done = {
+        let _ = class;
+        set_current_thread_priority(ThreadPriority::Min)
+    };
+    if let Err(e) = done.or_else(|_| set_current_thread_priority(ThreadPriority::Min)) {
+        tracing::debug!(error = ?e, "could not lower a background thread's priority");
     }
 }
