@@ -242,18 +242,18 @@ fn search_clause(reg: &Registry, clause: &SearchClause) -> Result<Box<dyn Query>
         reg.resolve(index).ok_or_else(|| Error::UnknownField { field: index.to_string() })?;
     let defs: Vec<(usize, &'static FieldDef)> =
         field_ids.iter().map(|&idx| (idx, reg.def(idx))).collect();
-    let mut positive = positive(reg, clause, &term, &defs)?;
+    let mut matched = positive(reg, clause, &term, &defs)?;
     // A text echo (alone in its clause, `Registry::new` checks) is asked as a whole of
     // its source where the document's values are the source's.
     if let [(idx, _)] = defs[..]
         && let Some(echoes) = reg.echoes(idx).filter(|e| e.whole_clause)
     {
         let source = echoes.sources[0];
-        let theirs = self::positive(reg, clause, &term, &[(source, reg.def(source))])?;
+        let theirs = positive(reg, clause, &term, &[(source, reg.def(source))])?;
         let theirs = Box::new(WithBitQuery::new(theirs, reg.bit(echoes.bit)));
-        positive = any_of(vec![positive, theirs]);
+        matched = any_of(vec![matched, theirs]);
     }
-    Ok(if kind == RelationKind::NotEq { not(positive) } else { positive })
+    Ok(if kind == RelationKind::NotEq { not(matched) } else { matched })
 }
 
 /// What a clause matches over the fields `defs`, before `<>` negates it.
