@@ -6,6 +6,8 @@ use std::{net::SocketAddr, path::PathBuf, sync::Arc};
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 
+#[allow(unsafe_code)]
+mod allocator;
 mod demo;
 mod workload;
 
@@ -119,12 +121,8 @@ enum TenantCommand {
     },
 }
 
-/// mimalloc, as Meilisearch ships: tantivy's indexing allocates per token and per value,
-/// and a search reindex runs 1.17x faster than on glibc's malloc (docs/benchmarks.md).
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 fn main() -> std::process::ExitCode {
+    allocator::keep_freed_memory();
     init_logging();
     let cli = Cli::parse();
     match run(cli) {
