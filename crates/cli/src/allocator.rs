@@ -22,20 +22,19 @@ const PURGE_DELAY_MS: std::ffi::c_long = 60_000;
 /// place in mimalloc's `mi_option_t` (the same in mimalloc 2 and 3).
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
+/// Sets mimalloc's purge delay to [`PURGE_DELAY_MS`]: as a default, which the
+/// environment (`MIMALLOC_PURGE_DELAY`, or its old name `MIMALLOC_RESET_DELAY`) still
+/// overrides.
 pub(crate) fn keep_freed_memory() {
-    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_some() {
-        return;
-    }
     // SAFETY: sets one of mimalloc's process-wide options, which it reads atomically;
     // any thread may set one at any time.
-    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, PURGE_DELAY_MS) };
+    unsafe { libmimalloc_sys::mi_option_set_default(MI_OPTION_PURGE_DELAY, PURGE_DELAY_MS) };
 }
 
 #[cfg(test)]
 mod tests {
     use super::{MI_OPTION_PURGE_DELAY, PURGE_DELAY_MS, keep_freed_memory};
 
-    #[allow(unsafe_code)]
     fn purge_delay() -> std::ffi::c_long {
         // SAFETY: reads one of mimalloc's options.
         unsafe { libmimalloc_sys::mi_option_get(MI_OPTION_PURGE_DELAY) }
