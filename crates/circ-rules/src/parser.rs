@@ -533,6 +533,15 @@ impl<'t> Parser<'t> {
         }
 
         if block {
+            // A child line's level: a top-level line is level 1. This bounds the
+            // recursion, one call per level, and the criteria each rule copies.
+            if limits::check_depth(self.parents.len() + 2).is_err() {
+                let message = format!(
+                    "Rules are nested too deeply: at most {} levels of indentation are allowed",
+                    limits::MAX_DEPTH
+                );
+                return Err(self.error_at(self.peek(1)?, message));
+            }
             self.bump()?;
             self.parents.push(own);
             if self.la(0)? != Kind::Letter {
@@ -951,6 +960,33 @@ mod tests {
                 L5 [0 0 5] g grp + m mat + t lt: l policy-a r no-hold n basic-notice o overdue i lost-item
                 L2 [0 0 2] fallback: l no-loan r no-hold n basic-notice o overdue i lost-item
             "#]],
+        );
+    }
+    #[test]
+    fn nesting_is_bounded() {
+        let nested = |levels: usize| {
+            let mut text = HEADER.to_string();
+            for level in 0..levels {
+                text.push_str(&format!("{}g grp{level}\n", " ".repeat(level)));
+            }
+            text.push_str(&format!("{}m mat: {POLICIES}", " ".repeat(levels)));
+            text
+        };
+        // The rule line is one level below the `levels` lines above it. The deepest
+        // rules accepted compile within a small stack.
+        let deepest = nested(limits::MAX_DEPTH - 1);
+        assert!(limits::on_test_stack(move || Rules::compile(&deepest).is_ok()));
+        check(
+            &nested(limits::MAX_DEPTH),
+            expect![
+                "35:33 Rules are nested too deeply: at most 32 levels of indentation are allowed"
+            ],
+        );
+        check(
+            &nested(1000),
+            expect![
+                "35:33 Rules are nested too deeply: at most 32 levels of indentation are allowed"
+            ],
         );
     }
 }

@@ -41,6 +41,46 @@ pub enum Node {
     },
 }
 
+impl Node {
+    /// The node inside the prefix assignments around it.
+    pub fn unprefixed(&self) -> &Node {
+        let mut node = self;
+        while let Node::Prefixed { node: inner, .. } = node {
+            node = inner;
+        }
+        node
+    }
+
+    /// A boolean's operator and its operands, with the booleans of the same operator
+    /// right below it taken apart too: both sides of `and` and `or`, which associate,
+    /// and the left side of `not`, so `a not b not c` is `not` over `[a, b, c]` (`a`
+    /// without `b` and without `c`). An operand under a prefix assignment stays whole.
+    /// `None` for anything but a boolean (prefix assignments around it are looked
+    /// through).
+    ///
+    /// Translators that recurse on these operands only go as deep as the query's
+    /// nesting levels, which the parser bounds (`limits::MAX_DEPTH`), however long
+    /// its chains: `a or b or ... or z` is one level.
+    pub fn operands(&self) -> Option<(BooleanOp, Vec<&Node>)> {
+        let node = self.unprefixed();
+        let Node::Boolean { op, .. } = node else { return None };
+        let op = *op;
+        let mut operands = Vec::new();
+        // Right sides are pushed before left ones, so operands come out in order.
+        let mut stack = vec![(node, true)];
+        while let Some((node, flattens)) = stack.pop() {
+            match node {
+                Node::Boolean { op: inner, left, right, .. } if flattens && *inner == op => {
+                    stack.push((right, op != BooleanOp::Not));
+                    stack.push((left, true));
+                }
+                _ => operands.push(node),
+            }
+        }
+        Some((op, operands))
+    }
+}
+
 /// `index relation term`. Bare terms get index [`SERVER_CHOICE`] and
 /// relation `=`; a parenthesised group after a relation (`title == (a or
 /// b)`) hands both to every clause inside it.

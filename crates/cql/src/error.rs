@@ -15,6 +15,8 @@ pub struct ParseError {
     pub offset: usize,
     /// What was expected and what was found, without the offset.
     pub message: String,
+    /// Which of Quire's query limits the query is over, when that is the error.
+    pub exceeded: Option<limits::Exceeded>,
 }
 
 /// The crate's result type.
@@ -22,6 +24,11 @@ pub type Result<T, E = ParseError> = std::result::Result<T, E>;
 
 impl ParseError {
     pub(crate) fn new(offset: usize, message: impl Into<String>) -> Self {
-        Self { offset, message: message.into() }
+        Self { offset, message: message.into(), exceeded: None }
+    }
+
+    /// A query over a limit, at `offset`.
+    pub(crate) fn over(offset: usize, exceeded: limits::Exceeded) -> Self {
+        Self { offset, message: exceeded.to_string(), exceeded: Some(exceeded) }
     }
 }

@@ -17,8 +17,9 @@
 //! ```
 //!
 //! The parser keeps its own stack of open queries instead of recursing, so
-//! no input can exhaust the thread's stack; [`MAX_DEPTH`] bounds the trees
-//! it builds for the sake of those who walk them recursively.
+//! no input can exhaust the thread's stack. It refuses queries over Quire's
+//! query limits (`limits`: bytes, search clauses, nesting levels), which also
+//! bounds the trees it builds ([`MAX_DEPTH`]) for those who walk them.
 
 use crate::ast::{
     BooleanOp, Modifier, Node, Prefix, Query, Relation, SERVER_CHOICE, SearchClause, SortKey,
@@ -26,24 +27,36 @@ use crate::ast::{
 use crate::error::{ParseError, Result};
 use crate::lexer::{Kind, Lexer, Token};
 
-/// The deepest query accepted. Booleans and prefix assignments add a level
-/// to the tree (a chain `a or b or c` is three deep); open parentheses and
-/// prefix assignments count towards the same limit while parsing.
+/// The deepest tree [`parse`] builds: a boolean or a prefix assignment adds a
+/// level to the tree (a chain `a or b or c` is three deep). It follows from
+/// the query limits: a path from the root passes at most one boolean per
+/// search clause but the last, and one prefix assignment per nesting level.
 ///
-/// The limit keeps recursive walks of a [`Node`] (the XCQL writer, derived
-/// `Drop`, `Clone`, `PartialEq` and `Debug`, and consumers' translators) well
-/// within a 2 MiB thread stack, even in debug builds. FOLIO clients send
-/// `id==(a or b or ...)` with at most a few hundred ids, well below it.
-pub const MAX_DEPTH: usize = 1000;
+/// It keeps recursive walks of a [`Node`] (the XCQL writer and reader,
+/// derived `Drop`, `Clone`, `PartialEq` and `Debug`) well within a 2 MiB
+/// thread stack, even in debug builds. Translators should recurse by
+/// [`Node::operands`] instead, which goes only as deep as the nesting levels.
+pub const MAX_DEPTH: usize = limits::MAX_TERMS + limits::MAX_DEPTH;
 
 /// Parses one CQL query.
 ///
-/// Never panics; every malformed input, including over-deep nesting, is a
-/// [`ParseError`] with the byte offset of the offending token.
+/// Never panics; every malformed input, including one over the query limits
+/// (`limits`: longer than 64 KiB, more than 1,000 search clauses, nesting more
+/// than 32 levels of parentheses, prefix scopes or booleans as
+/// [`Node::operands`] takes them apart), is a [`ParseError`] with the byte
+/// offset of the offending token.
 pub fn parse(input: &str) -> Result<Query> {
+    if let Err(exceeded) = limits::check_bytes(input) {
+        let mut at = limits::MAX_BYTES;
+        while !input.is_char_boundary(at) {
+            at -= 1;
+        }
+        return Err(ParseError::over(at, exceeded));
+    }
     let mut p = Parser::new(input)?;
     let server_choice = Scope { index: SERVER_CHOICE.to_owned(), relation: Relation::new("=") };
     let mut stack = vec![Open { scope: server_choice, closer: Closer::Top, left: None }];
+    let mut n_clauses = 0;
     loop {
         // Parse one search clause in the scope of the innermost open query.
         // `(` and `>` open a new query first.
@@ -52,21 +65,29 @@ pub fn parse(input: &str) -> Result<Query> {
             let current = scope.as_ref().unwrap_or_else(|| &stack[stack.len() - 1].scope);
             let closer = match p.tok.kind {
                 Kind::LParen => {
-                    p.check_depth(stack.len())?;
+                    p.check(limits::check_depth(stack.len()))?;
                     p.advance()?;
                     Closer::Paren
                 }
                 Kind::Gt => {
-                    p.check_depth(stack.len())?;
+                    p.check(limits::check_depth(stack.len()))?;
                     Closer::Prefix(p.prefix_assignment()?)
                 }
-                _ => match p.words(current)? {
-                    Words::Clause(clause) => break clause,
-                    Words::Scope(inner) => {
-                        scope = Some(inner);
-                        continue;
+                _ => {
+                    let start = p.tok.start;
+                    match p.words(current)? {
+                        Words::Clause(clause) => {
+                            n_clauses += 1;
+                            limits::check_terms(n_clauses)
+                                .map_err(|e| ParseError::over(start, e))?;
+                            break clause;
+                        }
+                        Words::Scope(inner) => {
+                            scope = Some(inner);
+                            continue;
+                        }
                     }
-                },
+                }
             };
             let scope = match scope.take() {
                 Some(scope) => scope,
@@ -77,15 +98,23 @@ pub fn parse(input: &str) -> Result<Query> {
 
         // Fold the clause into the open queries: join it to a pending
         // boolean, then either read the next boolean or close queries.
-        let mut done = (Node::Search(clause), 1);
+        let mut done = (Node::Search(clause), Measure { depth: 1, level: 0 });
         loop {
             let open = stack.last_mut().expect("the top-level query stays open until returned");
-            if let Some((left, left_depth, op, modifiers)) = open.left.take() {
-                let depth = left_depth.max(done.1) + 1;
-                p.check_depth(depth)?;
+            if let Some(pending) = open.left.take() {
+                let measure = Measure::join(&pending, &done);
+                if let Err(exceeded) = limits::check_depth(measure.level) {
+                    return Err(ParseError::over(pending.at, exceeded));
+                }
+                let Pending { left, op, modifiers, .. } = pending;
                 done = (
-                    Node::Boolean { op, modifiers, left: Box::new(left), right: Box::new(done.0) },
-                    depth,
+                    Node::Boolean {
+                        op,
+                        modifiers,
+                        left: Box::new(left.0),
+                        right: Box::new(done.0),
+                    },
+                    measure,
                 );
             }
             let op = match p.tok.kind {
@@ -99,20 +128,55 @@ pub fn parse(input: &str) -> Result<Query> {
                         Closer::Top => return p.finish(done.0),
                         Closer::Paren => p.expect(Kind::RParen)?,
                         Closer::Prefix(prefix) => {
-                            p.check_depth(done.1 + 1)?;
-                            done = (Node::Prefixed { prefix, node: Box::new(done.0) }, done.1 + 1);
+                            let measure = Measure { depth: done.1.depth + 1, ..done.1 };
+                            done = (Node::Prefixed { prefix, node: Box::new(done.0) }, measure);
                         }
                     }
                     continue;
                 }
                 _ => return Err(p.unexpected("boolean")),
             };
+            let at = p.tok.start;
             p.advance()?;
             let modifiers = p.modifiers()?;
-            open.left = Some((done.0, done.1, op, modifiers));
+            open.left = Some(Pending { left: done, at, op, modifiers });
             break;
         }
     }
+}
+
+/// How deep a subtree is: as a tree, and in nesting levels as
+/// [`Node::operands`] takes booleans apart (a search clause is level 0, a
+/// boolean one more than its deepest operand).
+#[derive(Clone, Copy)]
+struct Measure {
+    depth: usize,
+    level: usize,
+}
+
+impl Measure {
+    /// The measure of `left op right`.
+    fn join(pending: &Pending, right: &(Node, Measure)) -> Measure {
+        let op = pending.op;
+        // An operand that is a boolean of the same operator is taken apart, so
+        // its own operands are the ones a level down.
+        let operand_level = |(node, measure): &(Node, Measure), side_flattens: bool| match node {
+            Node::Boolean { op: inner, .. } if side_flattens && *inner == op => measure.level - 1,
+            _ => measure.level,
+        };
+        let level =
+            operand_level(&pending.left, true).max(operand_level(right, op != BooleanOp::Not)) + 1;
+        Measure { depth: pending.left.1.depth.max(right.1.depth) + 1, level }
+    }
+}
+
+/// A left operand waiting for the right one.
+struct Pending {
+    left: (Node, Measure),
+    /// Byte offset of the boolean.
+    at: usize,
+    op: BooleanOp,
+    modifiers: Vec<Modifier>,
 }
 
 /// The index and relation a bare term gets.
@@ -127,8 +191,8 @@ struct Open {
     /// For the clauses of this query that have no index and relation.
     scope: Scope,
     closer: Closer,
-    /// The clauses so far, their depth, and the boolean after them.
-    left: Option<(Node, usize, BooleanOp, Vec<Modifier>)>,
+    /// The clauses so far and the boolean after them.
+    left: Option<Pending>,
 }
 
 /// How an open query ends, and what happens to it then.
@@ -183,13 +247,9 @@ impl<'a> Parser<'a> {
         self.advance()
     }
 
-    fn check_depth(&self, depth: usize) -> Result<()> {
-        if depth > MAX_DEPTH {
-            return Err(
-                self.error(format!("query nested too deeply (more than {MAX_DEPTH} levels)"))
-            );
-        }
-        Ok(())
+    /// A query limit's verdict, as an error at the current token.
+    fn check(&self, verdict: std::result::Result<(), limits::Exceeded>) -> Result<()> {
+        verdict.map_err(|exceeded| ParseError::over(self.tok.start, exceeded))
     }
 
     /// A word, a string or a keyword: what may stand for an index, a term, a
@@ -545,18 +605,99 @@ mod tests {
     }
 
     #[test]
-    fn depth_is_bounded() {
-        let too_deep = |query: &str| parse(query).unwrap_err().message.contains("too deeply");
-        assert!(too_deep(&"(".repeat(100_000)));
-        assert!(too_deep(&(">a=b ".repeat(100_000) + "c")));
-        assert!(too_deep(&vec!["a"; 100_000].join(" or ")));
-        assert!(parse(&format!("{}a{}", "(".repeat(MAX_DEPTH), ")".repeat(MAX_DEPTH))).is_ok());
-        assert!(parse(&(">a=b ".repeat(MAX_DEPTH - 1) + "c")).is_ok());
-        let query = parse(&vec!["a"; MAX_DEPTH].join(" or ")).unwrap();
-        // Every recursive walk of a maximal tree fits a test thread's stack.
+    fn queries_over_the_limits_are_refused() {
+        let nested = |n: usize| format!("{}a{}", "(".repeat(n), ")".repeat(n));
+        assert!(parse(&nested(limits::MAX_DEPTH)).is_ok());
+        check(
+            &nested(limits::MAX_DEPTH + 1),
+            expect![
+                "error: Query is nested too deeply: at most 32 levels are allowed (at byte 32)"
+            ],
+        );
+        let prefixed = |n: usize| ">a=b ".repeat(n) + "c";
+        assert!(parse(&prefixed(limits::MAX_DEPTH)).is_ok());
+        check(
+            &prefixed(limits::MAX_DEPTH + 1),
+            expect![
+                "error: Query is nested too deeply: at most 32 levels are allowed (at byte 160)"
+            ],
+        );
+        // Operators that change without parentheses nest too: `a or b and c` is
+        // `(a or b) and c`.
+        let alternating = |n: usize| {
+            let mut query = "a".to_string();
+            for i in 0..n {
+                query.push_str(if i % 2 == 0 { " or a" } else { " and a" });
+            }
+            query
+        };
+        assert!(parse(&alternating(limits::MAX_DEPTH)).is_ok());
+        check(
+            &alternating(limits::MAX_DEPTH + 1),
+            expect![
+                "error: Query is nested too deeply: at most 32 levels are allowed (at byte 178)"
+            ],
+        );
+        // However long, a chain of one operator is one level.
+        let chain = |n: usize, op: &str| vec!["a"; n].join(op);
+        for op in [" or ", " and ", " not "] {
+            assert!(parse(&chain(limits::MAX_TERMS, op)).is_ok());
+        }
+        check(
+            &chain(limits::MAX_TERMS + 1, " or "),
+            expect!["error: Query has too many terms: at most 1000 are allowed (at byte 5000)"],
+        );
+        check(
+            &format!("title={}", "w ".repeat(limits::MAX_BYTES)),
+            expect![
+                "error: Query is too long: 131078 bytes, at most 65536 are allowed (at byte 65536)"
+            ],
+        );
+        let long = format!("ab={}", "é".repeat(limits::MAX_BYTES / 2));
+        assert_eq!(parse(&long).unwrap_err().offset, limits::MAX_BYTES - 1);
+    }
+
+    /// The measure the limit is checked on is the one `Node::operands` takes apart.
+    #[test]
+    fn nesting_levels_are_operand_levels() {
+        fn level(node: &Node) -> usize {
+            match node.operands() {
+                None => 0,
+                Some((_, operands)) => 1 + operands.iter().map(|n| level(n)).max().unwrap_or(0),
+            }
+        }
+        for (query, expected) in [
+            ("a", 0),
+            ("a or b or c or d", 1),
+            ("a or (b or c) or (d or e)", 1),
+            ("a not b not c", 1),
+            ("a not (b not c)", 2),
+            ("a and b or c", 2),
+            ("(a or b) and (c or (d and e))", 3),
+            (">p=u a or >q=v (b or c)", 2),
+            ("a or (b and (c or (d and e)))", 4),
+        ] {
+            assert_eq!(level(&parse(query).unwrap().root), expected, "{query}");
+        }
+    }
+
+    #[test]
+    fn the_largest_tree_accepted_can_be_walked() {
+        // 32 nested prefix scopes, then a chain of 1,000 clauses: the deepest tree.
+        let query = ">a=b ".repeat(limits::MAX_DEPTH) + &vec!["a"; limits::MAX_TERMS].join(" or ");
+        let query = parse(&query).unwrap();
         let copy = query.clone();
         assert_eq!(copy, query);
         assert!(format!("{query:?}").len() > MAX_DEPTH);
-        assert!(query.to_xcql().len() > MAX_DEPTH);
+        let xcql = query.to_xcql();
+        // The XCQL reader, a test oracle and no request's path, recurses twice a tree
+        // level with large frames: it gets a main thread's stack.
+        let reread = std::thread::Builder::new()
+            .stack_size(8 << 20)
+            .spawn(move || crate::parse_xcql(&xcql))
+            .unwrap()
+            .join()
+            .unwrap();
+        assert_eq!(reread.unwrap(), query);
     }
 }

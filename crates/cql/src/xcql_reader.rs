@@ -341,7 +341,7 @@ mod tests {
         check_error("<term>&nbsp;</term>", expect!["unsupported entity (at byte 6)"]);
         check_error(
             &"<triple><leftOperand>".repeat(100_000),
-            expect!["XCQL nested too deeply (at byte 21084)"],
+            expect!["XCQL nested too deeply (at byte 21756)"],
         );
     }
 }

@@ -10,6 +10,9 @@ pub enum Error {
     /// The query is not CQL. FOLIO: 400, `SearchServiceException`, `service_error`.
     #[error("Failed to parse CQL query [cql: '{query}', resource: {resource}]")]
     InvalidQuery { query: String, resource: &'static str, detail: cql::ParseError },
+    /// A query over Quire's query limits (`limits`): 400, `validation_error`.
+    #[error("{exceeded}")]
+    QueryTooLarge { exceeded: limits::Exceeded },
     /// An index that is neither a field nor an alias. FOLIO: 400,
     /// `RequestValidationException`, `validation_error`, parameter `field`.
     #[error("Invalid search field provided in the CQL query")]
@@ -58,6 +61,7 @@ impl Error {
     pub fn is_client_error(&self) -> bool {
         match self {
             Error::InvalidQuery { .. }
+            | Error::QueryTooLarge { .. }
             | Error::UnknownField { .. }
             | Error::UnsupportedRelation { .. }
             | Error::UnsupportedOperator { .. }

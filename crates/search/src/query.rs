@@ -29,32 +29,40 @@ use crate::presence::{PresentQuery, WithBitQuery};
 use crate::registry::{FieldDef, Handles, Kind, Registry, TermProc, normalize};
 use crate::text::{self, Word};
 
-/// Parses a query for a family, with FOLIO's parse error naming the family's resource.
+/// Parses a query for a family, with FOLIO's parse error naming the family's resource,
+/// or the query limit it is over.
 pub(crate) fn parse(reg: &Registry, query_text: &str) -> Result<cql::Query> {
-    cql::parse(query_text).map_err(|detail| Error::InvalidQuery {
-        query: query_text.to_string(),
-        resource: reg.resource,
-        detail,
+    cql::parse(query_text).map_err(|detail| match detail.exceeded {
+        Some(exceeded) => Error::QueryTooLarge { exceeded },
+        None => {
+            Error::InvalidQuery { query: query_text.to_string(), resource: reg.resource, detail }
+        }
     })
 }
 
+/// The query for `node`. Chains of one operator become one boolean query, so this
+/// recurses once per nesting level of the query, which the parser bounds, and so does
+/// tantivy when it builds the query's weights and scorers.
 pub(crate) fn node(reg: &Registry, node: &Node) -> Result<Box<dyn Query>> {
-    match node {
-        Node::Search(clause) => search_clause(reg, clause),
-        Node::Prefixed { node, .. } => self::node(reg, node),
-        Node::Boolean { op, left, right, .. } => {
-            let (left, right) = (self::node(reg, left)?, self::node(reg, right)?);
-            let clauses = match op {
-                BooleanOp::And => vec![(Occur::Must, left), (Occur::Must, right)],
-                BooleanOp::Or => vec![(Occur::Should, left), (Occur::Should, right)],
-                BooleanOp::Not => vec![(Occur::Must, left), (Occur::MustNot, right)],
-                BooleanOp::Prox => {
-                    return Err(Error::UnsupportedOperator { operator: "PROX".to_string() });
-                }
-            };
-            Ok(Box::new(BooleanQuery::new(clauses)))
-        }
+    let Some((op, operands)) = node.operands() else {
+        let Node::Search(clause) = node.unprefixed() else {
+            unreachable!("anything but a boolean is a search clause under its prefixes")
+        };
+        return search_clause(reg, clause);
+    };
+    let occur = match op {
+        BooleanOp::And => Occur::Must,
+        BooleanOp::Or => Occur::Should,
+        // The first operand is kept, the others taken away.
+        BooleanOp::Not => Occur::MustNot,
+        BooleanOp::Prox => return Err(Error::UnsupportedOperator { operator: "PROX".to_string() }),
+    };
+    let mut clauses = Vec::with_capacity(operands.len());
+    for (idx, operand) in operands.into_iter().enumerate() {
+        let occur = if idx == 0 && op == BooleanOp::Not { Occur::Must } else { occur };
+        clauses.push((occur, self::node(reg, operand)?));
     }
+    Ok(Box::new(BooleanQuery::new(clauses)))
 }
 
 /// Whether the matches of `node` can differ in relevance: some clause that is not
@@ -63,11 +71,13 @@ pub(crate) fn node(reg: &Registry, node: &Node) -> Result<Box<dyn Query>> {
 /// in index order and are not scored. Errors are `node`'s to report; a clause it would
 /// reject counts as ranking.
 pub(crate) fn ranks(reg: &Registry, node: &Node) -> bool {
-    match node {
-        Node::Search(clause) => clause_ranks(reg, clause),
-        Node::Prefixed { node, .. } => ranks(reg, node),
-        Node::Boolean { op: BooleanOp::Not, left, .. } => ranks(reg, left),
-        Node::Boolean { left, right, .. } => ranks(reg, left) || ranks(reg, right),
+    match node.operands() {
+        None => match node.unprefixed() {
+            Node::Search(clause) => clause_ranks(reg, clause),
+            _ => unreachable!("anything but a boolean is a search clause under its prefixes"),
+        },
+        Some((BooleanOp::Not, operands)) => ranks(reg, operands[0]),
+        Some((_, operands)) => operands.into_iter().any(|operand| ranks(reg, operand)),
     }
 }
 
@@ -108,13 +118,13 @@ pub(crate) fn split_filters<'a>(
     root: &'a Node,
     is_filter: &dyn Fn(usize) -> bool,
 ) -> Split<'a> {
-    let root = unprefixed(root);
+    let root = root.unprefixed();
     let mut split = Split { must: Vec::new(), must_not: Vec::new(), filters: Vec::new() };
     let candidates = match root {
         Node::Boolean { op: BooleanOp::And, .. } => operands(root, BooleanOp::And),
         Node::Boolean { op: BooleanOp::Not, left, right, .. } => {
             split.must_not.push(right);
-            vec![unprefixed(left)]
+            vec![left.unprefixed()]
         }
         _ => vec![root],
     };
@@ -127,28 +137,20 @@ pub(crate) fn split_filters<'a>(
     split
 }
 
-fn unprefixed(node: &Node) -> &Node {
-    match node {
-        Node::Prefixed { node, .. } => unprefixed(node),
-        _ => node,
-    }
-}
-
 /// The operands of an `AND`, with a left operand that is an `AND` flattened and a right
-/// one kept whole; likewise for `OR`.
+/// one kept whole; likewise for `OR`. A loop, so a chain of any length is walked flat.
 fn operands(node: &Node, op: BooleanOp) -> Vec<&Node> {
-    match node {
-        Node::Boolean { op: o, left, right, .. } if *o == op => {
-            let left = unprefixed(left);
-            let mut out = match left {
-                Node::Boolean { op: o, .. } if *o == op => operands(left, op),
-                _ => vec![left],
-            };
-            out.push(unprefixed(right));
-            out
-        }
-        _ => vec![node],
+    let mut operands = Vec::new();
+    let mut node = node;
+    while let Node::Boolean { op: o, left, right, .. } = node
+        && *o == op
+    {
+        operands.push(right.unprefixed());
+        node = left.unprefixed();
     }
+    operands.push(node);
+    operands.reverse();
+    operands
 }
 
 fn filter<'a>(

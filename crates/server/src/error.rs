@@ -412,6 +412,12 @@ impl From<search::Error> for ApiError {
                 "service_error",
                 message,
             ),
+            search::Error::QueryTooLarge { .. } => ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "RequestValidationException",
+                "validation_error",
+                message,
+            ),
             search::Error::UnknownField { field } => ApiError::new(
                 StatusCode::BAD_REQUEST,
                 "RequestValidationException",

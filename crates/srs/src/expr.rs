@@ -35,12 +35,16 @@ impl ExpressionKind {
     }
 }
 
-/// A parsed expression.
+/// A parsed expression. A chain of one operator is one node (`a or b or c` is `Or`
+/// over three), so a tree is as deep as the expression's parentheses nest, which
+/// [`parse`] bounds (`limits::MAX_DEPTH`), however long its chains.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Expr {
     Term(Term),
-    And(Box<Expr>, Box<Expr>),
-    Or(Box<Expr>, Box<Expr>),
+    /// Two or more operands, all of which hold.
+    And(Vec<Expr>),
+    /// Two or more operands, one of which holds.
+    Or(Vec<Expr>),
 }
 
 /// A MARC tag as three ASCII digits.
@@ -183,10 +187,31 @@ enum KeyKind {
     Date(Tag, Option<(u32, Option<u32>)>),
 }
 
-/// Parses an expression the way FOLIO checks and tokenizes it.
+/// Parses an expression the way FOLIO checks and tokenizes it, within Quire's query
+/// limits (`limits`: its length, its number of terms, how deep its parentheses nest).
 pub(crate) fn parse(input: &str, kind: ExpressionKind) -> Result<Expr, ExpressionError> {
+    let over = |exceeded: limits::Exceeded, offset| ExpressionError {
+        message: format!("{exceeded} [expression: {}]", kind.name()),
+        offset,
+    };
+    limits::check_bytes(input).map_err(|e| over(e, 0))?;
     precheck(input, kind)?;
     let lexemes = lex(input)?;
+    let (mut depth, mut n_terms) = (0, 0);
+    for lexeme in &lexemes {
+        match lexeme {
+            Lexeme::Open(at) => {
+                depth += 1;
+                limits::check_depth(depth).map_err(|e| over(e, *at))?;
+            }
+            Lexeme::Close(_) => depth = depth.saturating_sub(1),
+            Lexeme::Term { at, .. } => {
+                n_terms += 1;
+                limits::check_terms(n_terms).map_err(|e| over(e, *at))?;
+            }
+            Lexeme::And(_) | Lexeme::Or(_) => {}
+        }
+    }
     let mut terms = Vec::new();
     for lexeme in &lexemes {
         if let Lexeme::Term { at, raw } = lexeme {
@@ -439,7 +464,7 @@ fn check(raw: &RawTerm) -> Result<Term, String> {
 }
 
 /// Recursive descent over the lexemes: `or` of `and`s of terms or parenthesised
-/// expressions.
+/// expressions. It recurses once per parenthesis, which `parse` has bounded.
 struct Parser<'a> {
     lexemes: &'a [Lexeme],
     pos: usize,
@@ -463,23 +488,21 @@ impl Parser<'_> {
     }
 
     fn or(&mut self) -> Result<Expr, ExpressionError> {
-        let mut left = self.and()?;
+        let mut operands = vec![self.and()?];
         while matches!(self.lexemes.get(self.pos), Some(Lexeme::Or(_))) {
             self.pos += 1;
-            let right = self.and()?;
-            left = Expr::Or(Box::new(left), Box::new(right));
+            operands.push(self.and()?);
         }
-        Ok(left)
+        Ok(if operands.len() == 1 { operands.remove(0) } else { Expr::Or(operands) })
     }
 
     fn and(&mut self) -> Result<Expr, ExpressionError> {
-        let mut left = self.primary()?;
+        let mut operands = vec![self.primary()?];
         while matches!(self.lexemes.get(self.pos), Some(Lexeme::And(_))) {
             self.pos += 1;
-            let right = self.primary()?;
-            left = Expr::And(Box::new(left), Box::new(right));
+            operands.push(self.primary()?);
         }
-        Ok(left)
+        Ok(if operands.len() == 1 { operands.remove(0) } else { Expr::And(operands) })
     }
 
     fn primary(&mut self) -> Result<Expr, ExpressionError> {
@@ -522,8 +545,12 @@ mod tests {
     fn show(e: &Expr) -> String {
         let tag = |t: &Tag| String::from_utf8_lossy(t).into_owned();
         match e {
-            Expr::And(a, b) => format!("(and {} {})", show(a), show(b)),
-            Expr::Or(a, b) => format!("(or {} {})", show(a), show(b)),
+            Expr::And(operands) => {
+                format!("(and {})", operands.iter().map(show).collect::<Vec<_>>().join(" "))
+            }
+            Expr::Or(operands) => {
+                format!("(or {})", operands.iter().map(show).collect::<Vec<_>>().join(" "))
+            }
             Expr::Term(t) => match t {
                 Term::Leader { slot, value, negate } => {
                     let not = if *negate { "not" } else { "" };
@@ -635,6 +662,40 @@ mod tests {
     }
 
     #[test]
+    fn expressions_over_the_limits_are_refused() {
+        let term = "245.a ^= 'w'";
+        let nested = |n: usize| format!("{}{term}{}", "(".repeat(n), ")".repeat(n));
+        assert!(parse(&nested(limits::MAX_DEPTH), ExpressionKind::Fields).is_ok());
+        check(
+            &nested(limits::MAX_DEPTH + 1),
+            expect![
+                "error at 32: Query is nested too deeply: at most 32 levels are allowed [expression: marcFieldSearchExpression]"
+            ],
+        );
+        check(
+            &nested(5000),
+            expect![
+                "error at 32: Query is nested too deeply: at most 32 levels are allowed [expression: marcFieldSearchExpression]"
+            ],
+        );
+        let chain = |n: usize| vec![term; n].join(" or ");
+        assert!(parse(&chain(limits::MAX_TERMS), ExpressionKind::Fields).is_ok());
+        check(
+            &chain(limits::MAX_TERMS + 1),
+            expect![
+                "error at 16000: Query has too many terms: at most 1000 are allowed [expression: marcFieldSearchExpression]"
+            ],
+        );
+        let leader = vec!["p_05 = 'c'"; 7000].join(" and ");
+        check(
+            &leader,
+            expect![
+                "error at 0: Query is too long: 104995 bytes, at most 65536 are allowed [expression: leaderSearchExpression]"
+            ],
+        );
+    }
+
+    #[test]
     fn precedence_and_brackets() {
         // `and` binds tighter than `or`; both associate to the left.
         check(
@@ -651,7 +712,7 @@ mod tests {
         );
         check(
             "035.a = 'a' and 035.a = 'b' and 245.a = 'c'",
-            expect![[r#"(and (and 035$a = "a" 035$a = "b") 245$a = "c")"#]],
+            expect![[r#"(and 035$a = "a" 035$a = "b" 245$a = "c")"#]],
         );
         check(
             "p_05 = 'c' or (p_06 = 'a' and p_07 = 'm')",

@@ -80,7 +80,7 @@ fn present_deleted<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<bool
 impl SearchRequest {
     /// Parses a request body (400 for malformed JSON, 422 for a wrong shape).
     pub fn decode(body: &[u8]) -> Result<SearchRequest> {
-        let wire: WireRequest = serde_json::from_slice(body).map_err(crate::records::json_error)?;
+        let wire: WireRequest = crate::records::decode_json(body)?;
         Ok(SearchRequest {
             leader_search_expression: wire.leader_search_expression,
             fields_search_expression: wire.fields_search_expression,
@@ -409,12 +409,24 @@ impl Inner {
     /// date column) look only at the candidates left by what was evaluated before it.
     fn eval(&self, e: &Expr, within: &RoaringBitmap) -> RoaringBitmap {
         match e {
-            Expr::And(a, b) => {
-                let mut left = self.eval(a, within);
-                left &= within;
-                if left.is_empty() { left } else { self.eval(b, &left) & left }
+            Expr::And(operands) => {
+                let mut held = self.eval(&operands[0], within);
+                held &= within;
+                for operand in &operands[1..] {
+                    if held.is_empty() {
+                        break;
+                    }
+                    held &= self.eval(operand, &held);
+                }
+                held
             }
-            Expr::Or(a, b) => self.eval(a, within) | self.eval(b, within),
+            Expr::Or(operands) => {
+                let mut held = RoaringBitmap::new();
+                for operand in operands {
+                    held |= self.eval(operand, within);
+                }
+                held
+            }
             Expr::Term(t) => self.term(t, within),
         }
     }
@@ -656,14 +668,25 @@ mod tests {
             fields_search_expression: Some(fields.into()),
             ..Default::default()
         };
-        let found: Vec<usize> = index
-            .search(&request)
-            .unwrap()
-            .ids
-            .iter()
-            .map(|id| id.as_u128() as usize - 1)
-            .collect();
+        // On a small stack, so the largest expressions accepted show they fit.
+        let found = limits::on_test_stack(move || index.search(&request).unwrap().ids);
+        let found: Vec<usize> = found.iter().map(|id| id.as_u128() as usize - 1).collect();
         assert_eq!(found, expected, "{fields}");
+    }
+
+    #[test]
+    fn the_largest_expressions_accepted_run_on_a_small_stack() {
+        let records: &[&[&str]] = &[&["20210315120000.0"], &["20220101000000.0"], &["x"]];
+        let both = "005.value ^= '202'";
+        let deepest = (0..limits::MAX_DEPTH).fold(both.to_string(), |inner, level| {
+            let op = if level % 2 == 0 { "or" } else { "and" };
+            format!("{both} {op} 005.date from '20200101' {op} ({inner})")
+        });
+        check(records, &deepest, &[0, 1]);
+        for op in [" or ", " and "] {
+            let widest = vec![both; limits::MAX_TERMS].join(op);
+            check(records, &widest, &[0, 1]);
+        }
     }
 
     #[test]

@@ -169,14 +169,23 @@ fn now_005() -> String {
 
 /// Parses a request body into a record (400 for malformed JSON, 422 otherwise).
 pub fn decode(body: &[u8]) -> Result<Record> {
-    serde_json::from_slice(body).map_err(json_error)
+    decode_json(body)
 }
 
-pub(crate) fn json_error(e: serde_json::Error) -> Error {
-    match e.classify() {
-        serde_json::error::Category::Data => Error::invalid("body", "", e.to_string()),
+/// A request body as `T`: 400 when it is not JSON, 422 when it is JSON of another shape.
+/// serde stops at the first problem, which can be a field it refuses before a syntax
+/// error further on, so a data error counts only once the whole body reads as JSON (within
+/// serde_json's nesting limit, past which Jackson refuses a body too).
+pub(crate) fn decode_json<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T> {
+    serde_json::from_slice(body).map_err(|e| match e.classify() {
+        serde_json::error::Category::Data => {
+            match serde_json::from_slice::<serde_json::Value>(body) {
+                Ok(_) => Error::invalid("body", "", e.to_string()),
+                Err(syntax) => Error::Malformed(format!("Malformed JSON: {syntax}")),
+            }
+        }
         _ => Error::Malformed(format!("Malformed JSON: {e}")),
-    }
+    })
 }
 
 /// `POST /source-storage/records`: stores a new record; returns it as stored.

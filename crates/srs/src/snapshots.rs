@@ -12,7 +12,7 @@ pub const GENERATED_SNAPSHOT: Uuid = Uuid::from_u128(0x00000000_0000_4000_8000_0
 
 /// Parses a snapshot body (400 for malformed JSON, 422 otherwise).
 pub fn decode_snapshot(body: &[u8]) -> Result<Snapshot> {
-    serde_json::from_slice(body).map_err(crate::records::json_error)
+    crate::records::decode_json(body)
 }
 
 /// `POST /source-storage/snapshots`.

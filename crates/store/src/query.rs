@@ -76,28 +76,64 @@ fn find_field<'f>(fields: &'f [QueryField], index: &str) -> Result<&'f QueryFiel
         .ok_or_else(|| QueryError::UnsupportedField(index.to_string()))
 }
 
+/// Writes `node` as SQL. Chains of one operator are taken apart ([`cql::Node::operands`])
+/// and joined as a balanced tree of parenthesised pairs, so neither this recursion (once
+/// per nesting level) nor SQLite's expression depth (1,000 at most) grows with a
+/// chain's length: `id==(a or b or ...)` with a thousand ids is ten levels deep in SQL.
 fn node(node: &cql::Node, fields: &[QueryField], out: &mut SqlQuery) -> Result<(), QueryError> {
-    match node {
-        cql::Node::Search(clause) => search_clause(clause, fields, out),
-        cql::Node::Boolean { op, left, right, .. } => {
-            let joiner = match op {
-                cql::BooleanOp::And => " AND ",
-                cql::BooleanOp::Or => " OR ",
-                cql::BooleanOp::Not => " AND NOT ",
-                cql::BooleanOp::Prox => {
-                    return Err(QueryError::UnsupportedBoolean("prox".to_string()));
-                }
-            };
-            out.where_clause.push('(');
-            self::node(left, fields, out)?;
-            out.where_clause.push_str(joiner);
-            self::node(right, fields, out)?;
-            out.where_clause.push(')');
-            Ok(())
+    let (op, operands) = match node {
+        cql::Node::Search(clause) => return search_clause(clause, fields, out),
+        cql::Node::Prefixed { .. } => {
+            return Err(QueryError::Syntax(
+                "prefix assignments are not supported here".to_string(),
+            ));
         }
-        #[allow(unreachable_patterns)]
-        _ => Err(QueryError::Syntax("prefix assignments are not supported here".to_string())),
+        cql::Node::Boolean { .. } => node.operands().expect("a boolean has operands"),
+    };
+    let joiner = match op {
+        cql::BooleanOp::And => " AND ",
+        cql::BooleanOp::Or => " OR ",
+        // `a not b not c` is `a AND NOT (b OR c)`.
+        cql::BooleanOp::Not => " OR ",
+        cql::BooleanOp::Prox => return Err(QueryError::UnsupportedBoolean("prox".to_string())),
+    };
+    let mut parts = Vec::with_capacity(operands.len());
+    for operand in operands {
+        let mut part =
+            SqlQuery { where_clause: String::new(), params: Vec::new(), order_by: String::new() };
+        self::node(operand, fields, &mut part)?;
+        parts.push(part);
     }
+    if op == cql::BooleanOp::Not {
+        let kept = parts.remove(0);
+        out.where_clause.push('(');
+        append(out, kept);
+        out.where_clause.push_str(" AND NOT ");
+        balanced(out, parts, joiner);
+        out.where_clause.push(')');
+    } else {
+        balanced(out, parts, joiner);
+    }
+    Ok(())
+}
+
+/// Joins `parts` pairwise, halves first, so the SQL nests log2(n) deep.
+fn balanced(out: &mut SqlQuery, mut parts: Vec<SqlQuery>, joiner: &str) {
+    if parts.len() == 1 {
+        append(out, parts.pop().expect("one part"));
+        return;
+    }
+    let right = parts.split_off(parts.len() / 2);
+    out.where_clause.push('(');
+    balanced(out, parts, joiner);
+    out.where_clause.push_str(joiner);
+    balanced(out, right, joiner);
+    out.where_clause.push(')');
+}
+
+fn append(out: &mut SqlQuery, part: SqlQuery) {
+    out.where_clause.push_str(&part.where_clause);
+    out.params.extend(part.params);
 }
 
 fn search_clause(
@@ -291,5 +327,34 @@ mod tests {
                 r#"error: unsupported index 'cql.serverChoice': it is not a searchable field of this endpoint"#
             ]],
         );
+    }
+
+    /// The largest queries the limits accept translate and run within a small stack,
+    /// and SQLite takes them: its expressions may nest 1,000 deep at most.
+    #[test]
+    fn the_largest_queries_accepted_run_on_a_small_stack() {
+        use crate::fixtures::{THINGS, tenant};
+        const PARENT: &[QueryField] =
+            &[QueryField { index: "parent", column: "parent", kind: FieldKind::Text }];
+        let (_dir, tenant) = tenant();
+        tenant
+            .write(|w| w.insert(&THINGS, "a", 1, "{}", &[crate::ColumnValue::Text("p7".into())]))
+            .unwrap();
+        // 32 levels, each a parenthesis and a change of operator.
+        let deepest = (0..limits::MAX_DEPTH).fold("parent==p7".to_string(), |inner, level| {
+            let op = if level % 2 == 0 { "or" } else { "and" };
+            format!("parent==x{level} {op} ({inner})")
+        });
+        let values = |n: usize| (0..n).map(|i| format!("p{i}")).collect::<Vec<_>>();
+        let widest = format!("parent==({})", values(limits::MAX_TERMS).join(" or "));
+        let negated = format!("parent==p7 not parent=={}", values(999).join(" not parent=="));
+        for (query, expected) in [(deepest, 0), (widest, 1), (negated, 0)] {
+            let tenant = tenant.clone();
+            let page = crate::Page { offset: 0, limit: 10 };
+            let total = limits::on_test_stack(move || {
+                tenant.read(|r| r.list(&THINGS, PARENT, Some(&query), page)).unwrap().1
+            });
+            assert_eq!(total, expected);
+        }
     }
 }

@@ -311,9 +311,12 @@ impl<'a> Reader<'a> {
         if page.limit == 0 || page.offset >= total as u64 {
             return Ok((Vec::new(), total as u64));
         }
+        // SQLite reads a number past i64 as a real and refuses it; past the total it
+        // means the same as the total.
+        let limit = page.limit.min(total as u64);
         let sql = format!(
-            "SELECT id, version, body FROM {} WHERE {where_clause} ORDER BY {order_by} LIMIT {} OFFSET {}",
-            table.table, page.limit, page.offset
+            "SELECT id, version, body FROM {} WHERE {where_clause} ORDER BY {order_by} LIMIT {limit} OFFSET {}",
+            table.table, page.offset
         );
         let mut stmt = self.tx.prepare_cached(&sql)?;
         let rows = stmt.query_map(params, stored_record)?;
