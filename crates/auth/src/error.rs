@@ -14,6 +14,13 @@ pub enum Error {
     InactiveUser,
     #[error("No user found by username {0}")]
     UnknownUsername(String),
+    /// mod-login's answer to a password change with the wrong current password.
+    #[error("Invalid credentials")]
+    WrongPassword,
+    #[error("There already exists credentials for user id '{0}'")]
+    CredentialsExist(Uuid),
+    #[error("No credentials for userId {0} found")]
+    NoCredentials(Uuid),
     #[error("Invalid token: {0}")]
     InvalidToken(&'static str),
     #[error("Token expired")]

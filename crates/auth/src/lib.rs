@@ -40,7 +40,10 @@ pub use crate::{
         PatronGroup, create_group, decode_group, delete_group, get_group, list_groups, seed_groups,
         update_group,
     },
-    login::{LoginOutcome, login, set_password},
+    login::{
+        LoginOutcome, Standing, create_credentials, delete_credentials, has_credentials, login,
+        set_password, standing, update_password,
+    },
     metadata::Metadata,
     password::{hash_password, verify_password},
     permissions::{PermissionSet, grant_permissions, permissions_of},
@@ -52,6 +55,6 @@ pub use crate::{
     token::{Claims, TokenKey, TokenType},
     users::{
         Personal, User, create_user, decode_user, delete_user, get_user, list_users, update_user,
-        user_by_barcode, username_taken,
+        user_by_barcode, user_by_username, username_taken,
     },
 };

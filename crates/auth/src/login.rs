@@ -1,10 +1,11 @@
-//! Credentials (argon2id hashes, keyed by user id) and login.
+//! Credentials (argon2id hashes, keyed by user id), login, and which of a user's tokens
+//! still hold.
 
 use serde::{Deserialize, Serialize};
 use store::{ColumnValue, Reader, RecordTable, Writer};
 use uuid::Uuid;
 
-use crate::{Error, Result, password};
+use crate::{Error, PermissionSet, Result, password};
 
 pub(crate) const CREDENTIALS: RecordTable =
     RecordTable { table: "auth_credentials", record_type: "credentials", columns: &["username"] };
@@ -15,6 +16,12 @@ struct Credentials {
     id: Uuid,
     username: String,
     hash: String,
+    /// The epoch of the tokens that hold (`Claims::epoch`): drawn at random when the
+    /// credentials are made and again when the user is deactivated, so a token outlives
+    /// neither a deactivation, nor a deletion, nor a re-creation under the same id.
+    /// Credentials stored before it existed read 0, as do tokens without the claim.
+    #[serde(default)]
+    token_epoch: u64,
 }
 
 /// Who logged in.
@@ -22,14 +29,95 @@ struct Credentials {
 pub struct LoginOutcome {
     pub user_id: Uuid,
     pub username: String,
+    /// The epoch the user's tokens are to carry.
+    pub token_epoch: u64,
 }
 
-/// Sets (or replaces) the password of a user.
+/// Sets (or replaces) the password of a user, for provisioning (`quire tenant create`,
+/// generated data). Requests make credentials with [`create_credentials`] and change
+/// them with [`update_password`].
 pub fn set_password(
     writer: &mut Writer<'_>,
     user_id: Uuid,
     username: &str,
     password: &str,
+) -> Result<()> {
+    let token_epoch = match writer.get(&CREDENTIALS, &user_id.to_string())? {
+        Some(stored) => parse(&stored.body)?.token_epoch,
+        None => new_epoch(),
+    };
+    store_credentials(writer, user_id, username, password, token_epoch)
+}
+
+/// Makes a user's credentials, as mod-login's `POST /authn/credentials`: refused when
+/// the user has some already (changing a password needs the old one).
+pub fn create_credentials(
+    writer: &mut Writer<'_>,
+    user_id: Uuid,
+    username: &str,
+    password: &str,
+) -> Result<()> {
+    if writer.get(&CREDENTIALS, &user_id.to_string())?.is_some() {
+        return Err(Error::CredentialsExist(user_id));
+    }
+    store_credentials(writer, user_id, username, password, new_epoch())
+}
+
+/// Changes a password given the current one, as mod-login's `POST /authn/update`.
+/// Tokens already issued stay valid: the user is still who they were.
+pub fn update_password(
+    writer: &mut Writer<'_>,
+    user_id: Uuid,
+    password: &str,
+    new_password: &str,
+) -> Result<()> {
+    let stored =
+        writer.get(&CREDENTIALS, &user_id.to_string())?.ok_or(Error::NoCredentials(user_id))?;
+    let credentials = parse(&stored.body)?;
+    if !password::verify_password(&credentials.hash, password)? {
+        return Err(Error::WrongPassword);
+    }
+    store_credentials(writer, user_id, &credentials.username, new_password, credentials.token_epoch)
+}
+
+/// Deletes a user's credentials (mod-login's `DELETE /authn/credentials`); their tokens
+/// are refused from then on.
+pub fn delete_credentials(writer: &mut Writer<'_>, user_id: Uuid) -> Result<()> {
+    if !writer.delete(&CREDENTIALS, &user_id.to_string())? {
+        return Err(Error::NoCredentials(user_id));
+    }
+    Ok(())
+}
+
+/// Whether the user has credentials.
+pub fn has_credentials(reader: &Reader<'_>, user_id: Uuid) -> Result<bool> {
+    Ok(reader.get(&CREDENTIALS, &user_id.to_string())?.is_some())
+}
+
+/// Refuses the user's tokens issued so far.
+pub(crate) fn revoke_tokens(writer: &mut Writer<'_>, user_id: Uuid) -> Result<()> {
+    let Some(stored) = writer.get(&CREDENTIALS, &user_id.to_string())? else {
+        return Ok(());
+    };
+    let mut credentials = parse(&stored.body)?;
+    credentials.token_epoch = new_epoch();
+    let body = crate::json::encode(&credentials)?;
+    writer.update(
+        &CREDENTIALS,
+        &stored.id,
+        stored.version + 1,
+        &body,
+        &[ColumnValue::Text(credentials.username.clone())],
+    )?;
+    Ok(())
+}
+
+fn store_credentials(
+    writer: &mut Writer<'_>,
+    user_id: Uuid,
+    username: &str,
+    password: &str,
+    token_epoch: u64,
 ) -> Result<()> {
     if password.is_empty() {
         return Err(Error::Invalid {
@@ -41,6 +129,7 @@ pub fn set_password(
         id: user_id,
         username: username.to_string(),
         hash: password::hash_password(password)?,
+        token_epoch,
     };
     let body = crate::json::encode(&credentials)?;
     writer.upsert(
@@ -51,6 +140,11 @@ pub fn set_password(
         &[ColumnValue::Text(username.to_string())],
     )?;
     Ok(())
+}
+
+/// A fresh token epoch: random, so no earlier epoch of the same user id comes back.
+fn new_epoch() -> u64 {
+    Uuid::new_v4().as_u64_pair().0
 }
 
 /// Follows a user's new username, so they log in with the name their record shows.
@@ -74,8 +168,8 @@ pub(crate) fn rename(writer: &mut Writer<'_>, user_id: Uuid, username: &str) -> 
     Ok(())
 }
 
-/// Checks a username and password. A user flagged inactive cannot log in (saving a user
-/// whose expiration date has passed flags them so).
+/// Checks a username and password. A user flagged inactive, or whose expiration date
+/// has passed, cannot log in.
 pub fn login(reader: &Reader<'_>, username: &str, password: &str) -> Result<LoginOutcome> {
     let Some(record) = reader.find_by(&CREDENTIALS, "username", username)?.into_iter().next()
     else {
@@ -86,11 +180,51 @@ pub fn login(reader: &Reader<'_>, username: &str, password: &str) -> Result<Logi
         return Err(Error::BadCredentials);
     }
     if let Some(user) = crate::get_user(reader, credentials.id)?
-        && user.active == Some(false)
+        && !may_act(&user)
     {
         return Err(Error::InactiveUser);
     }
-    Ok(LoginOutcome { user_id: credentials.id, username: credentials.username })
+    Ok(LoginOutcome {
+        user_id: credentials.id,
+        username: credentials.username,
+        token_epoch: credentials.token_epoch,
+    })
+}
+
+/// Whether a user may log in and use their tokens: not flagged inactive and not expired.
+pub(crate) fn may_act(user: &crate::User) -> bool {
+    user.active != Some(false)
+        && user.expiration_date.is_none_or(|expires| expires > chrono::Utc::now())
+}
+
+/// What a user's tokens may do, read in one go for the server's cache: the user's
+/// permissions, for tokens of their credentials' current epoch.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Standing {
+    pub permissions: PermissionSet,
+    /// `None` when no token of the user holds: the user is gone, inactive or expired,
+    /// or has no credentials.
+    token_epoch: Option<u64>,
+}
+
+impl Standing {
+    /// Whether a token with these claims holds.
+    pub fn admits(&self, claims: &crate::Claims) -> bool {
+        self.token_epoch == Some(claims.epoch)
+    }
+}
+
+/// The standing of a user's tokens.
+pub fn standing(reader: &Reader<'_>, user_id: Uuid) -> Result<Standing> {
+    let active = crate::get_user(reader, user_id)?.is_some_and(|user| may_act(&user));
+    let credentials = match reader.get(&CREDENTIALS, &user_id.to_string())? {
+        Some(stored) if active => Some(parse(&stored.body)?),
+        _ => None,
+    };
+    Ok(Standing {
+        permissions: crate::permissions_of(reader, user_id)?,
+        token_epoch: credentials.map(|c| c.token_epoch),
+    })
 }
 
 fn parse(body: &str) -> Result<Credentials> {

@@ -42,6 +42,11 @@ pub struct Claims {
     pub iat: i64,
     /// Expires at, seconds since the epoch.
     pub exp: i64,
+    /// The token epoch of its user's credentials when it was issued (Quire's claim): a
+    /// token holds while the credentials keep that epoch, and they take a new one when
+    /// the user is deactivated or deleted or their credentials are. Absent reads 0.
+    #[serde(default)]
+    pub epoch: u64,
 }
 
 impl Claims {
@@ -61,7 +66,13 @@ impl Claims {
             token_type,
             iat: now,
             exp: now + ttl_seconds,
+            epoch: 0,
         }
+    }
+
+    /// The claims for a token of the credentials' epoch `epoch`.
+    pub fn in_epoch(self, epoch: u64) -> Claims {
+        Claims { epoch, ..self }
     }
 }
 

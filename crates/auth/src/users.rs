@@ -144,7 +144,8 @@ pub fn create_user(writer: &mut Writer<'_>, mut user: User, actor: Option<Uuid>)
 }
 
 /// Replaces the user with this id (FOLIO's PUT); the body's id, if any, must be `id`.
-/// Creation metadata stays as stored. Credentials follow a new username.
+/// Creation metadata stays as stored. Credentials follow a new username; an inactive or
+/// expired user's tokens are revoked.
 pub fn update_user(
     writer: &mut Writer<'_>,
     id: Uuid,
@@ -168,6 +169,9 @@ pub fn update_user(
     }
     if let Some(username) = &user.username {
         crate::login::rename(writer, id, username)?;
+    }
+    if !crate::login::may_act(&user) {
+        crate::login::revoke_tokens(writer, id)?;
     }
     Ok(user)
 }
@@ -238,6 +242,11 @@ pub fn user_by_barcode(reader: &Reader<'_>, barcode: &str) -> Result<Option<User
 /// Whether a user with this username exists (usernames compare case-insensitively).
 pub fn username_taken(reader: &Reader<'_>, username: &str) -> Result<bool> {
     Ok(!reader.find_by(&USERS, "username", username)?.is_empty())
+}
+
+/// The user with this username (compared without case, as the column is).
+pub fn user_by_username(reader: &Reader<'_>, username: &str) -> Result<Option<User>> {
+    reader.find_by(&USERS, "username", username)?.first().map(parse_user).transpose()
 }
 
 const USER_FIELDS: &[store::QueryField] = {

@@ -68,6 +68,11 @@ impl ApiError {
         self.status
     }
 
+    #[cfg(test)]
+    pub(crate) fn message(&self) -> &str {
+        &self.errors[0].message
+    }
+
     pub(crate) fn bad_request(message: impl Into<String>) -> ApiError {
         ApiError::new(StatusCode::BAD_REQUEST, "BadRequest", "bad_request", message)
     }
@@ -220,9 +225,13 @@ impl From<auth::Error> for ApiError {
                 "password.incorrect",
                 message,
             ),
-            auth::Error::InvalidToken(_) | auth::Error::ExpiredToken => {
-                ApiError::unauthorized(message)
+            auth::Error::InvalidToken(_)
+            | auth::Error::ExpiredToken
+            | auth::Error::WrongPassword => ApiError::unauthorized(message),
+            auth::Error::CredentialsExist(user_id) => {
+                ApiError::validation("userId", Some(&user_id.to_string()), message)
             }
+            auth::Error::NoCredentials(_) => ApiError::not_found(message),
             auth::Error::UserTaken { field, value, write } => {
                 let status = match write {
                     auth::Write::Create => StatusCode::UNPROCESSABLE_ENTITY,

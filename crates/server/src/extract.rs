@@ -30,13 +30,16 @@ impl FromRequestParts<AppState> for TenantCtx {
     }
 }
 
-fn tenant_header(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
+/// The tenant `X-Okapi-Tenant` names, if the header is there. A value that is not
+/// printable ASCII cannot be a tenant name and is refused as such.
+pub(crate) fn tenant_header(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
     match headers.get(TENANT_HEADER) {
         None => Ok(None),
         Some(value) => {
-            let value = value
-                .to_str()
-                .map_err(|_| ApiError::bad_request("X-Okapi-Tenant is not valid text"))?;
+            let value = value.to_str().map_err(|_| {
+                let shown = String::from_utf8_lossy(value.as_bytes()).into_owned();
+                ApiError::from(store::Error::InvalidTenantName(shown))
+            })?;
             Ok(Some(value.trim().to_string()))
         }
     }
@@ -46,17 +49,21 @@ fn tenant_header(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
 pub(crate) struct Caller {
     pub(crate) tenant: Arc<store::Tenant>,
     pub(crate) user_id: uuid::Uuid,
-    pub(crate) permissions: Arc<auth::PermissionSet>,
+    pub(crate) standing: Arc<auth::Standing>,
 }
 
 impl Caller {
     /// Fails with 403 unless the caller holds `permission`.
     pub(crate) fn require(&self, permission: &str) -> Result<(), ApiError> {
-        if self.permissions.contains(permission) {
+        if self.permissions().contains(permission) {
             Ok(())
         } else {
             Err(ApiError::forbidden(format!("Access requires permission: {permission}")))
         }
+    }
+
+    pub(crate) fn permissions(&self) -> &auth::PermissionSet {
+        &self.standing.permissions
     }
 }
 
@@ -82,19 +89,25 @@ impl FromRequestParts<AppState> for Caller {
                 claims.tenant
             )));
         }
-        let permissions = match state.permissions.get(&tenant_name, claims.user_id) {
-            Some(set) => set,
+        let standing = match state.permissions.get(&tenant_name, claims.user_id) {
+            Some(standing) => standing,
             None => {
                 let tenant = tenant.clone();
                 let user_id = claims.user_id;
-                let set = blocking(move || Ok(tenant.read(|r| auth::permissions_of(r, user_id))?))
-                    .await?;
-                let set = Arc::new(set);
-                state.permissions.put(&tenant_name, claims.user_id, set.clone());
-                set
+                let read_at = state.permissions.epoch();
+                let standing =
+                    blocking(move || Ok(tenant.read(|r| auth::standing(r, user_id))?)).await?;
+                let standing = Arc::new(standing);
+                state.permissions.put(&tenant_name, claims.user_id, standing.clone(), read_at);
+                standing
             }
         };
-        Ok(Caller { tenant, user_id: claims.user_id, permissions })
+        if !standing.admits(&claims) {
+            return Err(ApiError::unauthorized(
+                "Invalid token: its user is inactive or deleted, or it was revoked",
+            ));
+        }
+        Ok(Caller { tenant, user_id: claims.user_id, standing })
     }
 }
 
@@ -189,14 +202,37 @@ impl<S: Send + Sync> FromRequestParts<S> for ListParams {
     }
 }
 
-fn parse_count(name: &str, value: &str) -> Result<u64, ApiError> {
-    value.trim().parse::<u64>().map_err(|_| {
+/// The largest `limit` or `offset`: FOLIO declares both as 32-bit integers.
+const MAX_COUNT: u64 = i32::MAX as u64;
+
+/// A paging parameter in FOLIO's range, 0 to 2^31 - 1, with RMB's messages, which quote
+/// the value as sent.
+pub(crate) fn parse_count(name: &str, value: &str) -> Result<u64, ApiError> {
+    let invalid = |rule: String| {
         ApiError::bad_parameter(
             name,
             value,
-            format!("Parameter '{name}' must be a non-negative whole number, got '{value}'"),
+            format!(
+                "'{name}' parameter is incorrect. parameter value {{{value}}} is not valid: {rule}"
+            ),
         )
-    })
+    };
+    let digits = value.trim();
+    let (negative, digits) = match digits.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, digits.strip_prefix('+').unwrap_or(digits)),
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(invalid("must be an integer, greater than or equal to 0".to_string()));
+    }
+    if negative && digits.bytes().any(|b| b != b'0') {
+        return Err(invalid("must be greater than or equal to 0".to_string()));
+    }
+    // Any run of digits too long for u64 is too large too.
+    match digits.parse::<u64>() {
+        Ok(n) if n <= MAX_COUNT => Ok(n),
+        _ => Err(invalid(format!("must be less than or equal to {MAX_COUNT}"))),
+    }
 }
 
 /// Decodes `application/x-www-form-urlencoded` pairs (the query string).
@@ -260,6 +296,41 @@ mod tests {
         assert_eq!(percent_decode("a+b%2"), "a b%2");
         assert_eq!(percent_decode("%E2%82%AC"), "€");
         assert_eq!(percent_decode("100%"), "100%");
+    }
+
+    #[test]
+    fn paging_parameters_are_in_folio_range() {
+        let check = |value: &str| match parse_count("limit", value) {
+            Ok(n) => n.to_string(),
+            Err(e) => format!("{} {}", e.status().as_u16(), e.message()),
+        };
+        assert_eq!(check("0"), "0");
+        assert_eq!(check(" 2147483647 "), "2147483647");
+        assert_eq!(check("-0"), "0");
+        assert_eq!(
+            check("2147483648"),
+            "400 'limit' parameter is incorrect. parameter value {2147483648} is not valid: must be less than or equal to 2147483647"
+        );
+        assert_eq!(
+            check("9223372036854775808"),
+            "400 'limit' parameter is incorrect. parameter value {9223372036854775808} is not valid: must be less than or equal to 2147483647"
+        );
+        assert_eq!(
+            check("184467440737095516150000"),
+            "400 'limit' parameter is incorrect. parameter value {184467440737095516150000} is not valid: must be less than or equal to 2147483647"
+        );
+        assert_eq!(
+            check("-3"),
+            "400 'limit' parameter is incorrect. parameter value {-3} is not valid: must be greater than or equal to 0"
+        );
+        assert_eq!(
+            check("ten"),
+            "400 'limit' parameter is incorrect. parameter value {ten} is not valid: must be an integer, greater than or equal to 0"
+        );
+        assert_eq!(
+            check("1e3"),
+            "400 'limit' parameter is incorrect. parameter value {1e3} is not valid: must be an integer, greater than or equal to 0"
+        );
     }
 
     #[tokio::test]

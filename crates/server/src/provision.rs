@@ -25,7 +25,35 @@ pub fn provision_tenant(
     name: &str,
     admin: Option<&AdminUser>,
 ) -> Result<Provisioned, ApiError> {
+    provision(store, name, admin, ExistingUsers::MayAdd)
+}
+
+/// Whether provisioning may add an administrator to a tenant that already exists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ExistingUsers {
+    MayAdd,
+    /// For a tenant API called without the admin key: anyone on the listener could
+    /// otherwise make themselves an administrator of any tenant. Enabling the tenant
+    /// again with the administrator it has stays allowed, and changes nothing.
+    Untouched,
+}
+
+pub(crate) fn provision(
+    store: &store::Store,
+    name: &str,
+    admin: Option<&AdminUser>,
+    existing: ExistingUsers,
+) -> Result<Provisioned, ApiError> {
     let (tenant, created_tenant) = store.create_tenant(name)?;
+    if let Some(admin) = admin
+        && !created_tenant
+        && existing == ExistingUsers::Untouched
+        && !tenant.read(|r| auth::username_taken(r, &admin.username))?
+    {
+        return Err(ApiError::forbidden(format!(
+            "Tenant {name} exists: adding an administrator to it requires X-Quire-Admin-Key"
+        )));
+    }
     let n_reference_records = tenant.write(inventory::load_reference_data)?;
     // mod-users' reference patron groups, with FOLIO's ids.
     let n_reference_records = n_reference_records + tenant.write(auth::seed_groups)?;

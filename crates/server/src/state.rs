@@ -2,7 +2,10 @@
 
 use std::{
     collections::HashMap,
-    sync::{Arc, RwLock},
+    sync::{
+        Arc, RwLock,
+        atomic::{AtomicU64, Ordering},
+    },
     time::{Duration, Instant},
 };
 
@@ -81,11 +84,15 @@ impl AppState {
     }
 }
 
-/// Users' permission sets, cached for a short while so that checking a permission is a
-/// hash lookup, as FOLIO's auth filter caches them (60 s there).
+/// Users' standings (their permissions, and which of their tokens hold), cached for a
+/// short while so that authorising a request is a hash lookup, as FOLIO's auth filter
+/// caches permissions (60 s there). Every write that changes a standing (a grant, a
+/// user's update or deletion, credentials made or deleted) drops its entry at once.
 #[derive(Default)]
 pub(crate) struct PermissionCache {
-    entries: RwLock<HashMap<CacheKey, (Instant, Arc<auth::PermissionSet>)>>,
+    entries: RwLock<HashMap<CacheKey, (Instant, Arc<auth::Standing>)>>,
+    /// Counts invalidations, so a standing read before one is not stored after it.
+    epoch: AtomicU64,
 }
 
 /// (tenant, user id)
@@ -94,27 +101,41 @@ type CacheKey = (String, uuid::Uuid);
 const PERMISSION_TTL: Duration = Duration::from_secs(60);
 
 impl PermissionCache {
-    pub(crate) fn get(
+    pub(crate) fn get(&self, tenant: &str, user_id: uuid::Uuid) -> Option<Arc<auth::Standing>> {
+        let entries = self.entries.read().unwrap();
+        let (at, standing) = entries.get(&(tenant.to_string(), user_id))?;
+        (at.elapsed() < PERMISSION_TTL).then(|| standing.clone())
+    }
+
+    /// To be read before reading a standing, and handed to [`PermissionCache::put`].
+    pub(crate) fn epoch(&self) -> u64 {
+        self.epoch.load(Ordering::SeqCst)
+    }
+
+    /// Keeps a standing read after [`PermissionCache::epoch`] gave `read_at`, unless an
+    /// invalidation came since: the standing may predate the write it was for.
+    pub(crate) fn put(
         &self,
         tenant: &str,
         user_id: uuid::Uuid,
-    ) -> Option<Arc<auth::PermissionSet>> {
-        let entries = self.entries.read().unwrap();
-        let (at, set) = entries.get(&(tenant.to_string(), user_id))?;
-        (at.elapsed() < PERMISSION_TTL).then(|| set.clone())
-    }
-
-    pub(crate) fn put(&self, tenant: &str, user_id: uuid::Uuid, set: Arc<auth::PermissionSet>) {
+        standing: Arc<auth::Standing>,
+        read_at: u64,
+    ) {
         let mut entries = self.entries.write().unwrap();
+        if self.epoch() != read_at {
+            return;
+        }
         // Bounded: a flood of distinct users cannot grow the cache without limit.
         if entries.len() > 100_000 {
             entries.clear();
         }
-        entries.insert((tenant.to_string(), user_id), (Instant::now(), set));
+        entries.insert((tenant.to_string(), user_id), (Instant::now(), standing));
     }
 
     pub(crate) fn invalidate(&self, tenant: &str, user_id: uuid::Uuid) {
-        self.entries.write().unwrap().remove(&(tenant.to_string(), user_id));
+        let mut entries = self.entries.write().unwrap();
+        self.epoch.fetch_add(1, Ordering::SeqCst);
+        entries.remove(&(tenant.to_string(), user_id));
     }
 }
 

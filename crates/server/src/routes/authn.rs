@@ -3,8 +3,13 @@
 //! - `POST /authn/login` (legacy token in `x-okapi-token` and `{"okapiToken"}`)
 //! - `POST /authn/login-with-expiry` (cookies `folioAccessToken`, `folioRefreshToken`)
 //! - `POST /authn/refresh` (new cookies for a refresh-token cookie)
-//! - `POST /authn/credentials`
+//! - `POST|DELETE /authn/credentials`, `GET /authn/credentials-existence`
+//! - `POST /authn/update` (a password change, authorised by the current password)
 //! - `POST /perms/users`, `GET|POST /perms/users/{id}/permissions`
+//!
+//! No permission short of `*` lets a caller gain rights through another user: a grant
+//! hands out only permissions the caller holds, and credentials are made or deleted
+//! only for users whose permissions the caller holds all of.
 
 use axum::{
     Router,
@@ -18,7 +23,7 @@ use uuid::Uuid;
 
 use crate::{
     ApiError, AppState,
-    extract::{Body, Caller, TenantCtx, blocking, cookie},
+    extract::{Body, Caller, ListParams, TenantCtx, blocking, cookie},
 };
 
 pub(super) fn router() -> Router<AppState> {
@@ -26,7 +31,9 @@ pub(super) fn router() -> Router<AppState> {
         .route("/authn/login", post(login))
         .route("/authn/login-with-expiry", post(login_with_expiry))
         .route("/authn/refresh", post(refresh))
-        .route("/authn/credentials", post(create_credentials))
+        .route("/authn/credentials", post(create_credentials).delete(delete_credentials))
+        .route("/authn/credentials-existence", get(credentials_existence))
+        .route("/authn/update", post(update_credentials))
         .route("/perms/users", post(create_permission_user))
         .route("/perms/users/{id}/permissions", get(list_permissions).post(add_permission))
 }
@@ -42,6 +49,11 @@ struct LoginRequest {
 
 fn parse_json<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
     serde_json::from_slice(body).map_err(|e| {
+        if e.is_data()
+            && let Err(syntax) = serde_json::from_slice::<serde_json::Value>(body)
+        {
+            return ApiError::bad_request(format!("Malformed JSON: {syntax}"));
+        }
         if e.is_syntax() || e.is_eof() {
             ApiError::bad_request(format!("Malformed JSON: {e}"))
         } else {
@@ -71,7 +83,8 @@ async fn login(
     let (tenant, who) = check_login(tenant, &body).await?;
     let ttl = state.config.legacy_token_ttl.as_secs() as i64;
     let claims =
-        auth::Claims::new(&who.username, who.user_id, tenant.name(), auth::TokenType::Legacy, ttl);
+        auth::Claims::new(&who.username, who.user_id, tenant.name(), auth::TokenType::Legacy, ttl)
+            .in_epoch(who.token_epoch);
     let token = state.key.sign(&claims);
     let mut response =
         super::json::value(StatusCode::CREATED, &serde_json::json!({ "okapiToken": token }));
@@ -87,7 +100,7 @@ async fn login_with_expiry(
     Body(body): Body,
 ) -> Result<Response, ApiError> {
     let (tenant, who) = check_login(tenant, &body).await?;
-    token_pair(&state, tenant.name(), who.user_id, &who.username)
+    token_pair(&state, tenant.name(), &who.username, who.user_id, who.token_epoch)
 }
 
 async fn refresh(
@@ -104,21 +117,33 @@ async fn refresh(
     if claims.tenant != tenant.0.name() {
         return Err(ApiError::forbidden("Refresh token is for another tenant"));
     }
-    token_pair(&state, tenant.0.name(), claims.user_id, &claims.sub)
+    // A refresh token outlives no more than an access token does: the user must still
+    // be active, with the credentials it was issued for.
+    let t = tenant.0.clone();
+    let user_id = claims.user_id;
+    let standing = blocking(move || Ok(t.read(|r| auth::standing(r, user_id))?)).await?;
+    if !standing.admits(&claims) {
+        return Err(ApiError::unauthorized(
+            "Invalid token: its user is inactive or deleted, or it was revoked",
+        ));
+    }
+    token_pair(&state, tenant.0.name(), &claims.sub, claims.user_id, claims.epoch)
 }
 
 /// FOLIO's cookie shape: an access token for every path, a refresh token for `/authn`.
 fn token_pair(
     state: &AppState,
     tenant: &str,
-    user_id: Uuid,
     username: &str,
+    user_id: Uuid,
+    epoch: u64,
 ) -> Result<Response, ApiError> {
     let access_ttl = state.config.access_token_ttl.as_secs() as i64;
     let refresh_ttl = state.config.refresh_token_ttl.as_secs() as i64;
-    let access = auth::Claims::new(username, user_id, tenant, auth::TokenType::Access, access_ttl);
-    let refresh =
-        auth::Claims::new(username, user_id, tenant, auth::TokenType::Refresh, refresh_ttl);
+    let claims =
+        |kind, ttl| auth::Claims::new(username, user_id, tenant, kind, ttl).in_epoch(epoch);
+    let access = claims(auth::TokenType::Access, access_ttl);
+    let refresh = claims(auth::TokenType::Refresh, refresh_ttl);
     let iso = |secs: i64| {
         chrono::DateTime::from_timestamp(secs, 0)
             .unwrap_or_default()
@@ -149,30 +174,154 @@ fn token_pair(
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct CredentialsRequest {
     user_id: Uuid,
-    username: String,
+    /// The user's username when absent, as mod-login looks it up.
+    #[serde(default)]
+    username: Option<String>,
     password: String,
+    #[serde(default, rename = "id")]
+    _id: Option<String>,
 }
 
-async fn create_credentials(caller: Caller, Body(body): Body) -> Result<Response, ApiError> {
+async fn create_credentials(
+    State(state): State<AppState>,
+    caller: Caller,
+    Body(body): Body,
+) -> Result<Response, ApiError> {
     caller.require("login.item.post")?;
     let request: CredentialsRequest = parse_json(&body)?;
     let user_id = request.user_id;
     let tenant = caller.tenant.clone();
+    let standing = caller.standing.clone();
     blocking(move || {
         tenant.write(|w| {
-            if auth::get_user(w, request.user_id)?.is_none() {
-                return Err(ApiError::validation(
-                    "userId",
-                    Some(&request.user_id.to_string()),
-                    "No such user",
-                ));
+            let Some(user) = auth::get_user(w, user_id)? else {
+                return Err(no_such_user(user_id));
+            };
+            // mod-login's answer comes first: credentials are never replaced here.
+            if auth::has_credentials(w, user_id)? {
+                return Err(auth::Error::CredentialsExist(user_id).into());
             }
-            auth::set_password(w, request.user_id, &request.username, &request.password)?;
+            may_act_on(w, &standing.permissions, user_id)?;
+            let username = request.username.or(user.username).ok_or_else(|| {
+                ApiError::validation("username", None, "The user has no username")
+            })?;
+            auth::create_credentials(w, user_id, &username, &request.password)?;
             Ok(())
         })
     })
     .await?;
+    state.permissions.invalidate(caller.tenant.name(), user_id);
     Ok(super::json::value(StatusCode::CREATED, &serde_json::json!({ "userId": user_id })))
+}
+
+fn no_such_user(user_id: Uuid) -> ApiError {
+    ApiError::validation("userId", Some(&user_id.to_string()), "No such user")
+}
+
+/// Whether a caller may make or delete a user's credentials: unless the caller holds
+/// `*`, the user may hold no permission the caller does not, else a caller could set
+/// the password of a more powerful user, or lock them out.
+fn may_act_on(
+    reader: &store::Reader<'_>,
+    caller: &auth::PermissionSet,
+    user_id: Uuid,
+) -> Result<(), ApiError> {
+    let theirs = auth::permissions_of(reader, user_id)?;
+    match theirs.names().find(|name| !caller.contains(name)) {
+        None => Ok(()),
+        Some(missing) => Err(ApiError::forbidden(format!(
+            "The user holds permission {missing}, which the caller does not: only a holder of all of a user's permissions may change their credentials"
+        ))),
+    }
+}
+
+/// `DELETE /authn/credentials?userId=`.
+async fn delete_credentials(
+    State(state): State<AppState>,
+    caller: Caller,
+    params: ListParams,
+) -> Result<Response, ApiError> {
+    caller.require("login.item.delete")?;
+    let user_id = user_id_parameter(&params)?;
+    let tenant = caller.tenant.clone();
+    let standing = caller.standing.clone();
+    blocking(move || {
+        tenant.write(|w| {
+            if auth::get_user(w, user_id)?.is_none() {
+                return Err(no_such_user(user_id));
+            }
+            may_act_on(w, &standing.permissions, user_id)?;
+            auth::delete_credentials(w, user_id)?;
+            Ok(())
+        })
+    })
+    .await?;
+    state.permissions.invalidate(caller.tenant.name(), user_id);
+    Ok(super::no_content())
+}
+
+/// `GET /authn/credentials-existence?userId=`: `{"credentialsExist": bool}`.
+async fn credentials_existence(caller: Caller, params: ListParams) -> Result<Response, ApiError> {
+    caller.require("login.credentials-existence.get")?;
+    let user_id = user_id_parameter(&params)?;
+    let tenant = caller.tenant.clone();
+    let exist = blocking(move || Ok(tenant.read(|r| auth::has_credentials(r, user_id))?)).await?;
+    Ok(super::json::value(StatusCode::OK, &serde_json::json!({ "credentialsExist": exist })))
+}
+
+fn user_id_parameter(params: &ListParams) -> Result<Uuid, ApiError> {
+    let value = params.rest.iter().find(|(k, _)| k == "userId").map(|(_, v)| v.as_str());
+    let value = value
+        .ok_or_else(|| ApiError::bad_parameter("userId", "", "Parameter 'userId' is required"))?;
+    Uuid::parse_str(value).map_err(|_| {
+        ApiError::bad_parameter("userId", value, format!("Invalid UUID format of userId: {value}"))
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct UpdateCredentialsRequest {
+    #[serde(default)]
+    username: Option<String>,
+    #[serde(default)]
+    user_id: Option<Uuid>,
+    password: String,
+    #[serde(default)]
+    new_password: Option<String>,
+}
+
+/// mod-login's password change: the current password authorises it, so any caller of
+/// the tenant may send it (FOLIO requires no permission either), for any user whose
+/// password they know.
+async fn update_credentials(caller: Caller, Body(body): Body) -> Result<Response, ApiError> {
+    let request: UpdateCredentialsRequest = parse_json(&body)?;
+    let new_password = request
+        .new_password
+        .filter(|p| !p.is_empty())
+        .ok_or_else(|| ApiError::bad_request("You must provide a new password that isn't empty"))?;
+    if request.user_id.is_none() && request.username.is_none() {
+        return Err(ApiError::bad_request("You must provide a username or userId"));
+    }
+    let tenant = caller.tenant.clone();
+    blocking(move || {
+        tenant.write(|w| {
+            let user_id = match (request.user_id, &request.username) {
+                (Some(id), _) => id,
+                (None, Some(username)) => auth::user_by_username(w, username)?
+                    .and_then(|user| user.id)
+                    .ok_or_else(|| {
+                        ApiError::bad_request(format!(
+                            "Error verifying user existence: No user found by username {username}"
+                        ))
+                    })?,
+                (None, None) => unreachable!("checked above"),
+            };
+            auth::update_password(w, user_id, &request.password, &new_password)?;
+            Ok(())
+        })
+    })
+    .await?;
+    Ok(super::no_content())
 }
 
 #[derive(Deserialize)]
@@ -205,9 +354,12 @@ async fn grant(
     user_id: Uuid,
     permissions: Vec<String>,
 ) -> Result<(), ApiError> {
-    // Only a holder of every permission may hand out the all-permissions grant.
-    if permissions.iter().any(|p| p == "*") && !caller.permissions.contains("*") {
-        return Err(ApiError::forbidden("Only an administrator may grant '*'"));
+    // A caller hands out only what it holds, so no grant raises anyone, the caller
+    // included, above the caller (only a holder of `*` may grant `*`).
+    if let Some(missing) = permissions.iter().find(|p| !caller.permissions().contains(p)) {
+        return Err(ApiError::forbidden(format!(
+            "Cannot grant permission {missing}: the caller does not hold it"
+        )));
     }
     let tenant = caller.tenant.clone();
     blocking(move || {

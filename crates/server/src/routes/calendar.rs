@@ -63,12 +63,9 @@ impl Params {
             .transpose()
     }
 
+    /// A paging parameter, in FOLIO's range and words.
     fn number(&self, name: &str, default: usize) -> Result<usize, ApiError> {
-        self.one(name).map_or(Ok(default), |v| {
-            v.parse().map_err(|_| {
-                ApiError::bad_parameter(name, v, format!("{name} must be a non-negative integer"))
-            })
-        })
+        self.one(name).map_or(Ok(default), |v| Ok(crate::extract::parse_count(name, v)? as usize))
     }
 }
 

@@ -219,9 +219,9 @@ async fn check_out(
     let cache = state.circulation_rules.get(caller.tenant.name());
     let tenant = caller.tenant.clone();
     let actor = actor(&caller);
-    let permissions = caller.permissions.clone();
+    let standing = caller.standing.clone();
     let may_override =
-        move |block: circ::OverridableBlock| permissions.contains(block.permission());
+        move |block: circ::OverridableBlock| standing.permissions.contains(block.permission());
     // The view is read inside the write transaction: the writer's page cache is warm,
     // where a fresh read transaction would start cold after this very commit.
     let view = blocking(move || {
@@ -267,9 +267,9 @@ async fn renew(
     let cache = state.circulation_rules.get(caller.tenant.name());
     let tenant = caller.tenant.clone();
     let actor = actor(&caller);
-    let permissions = caller.permissions.clone();
+    let standing = caller.standing.clone();
     let may_override =
-        move |block: circ::OverridableBlock| permissions.contains(block.permission());
+        move |block: circ::OverridableBlock| standing.permissions.contains(block.permission());
     let view = blocking(move || {
         Ok(tenant.write(|w| {
             let loan = circ::renew(w, &cache, request, &may_override, actor, Utc::now())?;

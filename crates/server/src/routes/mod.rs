@@ -56,11 +56,32 @@ pub(crate) fn router(state: AppState) -> Router {
         .merge(calendar::router())
         .fallback(|| async { ApiError::not_found("No such endpoint") })
         .layer(axum::extract::DefaultBodyLimit::max(max_body))
+        .layer(middleware::from_fn_with_state(state.clone(), refuse_declared_oversize))
         .layer(middleware::from_fn_with_state(state.clone(), observe))
         .layer(CatchPanicLayer::custom(|_panic: Box<dyn std::any::Any + Send>| {
             ApiError::internal("handler panicked").into_response()
         }))
         .with_state(state)
+}
+
+/// Answers 413 at once to a request whose declared `Content-Length` is over the limit,
+/// before any of the body is read: the body extractor alone would wait for the body to
+/// arrive, holding a connection for as long as a client takes to send a gigabyte.
+async fn refuse_declared_oversize(
+    State(state): State<AppState>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let limit = state.config.max_body_bytes;
+    let declared = request
+        .headers()
+        .get(axum::http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if declared.is_some_and(|length| length > limit as u64) {
+        return ApiError::payload_too_large(limit).into_response();
+    }
+    next.run(request).await
 }
 
 const REQUEST_ID_HEADER: &str = "x-okapi-request-id";

@@ -7,7 +7,8 @@ use serde::Deserialize;
 
 use crate::{
     AdminUser, ApiError, AppState,
-    extract::{Body, TENANT_HEADER, blocking},
+    extract::{Body, blocking},
+    provision::ExistingUsers,
 };
 
 pub(super) fn router() -> Router<AppState> {
@@ -36,14 +37,10 @@ async fn enable_tenant(
     headers: HeaderMap,
     Body(body): Body,
 ) -> Result<Response, ApiError> {
-    authorize_tenant_api(&state, &headers)?;
-    let name = headers
-        .get(TENANT_HEADER)
-        .and_then(|v| v.to_str().ok())
-        .ok_or_else(|| {
-            ApiError::bad_request("Missing X-Okapi-Tenant header: it names the tenant to enable")
-        })?
-        .to_string();
+    let existing = authorize_tenant_api(&state, &headers)?;
+    let name = crate::extract::tenant_header(&headers)?.ok_or_else(|| {
+        ApiError::bad_request("Missing X-Okapi-Tenant header: it names the tenant to enable")
+    })?;
     store::validate_tenant_name(&name)?;
     let attributes: TenantAttributes = if body.iter().all(u8::is_ascii_whitespace) {
         TenantAttributes::default()
@@ -59,24 +56,27 @@ async fn enable_tenant(
         _ => return Err(ApiError::bad_request("adminUsername and adminPassword go together")),
     };
     let store = state.store.clone();
-    let outcome = blocking(move || crate::provision_tenant(&store, &name, admin.as_ref())).await?;
+    let outcome =
+        blocking(move || crate::provision::provision(&store, &name, admin.as_ref(), existing))
+            .await?;
     tracing::info!(?outcome, "tenant enabled");
     Ok(super::no_content())
 }
 
 /// The tenant API creates tenants, so it is guarded by the server's admin key when one is
-/// configured, and closed altogether when the server is told so.
-fn authorize_tenant_api(state: &AppState, headers: &HeaderMap) -> Result<(), ApiError> {
+/// configured, and closed altogether when the server is told so. Open without a key (on
+/// a loopback listener), it creates tenants but leaves existing tenants' users alone.
+fn authorize_tenant_api(state: &AppState, headers: &HeaderMap) -> Result<ExistingUsers, ApiError> {
     match &state.config.admin_key {
         Some(key) => {
             let given = headers.get("x-quire-admin-key").and_then(|v| v.to_str().ok());
             if given == Some(key.as_str()) {
-                Ok(())
+                Ok(ExistingUsers::MayAdd)
             } else {
                 Err(ApiError::forbidden("The tenant API requires a valid X-Quire-Admin-Key header"))
             }
         }
-        None if state.config.open_tenant_api => Ok(()),
+        None if state.config.open_tenant_api => Ok(ExistingUsers::Untouched),
         None => Err(ApiError::forbidden(
             "The tenant API is disabled: start the server with --admin-key to enable it",
         )),

@@ -2,7 +2,13 @@
 //!
 //! - `GET|POST /users`, `GET|PUT|DELETE /users/{id}`
 
-use axum::{Router, extract::Path, http::StatusCode, response::Response, routing::get};
+use axum::{
+    Router,
+    extract::{Path, State},
+    http::StatusCode,
+    response::Response,
+    routing::get,
+};
 
 use crate::{
     ApiError, AppState,
@@ -49,6 +55,7 @@ async fn create(caller: Caller, Body(body): Body) -> Result<Response, ApiError> 
 }
 
 async fn update(
+    State(state): State<AppState>,
     caller: Caller,
     Path(id): Path<String>,
     Body(body): Body,
@@ -60,13 +67,20 @@ async fn update(
     let actor = caller.user_id;
     blocking(move || Ok(tenant.write(|w| auth::update_user(w, user_id, user, Some(actor)))?))
         .await?;
+    // A deactivated user's tokens stop working with this request, not a minute later.
+    state.permissions.invalidate(caller.tenant.name(), user_id);
     Ok(super::no_content())
 }
 
-async fn remove(caller: Caller, Path(id): Path<String>) -> Result<Response, ApiError> {
+async fn remove(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
     caller.require("users.item.delete")?;
     let user_id = super::authn::parse_uuid(&id)?;
     let tenant = caller.tenant.clone();
     blocking(move || Ok(tenant.write(|w| auth::delete_user(w, user_id))?)).await?;
+    state.permissions.invalidate(caller.tenant.name(), user_id);
     Ok(super::no_content())
 }
