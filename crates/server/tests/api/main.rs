@@ -7,6 +7,7 @@ mod batch;
 mod circulation;
 mod errors;
 mod holdings_items;
+mod hostile;
 mod instances;
 mod reference;
 mod search;
