@@ -9,6 +9,7 @@ mod errors;
 mod holdings_items;
 mod hostile;
 mod instances;
+mod query_languages;
 mod reference;
 mod search;
 mod settings;
