@@ -42,7 +42,7 @@ pub use crate::{
     },
     login::{
         LoginOutcome, Standing, create_credentials, delete_credentials, has_credentials, login,
-        set_password, standing, update_password,
+        standing, update_password,
     },
     metadata::Metadata,
     password::{hash_password, verify_password},

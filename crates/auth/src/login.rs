@@ -33,24 +33,9 @@ pub struct LoginOutcome {
     pub token_epoch: u64,
 }
 
-/// Sets (or replaces) the password of a user, for provisioning (`quire tenant create`,
-/// generated data). Requests make credentials with [`create_credentials`] and change
-/// them with [`update_password`].
-pub fn set_password(
-    writer: &mut Writer<'_>,
-    user_id: Uuid,
-    username: &str,
-    password: &str,
-) -> Result<()> {
-    let token_epoch = match writer.get(&CREDENTIALS, &user_id.to_string())? {
-        Some(stored) => parse(&stored.body)?.token_epoch,
-        None => new_epoch(),
-    };
-    store_credentials(writer, user_id, username, password, token_epoch)
-}
-
-/// Makes a user's credentials, as mod-login's `POST /authn/credentials`: refused when
-/// the user has some already (changing a password needs the old one).
+/// Makes a user's credentials, as mod-login's `POST /authn/credentials` and tenant
+/// provisioning do: refused when the user has some already (changing a password needs
+/// the current one, [`update_password`]).
 pub fn create_credentials(
     writer: &mut Writer<'_>,
     user_id: Uuid,

@@ -93,7 +93,7 @@ fn parse(body: &str) -> Result<PermissionUser> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{User, create_user, login, set_password};
+    use crate::{User, create_credentials, create_user, login};
 
     #[test]
     fn users_log_in_and_hold_permissions() {
@@ -109,7 +109,7 @@ mod tests {
             .write(|w| {
                 let user = create_user(w, user, None)?;
                 let id = user.id.unwrap();
-                set_password(w, id, "jane", "pw")?;
+                create_credentials(w, id, "jane", "pw")?;
                 grant_permissions(w, id, &["a.get".to_string()])?;
                 grant_permissions(w, id, &["b.post".to_string(), "a.get".to_string()])?;
                 Ok::<_, Error>(id)

@@ -74,7 +74,7 @@ pub(crate) fn provision(
             .map_err(ApiError::internal)?;
             let user = auth::create_user(w, user, None)?;
             let id = user.id.expect("create_user assigns an id");
-            auth::set_password(w, id, &admin.username, &admin.password)?;
+            auth::create_credentials(w, id, &admin.username, &admin.password)?;
             auth::grant_permissions(w, id, &["*".to_string()])?;
             Ok(true)
         })?,

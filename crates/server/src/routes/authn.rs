@@ -173,8 +173,10 @@ fn token_pair(
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct CredentialsRequest {
-    user_id: Uuid,
-    /// The user's username when absent, as mod-login looks it up.
+    #[serde(default)]
+    user_id: Option<Uuid>,
+    /// Finds the user when `userId` is absent, as in mod-login; the credentials always
+    /// take the user record's username, so no one logs in under another's name.
     #[serde(default)]
     username: Option<String>,
     password: String,
@@ -189,24 +191,36 @@ async fn create_credentials(
 ) -> Result<Response, ApiError> {
     caller.require("login.item.post")?;
     let request: CredentialsRequest = parse_json(&body)?;
-    let user_id = request.user_id;
     let tenant = caller.tenant.clone();
     let standing = caller.standing.clone();
-    blocking(move || {
+    let user_id = blocking(move || {
         tenant.write(|w| {
-            let Some(user) = auth::get_user(w, user_id)? else {
-                return Err(no_such_user(user_id));
+            let user = match (request.user_id, &request.username) {
+                (Some(id), _) => auth::get_user(w, id)?.ok_or_else(|| no_such_user(id))?,
+                (None, Some(username)) => {
+                    auth::user_by_username(w, username)?.ok_or_else(|| {
+                        ApiError::validation("username", Some(username), "No such user")
+                    })?
+                }
+                (None, None) => {
+                    return Err(ApiError::validation(
+                        "userId",
+                        None,
+                        "You must provide a username or userId",
+                    ));
+                }
             };
+            let user_id = user.id.expect("a stored user has an id");
             // mod-login's answer comes first: credentials are never replaced here.
             if auth::has_credentials(w, user_id)? {
                 return Err(auth::Error::CredentialsExist(user_id).into());
             }
             may_act_on(w, &standing.permissions, user_id)?;
-            let username = request.username.or(user.username).ok_or_else(|| {
-                ApiError::validation("username", None, "The user has no username")
+            let username = user.username.ok_or_else(|| {
+                ApiError::validation("username", None, "The user has no username to log in with")
             })?;
             auth::create_credentials(w, user_id, &username, &request.password)?;
-            Ok(())
+            Ok(user_id)
         })
     })
     .await?;

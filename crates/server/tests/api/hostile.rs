@@ -213,6 +213,26 @@ async fn credentials_cannot_be_taken_over_nor_rights_raised() {
     let r = app.send(Method::POST, "/authn/login", Some("diku"), None, Some(body)).await;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "no credentials were made");
 
+    // Credentials take the user record's username: no one logs in under another name.
+    let r = admin
+        .post(
+            "/users",
+            &json!({"username": "newbie", "active": true, "personal": {"lastName": "N"}}),
+        )
+        .await;
+    let newbie_id = r.body["id"].as_str().unwrap().to_string();
+    let r = clerk
+        .post(
+            "/authn/credentials",
+            &json!({"userId": newbie_id, "username": "root", "password": "x"}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    let body = json!({"username": "root", "password": "x"}).to_string().into_bytes();
+    let r = app.send(Method::POST, "/authn/login", Some("diku"), None, Some(body)).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
+    app.login_as("diku", "newbie", "x").await;
+
     // A grant hands out only what the granter holds, to itself or anyone.
     let (intern_id, _) = user_with(&clerk, "intern", &[]).await;
     for (user, permission) in [(&intern_id, "users.item.delete"), (&intern_id, "*")] {
