@@ -16,7 +16,7 @@ use search::{AuthorityIndex, AuthoritySearchRequest, FacetRequest, Follower, Ins
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-const MARC: &str = "/work/shared/data/marc/5000.mrc";
+const MARC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/marc/5000.mrc");
 const INSTANCE_TYPE: &str = "6312d172-f0cf-40f6-b27d-9fa8feaf332f";
 
 /// The LC authorities, as FOLIO authority records.

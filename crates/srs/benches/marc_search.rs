@@ -43,13 +43,14 @@ fn source_bibs(limit: usize) -> (Vec<marc::Record>, String) {
         read_file(&lc, limit, &mut out);
         return (out, lc.display().to_string());
     }
-    for entry in std::fs::read_dir("/work/shared/data/marc").expect("shared MARC data") {
+    let shared = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/marc");
+    for entry in std::fs::read_dir(shared).expect("shared MARC data") {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|e| e == "mrc") {
             read_file(&path, usize::MAX, &mut out);
         }
     }
-    (out, "/work/shared/data/marc".to_string())
+    (out, shared.to_string())
 }
 
 fn variant(base: &marc::Record, n: usize) -> marc::Record {

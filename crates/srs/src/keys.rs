@@ -188,7 +188,11 @@ mod tests {
         let mut n_records = 0;
         let mut flat = FlatRecord::default();
         for name in ["100.mrc", "CornellFOLIOExemplars.mrc", "61PRINT160129.mrc"] {
-            let file = std::fs::File::open(format!("/work/shared/data/marc/{name}")).unwrap();
+            let file = std::fs::File::open(format!(
+                "{}/../../../shared/data/marc/{name}",
+                env!("CARGO_MANIFEST_DIR")
+            ))
+            .unwrap();
             for (record, _) in marc::LenientReader::new(file).filter_map(Result::ok) {
                 let Ok(bytes) = marc::encode(&record) else { continue };
                 let Ok(text) = String::from_utf8(bytes.clone()) else { continue };

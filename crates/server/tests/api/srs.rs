@@ -6,7 +6,11 @@ use crate::support::{Client, TestApp};
 
 /// Real bibliographic records from FOLIO's data-import test files.
 fn load_bibs(n: usize) -> Vec<marc::Record> {
-    let file = std::fs::File::open("/work/shared/data/marc/100.mrc").expect("shared MARC data");
+    let file = std::fs::File::open(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/data/marc/100.mrc"
+    ))
+    .expect("shared MARC data");
     marc::Reader::new(std::io::BufReader::new(file)).filter_map(Result::ok).take(n).collect()
 }
 
