@@ -29,12 +29,12 @@ pub(crate) fn run(args: DemoArgs) -> anyhow::Result<()> {
     std::fs::create_dir_all(&data_dir)
         .with_context(|| format!("creating {}", data_dir.display()))?;
     let store = crate::open_store(&data_dir, &args.server)?;
-    let admin = server::AdminUser {
+    let admin = runtime::AdminUser {
         username: ADMIN_USER.to_string(),
         password: ADMIN_PASSWORD.to_string(),
     };
-    server::provision_tenant(&store, TENANT, Some(&admin))
-        .map_err(|e| anyhow::anyhow!("cannot create the demo tenant: {}", e.status()))?;
+    runtime::provision_tenant(&store, TENANT, Some(&admin), runtime::ExistingUsers::MayAdd)
+        .context("cannot create the demo tenant")?;
     let tenant = store.tenant(TENANT)?;
     let options = load::GenerateOptions {
         instances: args.instances,

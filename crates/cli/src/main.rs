@@ -160,12 +160,13 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             let store = store::Store::open(
                 &data.data_dir,
                 store::Options::default(),
-                &server::components(),
+                &runtime::components(),
             )
             .with_context(|| format!("opening data directory {}", data.data_dir.display()))?;
-            let admin = server::AdminUser { username: admin_user, password: admin_password };
-            let outcome = server::provision_tenant(&store, &name, Some(&admin))
-                .map_err(|e| anyhow::anyhow!("cannot create tenant {name}: {}", e.status()))?;
+            let admin = runtime::AdminUser { username: admin_user, password: admin_password };
+            let existing = runtime::ExistingUsers::MayAdd;
+            let outcome = runtime::provision_tenant(&store, &name, Some(&admin), existing)
+                .with_context(|| format!("cannot create tenant {name}"))?;
             println!(
                 "tenant {name}: {}; {} reference records added; administrator {}",
                 if outcome.created_tenant { "created" } else { "already existed" },
@@ -182,7 +183,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             let store = store::Store::open(
                 &data.data_dir,
                 store::Options::default(),
-                &server::components(),
+                &runtime::components(),
             )?;
             for name in store.tenant_names() {
                 println!("{name}");
@@ -213,7 +214,7 @@ fn open_store(
     let store = store::Store::open(
         data_dir,
         store::Options { durability, prewarm: options.prewarm, ..store::Options::default() },
-        &server::components(),
+        &runtime::components(),
     )
     .with_context(|| format!("opening data directory {}", data_dir.display()))?;
     Ok(Arc::new(store))
@@ -234,7 +235,7 @@ fn app_state(
         open_tenant_api: listen.ip().is_loopback(),
         ..server::Config::default()
     };
-    Ok(server::AppState::new(store, key, config))
+    Ok(server::AppState::new(Arc::new(runtime::Runtime::new(store)), key, config))
 }
 
 /// The token-signing key lives in the data directory, so tokens survive a restart and
@@ -258,15 +259,13 @@ fn load_or_create_key(data_dir: &std::path::Path) -> anyhow::Result<auth::TokenK
 }
 
 fn serve(state: server::AppState, listen: SocketAddr) -> anyhow::Result<()> {
-    state
-        .open_search_indexes()
-        .map_err(|e| anyhow::anyhow!("cannot open the search indexes: {}", e.status()))?;
+    state.runtime().open_search_indexes().context("cannot open the search indexes")?;
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(listen)
             .await
             .with_context(|| format!("cannot listen on {listen}"))?;
-        tracing::info!(%listen, tenants = ?state.store().tenant_names(), "quire listening");
+        tracing::info!(%listen, tenants = ?state.runtime().store().tenant_names(), "quire listening");
         server::serve(state, listener).await?;
         Ok(())
     })

@@ -97,10 +97,10 @@ fn authority_records(args: &GenerateArgs) -> anyhow::Result<Vec<marc::Record>> {
 pub(crate) fn generate(args: GenerateArgs) -> anyhow::Result<()> {
     let started = std::time::Instant::now();
     let store =
-        store::Store::open(&args.data.data_dir, store::Options::default(), &server::components())
+        store::Store::open(&args.data.data_dir, store::Options::default(), &runtime::components())
             .with_context(|| format!("opening data directory {}", args.data.data_dir.display()))?;
-    server::provision_tenant(&store, &args.tenant, None)
-        .map_err(|e| anyhow::anyhow!("cannot prepare tenant {}: {}", args.tenant, e.status()))?;
+    runtime::provision_tenant(&store, &args.tenant, None, runtime::ExistingUsers::MayAdd)
+        .with_context(|| format!("cannot prepare tenant {}", args.tenant))?;
     let tenant = store.tenant(&args.tenant)?;
     let bar = indicatif::ProgressBar::new(args.instances as u64);
     bar.set_style(
@@ -403,7 +403,7 @@ pub(crate) struct ReindexArgs {
 
 pub(crate) fn reindex(args: ReindexArgs) -> anyhow::Result<()> {
     let store =
-        store::Store::open(&args.data.data_dir, store::Options::default(), &server::components())
+        store::Store::open(&args.data.data_dir, store::Options::default(), &runtime::components())
             .with_context(|| format!("opening data directory {}", args.data.data_dir.display()))?;
     let tenant = store.tenant(&args.tenant)?;
     let index = search::InstanceIndex::open(&tenant)

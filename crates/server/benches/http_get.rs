@@ -11,10 +11,11 @@ use serde_json::json;
 fn http_get(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
     let store = Arc::new(
-        store::Store::open(dir.path(), store::Options::default(), &server::components()).unwrap(),
+        store::Store::open(dir.path(), store::Options::default(), &runtime::components()).unwrap(),
     );
-    let admin = server::AdminUser { username: "admin".into(), password: "pw".into() };
-    server::provision_tenant(&store, "bench", Some(&admin)).unwrap();
+    let admin = runtime::AdminUser { username: "admin".into(), password: "pw".into() };
+    runtime::provision_tenant(&store, "bench", Some(&admin), runtime::ExistingUsers::MayAdd)
+        .unwrap();
     let tenant = store.tenant("bench").unwrap();
     let instance_type = tenant
         .read(|r| inventory::reference_id_by_name(r, inventory::RefKind::InstanceType, "text"))
@@ -38,7 +39,9 @@ fn http_get(c: &mut Criterion) {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
-    let state = server::AppState::new(store, auth::TokenKey::generate(), server::Config::default());
+    let tenants = std::sync::Arc::new(runtime::Runtime::new(store));
+    let state =
+        server::AppState::new(tenants, auth::TokenKey::generate(), server::Config::default());
     runtime.spawn(server::serve(state, listener));
 
     let agent = ureq::AgentBuilder::new().timeout(Duration::from_secs(5)).build();

@@ -411,6 +411,21 @@ impl From<inventory::Error> for ApiError {
     }
 }
 
+impl From<runtime::Error> for ApiError {
+    fn from(e: runtime::Error) -> ApiError {
+        match e {
+            runtime::Error::Store(e) => e.into(),
+            runtime::Error::Search(e) => e.into(),
+            runtime::Error::Srs(e) => e.into(),
+            runtime::Error::Auth(e) => e.into(),
+            runtime::Error::Inventory(e) => e.into(),
+            runtime::Error::Circ(e) => e.into(),
+            e @ runtime::Error::AdministratorNotAdded { .. } => ApiError::forbidden(e.to_string()),
+            e @ runtime::Error::Thread(_) => ApiError::internal(e),
+        }
+    }
+}
+
 impl From<search::Error> for ApiError {
     fn from(e: search::Error) -> ApiError {
         let message = e.to_string();

@@ -26,7 +26,7 @@ impl FromRequestParts<AppState> for TenantCtx {
                 "Missing X-Okapi-Tenant header: every request must name its tenant",
             )
         })?;
-        Ok(TenantCtx(state.store.tenant(&name)?))
+        Ok(TenantCtx(state.store().tenant(&name)?))
     }
 }
 
@@ -82,24 +82,19 @@ impl FromRequestParts<AppState> for Caller {
         }
         // Like Okapi, a request without X-Okapi-Tenant takes its tenant from the token.
         let tenant_name = tenant_header(&parts.headers)?.unwrap_or_else(|| claims.tenant.clone());
-        let tenant = state.store.tenant(&tenant_name)?;
+        let tenant = state.store().tenant(&tenant_name)?;
         if claims.tenant != tenant_name {
             return Err(ApiError::forbidden(format!(
                 "Token is for tenant {} and cannot be used for tenant {tenant_name}",
                 claims.tenant
             )));
         }
-        let standing = match state.permissions.get(&tenant_name, claims.user_id) {
+        let standing = match state.runtime.standings().get(&tenant_name, claims.user_id) {
             Some(standing) => standing,
             None => {
-                let tenant = tenant.clone();
-                let user_id = claims.user_id;
-                let read_at = state.permissions.epoch();
-                let standing =
-                    blocking(move || Ok(tenant.read(|r| auth::standing(r, user_id))?)).await?;
-                let standing = Arc::new(standing);
-                state.permissions.put(&tenant_name, claims.user_id, standing.clone(), read_at);
-                standing
+                let (runtime, tenant, user_id) =
+                    (state.runtime.clone(), tenant.clone(), claims.user_id);
+                blocking(move || Ok(runtime.standings().load(&tenant, user_id)?)).await?
             }
         };
         if !standing.admits(&claims) {

@@ -2,40 +2,26 @@
 //!
 //! What it owns: routing, tenancy (`X-Okapi-Tenant`), authentication and permission checks,
 //! mapping every domain error to a FOLIO-style response (in `error.rs`, once), metrics and
-//! request logging. What it does not own: any rule about records; a handler extracts,
+//! request logging. What it does not own: any rule about records, or derived state (the
+//! indexes, caches and provisioning are the `runtime` crate's); a handler extracts,
 //! authorizes, calls one domain function on a blocking thread, and serialises.
 //!
 //! Invariants:
-//! - Every route but login, health and the tenant API requires a valid token of the
-//!   request's tenant and a named permission.
+//! - Every route but login, health, metrics, the tenant API and the password change
+//!   (authorised by the current password) requires a valid token of the request's
+//!   tenant and a named permission.
 //! - A panic in a handler becomes a 500 for that request only.
 
 mod error;
 mod extract;
-mod indexes;
-mod marc_indexes;
 mod metrics;
-mod provision;
 mod routes;
 mod state;
 
 pub use crate::{
     error::ApiError,
-    provision::{AdminUser, Provisioned, provision_tenant},
     state::{AppState, Config},
 };
-
-/// Every component's migrations, in dependency order, for [`store::Store::open`].
-pub fn components() -> Vec<store::Component> {
-    vec![
-        auth::MIGRATIONS,
-        inventory::MIGRATIONS,
-        srs::MIGRATIONS,
-        circ::MIGRATIONS,
-        settings::MIGRATIONS,
-        calendar::MIGRATIONS,
-    ]
-}
 
 /// The application: all routes with their middleware.
 pub fn router(state: AppState) -> axum::Router {

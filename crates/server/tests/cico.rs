@@ -34,10 +34,11 @@ fn checked_out_items(tenant: &store::Tenant) -> u64 {
 async fn cico_scenario_runs_folio_workflow_and_keeps_loans_consistent() {
     let dir = tempfile::tempdir().unwrap();
     let store = Arc::new(
-        store::Store::open(dir.path(), store::Options::default(), &server::components()).unwrap(),
+        store::Store::open(dir.path(), store::Options::default(), &runtime::components()).unwrap(),
     );
-    let admin = server::AdminUser { username: "admin".into(), password: "pw".into() };
-    server::provision_tenant(&store, "cico", Some(&admin)).unwrap();
+    let admin = runtime::AdminUser { username: "admin".into(), password: "pw".into() };
+    runtime::provision_tenant(&store, "cico", Some(&admin), runtime::ExistingUsers::MayAdd)
+        .unwrap();
     let tenant = store.tenant("cico").unwrap();
     let options = load::GenerateOptions { instances: 800, seed: 3, ..Default::default() };
     let generated = load::generate(&tenant, &options, &mut |_| {}).unwrap();
@@ -47,8 +48,11 @@ async fn cico_scenario_runs_folio_workflow_and_keeps_loans_consistent() {
 
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
-    let state =
-        server::AppState::new(store.clone(), auth::TokenKey::generate(), server::Config::default());
+    let state = server::AppState::new(
+        std::sync::Arc::new(runtime::Runtime::new(store.clone())),
+        auth::TokenKey::generate(),
+        server::Config::default(),
+    );
     tokio::spawn(server::serve(state, listener));
 
     let run = load::LoadOptions {

@@ -20,7 +20,7 @@ pub(super) fn router() -> Router<AppState> {
 async fn health(State(state): State<AppState>) -> Response {
     super::json::value(
         axum::http::StatusCode::OK,
-        &serde_json::json!({ "status": "UP", "tenants": state.store.tenant_names().len() }),
+        &serde_json::json!({ "status": "UP", "tenants": state.store().tenant_names().len() }),
     )
 }
 

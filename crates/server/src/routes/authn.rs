@@ -224,7 +224,7 @@ async fn create_credentials(
         })
     })
     .await?;
-    state.permissions.invalidate(caller.tenant.name(), user_id);
+    state.runtime.standings().invalidate(caller.tenant.name(), user_id);
     Ok(super::json::value(StatusCode::CREATED, &serde_json::json!({ "userId": user_id })))
 }
 
@@ -270,7 +270,7 @@ async fn delete_credentials(
         })
     })
     .await?;
-    state.permissions.invalidate(caller.tenant.name(), user_id);
+    state.runtime.standings().invalidate(caller.tenant.name(), user_id);
     Ok(super::no_content())
 }
 
@@ -390,7 +390,7 @@ async fn grant(
         })
     })
     .await?;
-    state.permissions.invalidate(caller.tenant.name(), user_id);
+    state.runtime.standings().invalidate(caller.tenant.name(), user_id);
     Ok(())
 }
 

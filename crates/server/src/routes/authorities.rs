@@ -48,8 +48,8 @@ async fn search_authorities(
         .any(|(k, v)| k == "includeNumberOfTitles" && v.eq_ignore_ascii_case("false"));
     let tenant = caller.tenant.clone();
     let body = blocking(move || {
-        let authorities = state.indexes.authorities(&tenant)?;
-        let instances = state.indexes.instances(&tenant)?;
+        let authorities = state.runtime.authorities(&tenant)?;
+        let instances = state.runtime.instances(&tenant)?;
         Ok(authorities.search(&request, Some(&instances))?.to_json())
     })
     .await?;
@@ -76,7 +76,7 @@ async fn authority_facets(
     }
     let tenant = caller.tenant.clone();
     let body = blocking(move || {
-        let index = state.indexes.authorities(&tenant)?;
+        let index = state.runtime.authorities(&tenant)?;
         Ok(index.facets(&query, &facets)?.to_json())
     })
     .await?;

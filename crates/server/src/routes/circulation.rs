@@ -182,7 +182,7 @@ async fn lookup(
         param("patron_type_id")?,
         param("location_id")?,
     );
-    let cache = state.circulation_rules.get(caller.tenant.name());
+    let cache = state.runtime.circulation_rules(caller.tenant.name());
     let tenant = caller.tenant.clone();
     let body = blocking(move || {
         Ok(tenant.read(|r| -> Result<serde_json::Value, circ::Error> {
@@ -216,7 +216,7 @@ async fn check_out(
 ) -> Result<Response, ApiError> {
     caller.require("circulation.check-out-by-barcode.post")?;
     let request: circ::CheckOutRequest = inventory::decode(&body)?;
-    let cache = state.circulation_rules.get(caller.tenant.name());
+    let cache = state.runtime.circulation_rules(caller.tenant.name());
     let tenant = caller.tenant.clone();
     let actor = actor(&caller);
     let standing = caller.standing.clone();
@@ -264,7 +264,7 @@ async fn renew(
 ) -> Result<Response, ApiError> {
     caller.require("circulation.renew-by-barcode.post")?;
     let request: circ::RenewRequest = inventory::decode(&body)?;
-    let cache = state.circulation_rules.get(caller.tenant.name());
+    let cache = state.runtime.circulation_rules(caller.tenant.name());
     let tenant = caller.tenant.clone();
     let actor = actor(&caller);
     let standing = caller.standing.clone();
@@ -359,7 +359,7 @@ async fn create_request(
 ) -> Result<Response, ApiError> {
     caller.require("circulation.requests.item.post")?;
     let request: circ::model::Request = circ::decode(&body)?;
-    let cache = state.circulation_rules.get(caller.tenant.name());
+    let cache = state.runtime.circulation_rules(caller.tenant.name());
     let tenant = caller.tenant.clone();
     let actor = actor(&caller);
     let view = blocking(move || {

@@ -55,7 +55,7 @@ async fn search_instances(
     request.expand_all = params.flag("expandAll");
     let tenant = caller.tenant.clone();
     let body = blocking(move || {
-        let index = state.indexes.instances(&tenant)?;
+        let index = state.runtime.instances(&tenant)?;
         Ok(index.search(&tenant, &request)?.to_json())
     })
     .await?;
@@ -87,7 +87,7 @@ async fn instance_facets(
     }
     let tenant = caller.tenant.clone();
     let body = blocking(move || {
-        let index = state.indexes.instances(&tenant)?;
+        let index = state.runtime.instances(&tenant)?;
         Ok(index.facets(&query, &facets)?.to_json())
     })
     .await?;
@@ -111,7 +111,7 @@ async fn instance_ids(
     let index = {
         let query = query.clone();
         blocking(move || {
-            let index = state.indexes.instances(&tenant)?;
+            let index = state.runtime.instances(&tenant)?;
             index.count(&query)?;
             Ok(index)
         })
@@ -169,37 +169,13 @@ async fn instance_ids(
     Ok(response)
 }
 
-/// Which index a reindex request rebuilds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Resource {
-    Instances,
-    Authorities,
-}
-
 /// Starts a full reindex on a background thread; its progress is in the status.
-fn start_reindex(state: &AppState, caller: &Caller, resource: Resource) -> Result<(), ApiError> {
-    let tenant = caller.tenant.clone();
-    let indexes = state.indexes.clone();
-    std::thread::Builder::new()
-        .name(format!("reindex-{}", tenant.name()))
-        .spawn(move || {
-            let result = match resource {
-                Resource::Instances => indexes
-                    .instances(&tenant)
-                    .and_then(|index| index.reindex(&tenant, |_| {}).map_err(ApiError::from)),
-                Resource::Authorities => indexes
-                    .authorities(&tenant)
-                    .and_then(|index| index.reindex(&tenant, |_| {}).map_err(ApiError::from)),
-            };
-            match result {
-                Ok(stats) => tracing::info!(tenant = tenant.name(), ?stats, "reindex done"),
-                Err(e) => {
-                    tracing::error!(tenant = tenant.name(), status = %e.status(), "reindex failed")
-                }
-            }
-        })
-        .map_err(ApiError::internal)?;
-    Ok(())
+fn start_reindex(
+    state: &AppState,
+    caller: &Caller,
+    resource: runtime::Resource,
+) -> Result<(), ApiError> {
+    Ok(state.runtime.start_reindex(caller.tenant.clone(), resource)?)
 }
 
 /// The legacy reindex: `{"resourceName": "authority"}` rebuilds the authority index;
@@ -217,9 +193,9 @@ async fn reindex_legacy(
     }
     let resource = match serde_json::from_slice::<ReindexBody>(&body) {
         Ok(ReindexBody { resource_name: Some(name) }) if name == "authority" => {
-            Resource::Authorities
+            runtime::Resource::Authorities
         }
-        _ => Resource::Instances,
+        _ => runtime::Resource::Instances,
     };
     start_reindex(&state, &caller, resource)?;
     let submitted = chrono::Utc::now().format("%Y-%m-%dT%H:%M:%S%.3f+00:00").to_string();
@@ -231,7 +207,7 @@ async fn reindex_legacy(
 
 async fn reindex_full(State(state): State<AppState>, caller: Caller) -> Result<Response, ApiError> {
     caller.require("search.index.instance-records.reindex.full.post")?;
-    start_reindex(&state, &caller, Resource::Instances)?;
+    start_reindex(&state, &caller, runtime::Resource::Instances)?;
     Ok(StatusCode::OK.into_response())
 }
 
@@ -241,7 +217,7 @@ async fn reindex_status(
 ) -> Result<Response, ApiError> {
     caller.require("search.index.instance-records.reindex.status.get")?;
     let tenant = caller.tenant.clone();
-    let status = blocking(move || Ok(state.indexes.instances(&tenant)?.status())).await?;
+    let status = blocking(move || Ok(state.runtime.instances(&tenant)?.status())).await?;
     let (phase, total, processed) = match (&status.reindex, &status.last_reindex) {
         (Some(progress), _) => ("UPLOAD_IN_PROGRESS", progress.total, progress.done),
         (None, Some(last)) => ("UPLOAD_COMPLETED", last.instances, last.instances),

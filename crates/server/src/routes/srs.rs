@@ -413,7 +413,7 @@ async fn marc_record_identifiers(
     let tenant = caller.tenant.clone();
     let result = blocking(move || {
         let request = srs::SearchRequest::decode(&body)?;
-        let index = state.marc_indexes.get(&tenant)?;
+        let index = state.runtime.marc(&tenant)?;
         Ok(index.search(&request)?)
     })
     .await?;

@@ -5,10 +5,11 @@
 use axum::{Router, extract::State, http::HeaderMap, response::Response, routing::post};
 use serde::Deserialize;
 
+use runtime::{AdminUser, ExistingUsers};
+
 use crate::{
-    AdminUser, ApiError, AppState,
+    ApiError, AppState,
     extract::{Body, blocking},
-    provision::ExistingUsers,
 };
 
 pub(super) fn router() -> Router<AppState> {
@@ -55,9 +56,9 @@ async fn enable_tenant(
         (None, None) => None,
         _ => return Err(ApiError::bad_request("adminUsername and adminPassword go together")),
     };
-    let store = state.store.clone();
+    let store = state.store().clone();
     let outcome =
-        blocking(move || crate::provision::provision(&store, &name, admin.as_ref(), existing))
+        blocking(move || Ok(runtime::provision_tenant(&store, &name, admin.as_ref(), existing)?))
             .await?;
     tracing::info!(?outcome, "tenant enabled");
     Ok(super::no_content())

@@ -68,7 +68,7 @@ async fn update(
     blocking(move || Ok(tenant.write(|w| auth::update_user(w, user_id, user, Some(actor)))?))
         .await?;
     // A deactivated user's tokens stop working with this request, not a minute later.
-    state.permissions.invalidate(caller.tenant.name(), user_id);
+    state.runtime.standings().invalidate(caller.tenant.name(), user_id);
     Ok(super::no_content())
 }
 
@@ -81,6 +81,6 @@ async fn remove(
     let user_id = super::authn::parse_uuid(&id)?;
     let tenant = caller.tenant.clone();
     blocking(move || Ok(tenant.write(|w| auth::delete_user(w, user_id))?)).await?;
-    state.permissions.invalidate(caller.tenant.name(), user_id);
+    state.runtime.standings().invalidate(caller.tenant.name(), user_id);
     Ok(super::no_content())
 }

@@ -316,11 +316,11 @@ async fn restart_replays_and_reindex_runs_while_writes_continue() {
         })
         .unwrap();
     let state = server::AppState::new(
-        app.store.clone(),
+        std::sync::Arc::new(runtime::Runtime::new(app.store.clone())),
         auth::TokenKey::from_bytes([9; 32]),
         server::Config::default(),
     );
-    state.open_search_indexes().unwrap();
+    state.runtime().open_search_indexes().unwrap();
     app.router = server::router(state);
     let c = Client::admin(&app, "diku").await;
     let (body, _) = search_until(&c, "keyword all down", 1).await;

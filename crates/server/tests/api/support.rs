@@ -46,6 +46,11 @@ impl Response {
 
 pub(crate) const PASSWORD: &str = "test-password";
 
+/// A runtime over `store`, as a server process has.
+pub(crate) fn runtime(store: &Arc<store::Store>) -> Arc<runtime::Runtime> {
+    Arc::new(runtime::Runtime::new(store.clone()))
+}
+
 impl TestApp {
     /// A server with tenants `diku` and `other`, each with administrator `admin`.
     pub(crate) fn new() -> TestApp {
@@ -55,15 +60,16 @@ impl TestApp {
     pub(crate) fn with_config(config: server::Config) -> TestApp {
         let dir = tempfile::tempdir().unwrap();
         let store = Arc::new(
-            store::Store::open(dir.path(), store::Options::default(), &server::components())
+            store::Store::open(dir.path(), store::Options::default(), &runtime::components())
                 .unwrap(),
         );
-        let admin = server::AdminUser { username: "admin".into(), password: PASSWORD.into() };
+        let admin = runtime::AdminUser { username: "admin".into(), password: PASSWORD.into() };
         for tenant in ["diku", "other"] {
-            server::provision_tenant(&store, tenant, Some(&admin)).unwrap();
+            runtime::provision_tenant(&store, tenant, Some(&admin), runtime::ExistingUsers::MayAdd)
+                .unwrap();
         }
         let state =
-            server::AppState::new(store.clone(), auth::TokenKey::from_bytes([9; 32]), config);
+            server::AppState::new(runtime(&store), auth::TokenKey::from_bytes([9; 32]), config);
         TestApp { router: server::router(state), store, _dir: dir }
     }
 

@@ -249,8 +249,9 @@ async fn a_new_tenant_has_folio_reference_groups_and_groups_follow_folio_rules()
         .map(|(g, id)| (g.to_string(), id.to_string()))
     );
     // Provisioning again adds nothing.
-    let admin = server::AdminUser { username: "admin".into(), password: "x".into() };
-    let again = server::provision_tenant(&app.store, "other", Some(&admin)).unwrap();
+    let admin = runtime::AdminUser { username: "admin".into(), password: "x".into() };
+    let existing = runtime::ExistingUsers::MayAdd;
+    let again = runtime::provision_tenant(&app.store, "other", Some(&admin), existing).unwrap();
     assert_eq!(again.n_reference_records, 0);
 
     let group = create(

@@ -6,11 +6,11 @@ use std::{
     sync::{Arc, Mutex},
 };
 
-use crate::ApiError;
+use crate::Result;
 
 struct TenantMarc {
     index: Arc<srs::MarcIndex>,
-    // Kept for its Drop: the follower stops when the server lets go of the index.
+    // Kept for its Drop: the follower stops when the runtime lets go of the index.
     _follower: srs::MarcFollower,
 }
 
@@ -25,7 +25,7 @@ pub(crate) struct MarcIndexes {
 impl MarcIndexes {
     /// The tenant's index, built from the store on first use, and caught up with every
     /// committed write. Blocking: call from a blocking thread.
-    pub(crate) fn get(&self, tenant: &Arc<store::Tenant>) -> Result<Arc<srs::MarcIndex>, ApiError> {
+    pub(crate) fn get(&self, tenant: &Arc<store::Tenant>) -> Result<Arc<srs::MarcIndex>> {
         let open = self.open.lock().unwrap().get(tenant.name()).cloned();
         let index = match open {
             Some(open) => open.index.clone(),

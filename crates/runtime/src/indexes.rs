@@ -6,13 +6,13 @@ use std::{
     sync::{Arc, Mutex},
 };
 
-use crate::ApiError;
+use crate::Result;
 
 /// A tenant's open indexes and the threads that feed them from the change log.
 struct TenantIndexes {
     instances: Arc<search::InstanceIndex>,
     authorities: Arc<search::AuthorityIndex>,
-    // Kept for their Drop: the followers stop when the server lets go of the indexes.
+    // Kept for their Drop: the followers stop when the runtime lets go of the indexes.
     _followers: [search::FollowerHandle; 2],
 }
 
@@ -31,7 +31,7 @@ impl Indexes {
     pub(crate) fn instances(
         &self,
         tenant: &Arc<store::Tenant>,
-    ) -> Result<Arc<search::InstanceIndex>, ApiError> {
+    ) -> Result<Arc<search::InstanceIndex>> {
         Ok(self.tenant(tenant)?.instances.clone())
     }
 
@@ -39,11 +39,11 @@ impl Indexes {
     pub(crate) fn authorities(
         &self,
         tenant: &Arc<store::Tenant>,
-    ) -> Result<Arc<search::AuthorityIndex>, ApiError> {
+    ) -> Result<Arc<search::AuthorityIndex>> {
         Ok(self.tenant(tenant)?.authorities.clone())
     }
 
-    fn tenant(&self, tenant: &Arc<store::Tenant>) -> Result<Arc<TenantIndexes>, ApiError> {
+    fn tenant(&self, tenant: &Arc<store::Tenant>) -> Result<Arc<TenantIndexes>> {
         if let Some(open) = self.open.lock().unwrap().get(tenant.name()) {
             return Ok(open.clone());
         }

@@ -1,0 +1,141 @@
+//! Quire's tenant runtime: what a process keeps for each tenant besides its database,
+//! and the work that keeps it current. Both the HTTP server and the command line use it.
+//!
+//! What it owns: each tenant's search indexes (instances, authorities) and MARC index,
+//! opened on first use and fed by a follower thread each; reindexing on a thread of its
+//! own; the compiled circulation rules of each tenant; the standing of each user's
+//! tokens (their permissions and token epoch), cached; provisioning a tenant (database,
+//! reference data, administrator); the list of every component's migrations. What it
+//! does not own: HTTP (the server), or any rule about records (the domain crates).
+//!
+//! Invariants:
+//! - Everything here is derived from the tenant's database and can be dropped: a new
+//!   runtime rebuilds it from the store.
+//! - No tokio and no HTTP: followers and reindexing are plain threads, so a process
+//!   without a server (an import, a node of a cluster, `quire reindex`) has the same.
+
+mod error;
+mod indexes;
+mod marc_indexes;
+mod provision;
+mod standings;
+
+use std::{
+    collections::HashMap,
+    sync::{Arc, RwLock},
+};
+
+pub use crate::{
+    error::{Error, Result},
+    provision::{AdminUser, ExistingUsers, Provisioned, provision_tenant},
+    standings::Standings,
+};
+use crate::{indexes::Indexes, marc_indexes::MarcIndexes};
+
+/// Every component's migrations, in dependency order, for [`store::Store::open`].
+pub fn components() -> Vec<store::Component> {
+    vec![
+        auth::MIGRATIONS,
+        inventory::MIGRATIONS,
+        srs::MIGRATIONS,
+        circ::MIGRATIONS,
+        settings::MIGRATIONS,
+        calendar::MIGRATIONS,
+    ]
+}
+
+/// Which index a reindex rebuilds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resource {
+    Instances,
+    Authorities,
+}
+
+/// The runtime of every tenant of one store.
+pub struct Runtime {
+    store: Arc<store::Store>,
+    indexes: Arc<Indexes>,
+    marc_indexes: MarcIndexes,
+    rules: RwLock<HashMap<String, Arc<circ::RulesCache>>>,
+    standings: Standings,
+}
+
+impl Runtime {
+    pub fn new(store: Arc<store::Store>) -> Runtime {
+        Runtime {
+            store,
+            indexes: Arc::new(Indexes::default()),
+            marc_indexes: MarcIndexes::default(),
+            rules: RwLock::default(),
+            standings: Standings::default(),
+        }
+    }
+
+    pub fn store(&self) -> &Arc<store::Store> {
+        &self.store
+    }
+
+    /// Opens every tenant's search indexes (rebuilding any that is missing or corrupt)
+    /// and starts following their change logs. Blocking; a server calls it before
+    /// serving, so the first search does not pay for it.
+    pub fn open_search_indexes(&self) -> Result<()> {
+        for name in self.store.tenant_names() {
+            let tenant = self.store.tenant(&name)?;
+            self.indexes.instances(&tenant)?;
+        }
+        Ok(())
+    }
+
+    /// The tenant's instance index, opened on first use. Blocking.
+    pub fn instances(&self, tenant: &Arc<store::Tenant>) -> Result<Arc<search::InstanceIndex>> {
+        self.indexes.instances(tenant)
+    }
+
+    /// The tenant's authority index, opened on first use. Blocking.
+    pub fn authorities(&self, tenant: &Arc<store::Tenant>) -> Result<Arc<search::AuthorityIndex>> {
+        self.indexes.authorities(tenant)
+    }
+
+    /// The tenant's MARC index, built on first use and caught up with every committed
+    /// write. Blocking.
+    pub fn marc(&self, tenant: &Arc<store::Tenant>) -> Result<Arc<srs::MarcIndex>> {
+        self.marc_indexes.get(tenant)
+    }
+
+    /// Starts a full reindex of one of the tenant's indexes on a thread of its own; its
+    /// progress is in the index's status, its end in the log.
+    pub fn start_reindex(&self, tenant: Arc<store::Tenant>, resource: Resource) -> Result<()> {
+        let indexes = self.indexes.clone();
+        std::thread::Builder::new()
+            .name(format!("reindex-{}", tenant.name()))
+            .spawn(move || {
+                let result = match resource {
+                    Resource::Instances => indexes
+                        .instances(&tenant)
+                        .and_then(|index| Ok(index.reindex(&tenant, |_| {})?)),
+                    Resource::Authorities => indexes
+                        .authorities(&tenant)
+                        .and_then(|index| Ok(index.reindex(&tenant, |_| {})?)),
+                };
+                match result {
+                    Ok(stats) => tracing::info!(tenant = tenant.name(), ?stats, "reindex done"),
+                    Err(e) => tracing::error!(tenant = tenant.name(), error = %e, "reindex failed"),
+                }
+            })
+            .map_err(|e| Error::Thread(e.to_string()))?;
+        Ok(())
+    }
+
+    /// The tenant's compiled circulation rules, recompiled when the stored rules change.
+    pub fn circulation_rules(&self, tenant: &str) -> Arc<circ::RulesCache> {
+        if let Some(cache) = self.rules.read().unwrap().get(tenant) {
+            return cache.clone();
+        }
+        self.rules.write().unwrap().entry(tenant.to_string()).or_default().clone()
+    }
+
+    /// What each user's tokens may do, cached.
+    pub fn standings(&self) -> &Standings {
+        &self.standings
+    }
+}
