@@ -6,7 +6,7 @@
 Prints one line a second: the seconds since the start, the process's total CPU (100 =
 one core) and each thread name's share, e.g. `total= 196 quire-reindex=38
 reindex-documen=42 thrd-tantivy=115`. Reads /proc/PID/task/*/stat (Linux only); used
-to see which stage of a reindex waits on which (docs/benchmarks.md, session 18).
+to see which stage of a reindex waits on which (session 18, in the history of docs/benchmarks.md).
 """
 import collections
 import os

@@ -1,7 +1,7 @@
 //! The process's allocator: mimalloc, and how long it keeps memory it has freed.
 
 /// mimalloc, as Meilisearch ships: tantivy's indexing allocates per token and per value,
-/// and a search reindex runs 1.17x faster than on glibc's malloc (docs/benchmarks.md).
+/// and a search reindex runs 1.17x faster than on glibc's malloc (in the history of docs/benchmarks.md).
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
@@ -15,7 +15,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// host reclaims (free page reporting) each faults in the host too: 4.3-4.9 GB per
 /// million-instance build. Kept a minute, most of it is reused (1.2-1.5 GB faulted),
 /// and a 1M build took 8-11% less time, for 0.5 GB more peak resident
-/// (docs/benchmarks.md, "Reindex: freed memory kept for the next segment").
+/// (session 19, in the history of docs/benchmarks.md).
 const PURGE_DELAY_MS: std::ffi::c_long = 60_000;
 
 /// mimalloc's `mi_option_purge_delay`, which `libmimalloc-sys` does not name: its

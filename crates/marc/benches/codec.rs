@@ -3,7 +3,7 @@
 //! reading of the same records for comparison. Throughput is in records.
 //!
 //! Run: `CARGO_TARGET_DIR=/work/target-marc cargo bench -p quire-marc --bench codec`
-//! (figures in docs/benchmarks.md, "MARC codec").
+//! (figures in docs/benchmarks.md, "Components").
 
 use std::hint::black_box;
 use std::path::Path;

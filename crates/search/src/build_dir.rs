@@ -3,8 +3,8 @@
 //! Tantivy's memory-mapped directory syncs every file as it is finished
 //! (`fdatasync`), so the indexing thread that flushed a segment waits for the disk
 //! before it takes another document: on a 200,000-instance reindex one of the two
-//! indexing threads spent 1.6 s of a 15.4 s build waiting so (docs/benchmarks.md,
-//! session 16). A build has no use for a file being
+//! indexing threads spent 1.6 s of a 15.4 s build waiting so (session 16, in the
+//! history of docs/benchmarks.md). A build has no use for a file being
 //! durable on its own: nothing reads its generation before the commit that names the
 //! files, and a crash before that commit leaves a directory that the next open removes.
 //!

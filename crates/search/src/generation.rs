@@ -80,7 +80,7 @@ pub(crate) fn build_writer(index: &Index, threads: usize, memory: usize) -> Resu
 /// its terms up in every segment's dictionary, and with sstable dictionaries that
 /// lookup decodes a block; on 200,000 instances in six segments it was 40% of a
 /// search's CPU, and one segment served 1.6 times the searches per second
-/// (docs/benchmarks.md). The merge keeps the last commit's payload.
+/// (in the history of docs/benchmarks.md). The merge keeps the last commit's payload.
 pub(crate) fn compact(mut writer: IndexWriter) -> Result<()> {
     let segments = writer.index().searchable_segment_ids()?;
     if segments.len() > 1 {

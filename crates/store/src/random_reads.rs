@@ -5,7 +5,7 @@
 //! `read_ahead_kb` worth, and B-tree lookups touch pages scattered over the file: on a
 //! virtual disk with `read_ahead_kb = 8192` a check-out whose pages had left the page
 //! cache read megabytes for each page it needed, and a server following the desk's
-//! workload read 5.5 GB in three minutes (docs/benchmarks.md, "Cold pages"). SQLite has no
+//! workload read 5.5 GB in three minutes ("Cold pages", in the history of docs/benchmarks.md). SQLite has no
 //! setting for this, but its Unix VFS lets a program replace the system calls it makes
 //! (`xSetSystemCall`), so every map it creates gets `MADV_RANDOM`: a fault reads the one
 //! page it needs. `mremap`, which SQLite uses to grow a map, keeps the advice with the
