@@ -132,3 +132,150 @@ pub fn automated_blocks(
     }
     Ok(blocks)
 }
+
+#[cfg(test)]
+mod tests {
+    use expect_test::expect;
+    use inventory::Actor;
+    use serde_json::json;
+    use uuid::Uuid;
+
+    use super::{Summary, condition};
+    use crate::fixtures::{Library, STAFF, UNDERGRAD, at, uuid};
+    use crate::model::{Account, Loan};
+    use crate::records;
+
+    const NOW: &str = "2026-03-10T12:00:00Z";
+
+    /// A loan of a new item to `user`, due at `due`, with `extra` set.
+    fn loan(lib: &Library, user: Uuid, due: &str, extra: serde_json::Value) {
+        let body = crate::fixtures::merged(
+            json!({"userId": user, "itemId": Uuid::new_v4(), "loanDate": "2026-01-05T10:00:00Z",
+                "dueDate": due, "status": {"name": "Open"}, "itemStatus": "Checked out"}),
+            extra,
+        );
+        lib.record::<Loan>(body);
+    }
+
+    #[test]
+    fn what_the_limits_count() {
+        let lib = Library::new();
+        let patron = lib.patron("P-1", json!({}));
+        // Lost, and long overdue: counted lost, not overdue.
+        loan(&lib, patron, "2026-02-01T23:59:59Z", json!({"itemStatus": "Declared lost"}));
+        loan(&lib, patron, "2026-02-01T23:59:59Z", json!({"itemStatus": "Aged to lost"}));
+        // Recalled to 5 March 12:00: overdue by 5 days on 10 March at 12:00.
+        loan(&lib, patron, "2026-03-05T12:00:00Z", json!({"dueDateChangedByRecall": true}));
+        // Recalled to 8 March 12:01: overdue by 1 day and 23:59, counted as 1 day.
+        loan(&lib, patron, "2026-03-08T12:01:00Z", json!({"dueDateChangedByRecall": true}));
+        // Overdue, not recalled; due later today; returned long ago.
+        loan(&lib, patron, "2026-03-09T23:59:59Z", json!({}));
+        loan(&lib, patron, "2026-03-10T23:59:59Z", json!({}));
+        loan(&lib, patron, "2026-02-01T23:59:59Z", json!({"status": {"name": "Closed"}}));
+        // 12.50 owed in two open accounts, 40.00 in a closed one.
+        for (amount, status) in [(10.0, "Open"), (2.5, "Open"), (40.0, "Closed")] {
+            lib.record::<Account>(json!({"amount": amount, "remaining": amount,
+                "status": {"name": status}, "userId": patron}));
+        }
+        let summary = lib.tenant.read(|r| super::summary(r, patron, at(NOW))).unwrap();
+        assert_eq!(
+            summary,
+            Summary {
+                open_loans: 6,
+                overdue_loans: 3,
+                overdue_recalls: 2,
+                max_recall_overdue_days: 5,
+                lost_items: 2,
+                fee_balance: 12.5,
+            }
+        );
+    }
+
+    #[test]
+    fn blocks_at_each_limit() {
+        let lib = Library::new();
+        let patron = lib.patron("P-1", json!({}));
+        loan(&lib, patron, "2026-02-01T23:59:59Z", json!({"itemStatus": "Declared lost"}));
+        loan(&lib, patron, "2026-03-07T12:00:00Z", json!({"dueDateChangedByRecall": true}));
+        lib.record::<Account>(json!({"amount": 5.0, "remaining": 5.0,
+            "status": {"name": "Open"}, "userId": patron}));
+        // The patron has 2 items out, 1 lost, 1 overdue, 1 overdue recall, a recall 3
+        // days overdue, and owes 5.00. The "maximum" limits block at the limit, the
+        // days and the balance only above it.
+        let limits = [
+            (condition::MAX_ITEMS_CHARGED_OUT, 2.0, "borrowing", "Too many items out"),
+            (condition::MAX_LOST_ITEMS, 1.0, "borrowing", "Too many lost items"),
+            (condition::MAX_OVERDUE_ITEMS, 1.0, "renewals", "Too many overdue items"),
+            (condition::MAX_OVERDUE_RECALLS, 1.0, "requests", "Too many overdue recalls"),
+            (condition::RECALL_OVERDUE_BY_MAX_DAYS, 3.0, "borrowing", "Recall overdue too long"),
+            (condition::MAX_OUTSTANDING_FEE_FINE_BALANCE, 5.0, "borrowing", "Owes too much"),
+        ];
+        for (id, value, blocks, message) in limits {
+            lib.automated_block(id, STAFF, value, &[blocks], message);
+        }
+        let blocks = |group: &str| {
+            let blocks = lib
+                .tenant
+                .read(|r| crate::automated_blocks(r, patron, Some(uuid(group)), at(NOW)))
+                .unwrap();
+            let mut lines: Vec<String> = blocks
+                .iter()
+                .map(|b| {
+                    format!(
+                        "{} borrowing={} renewals={} requests={}",
+                        b.message, b.block_borrowing, b.block_renewals, b.block_requests
+                    )
+                })
+                .collect();
+            lines.sort();
+            lines
+        };
+        expect![[r#"
+            [
+                "Too many items out borrowing=true renewals=false requests=false",
+                "Too many lost items borrowing=true renewals=false requests=false",
+                "Too many overdue items borrowing=false renewals=true requests=false",
+                "Too many overdue recalls borrowing=false renewals=false requests=true",
+            ]
+        "#]]
+        .assert_debug_eq(&blocks(STAFF));
+        // The limits are the staff group's; another group's patron has none.
+        assert!(blocks(UNDERGRAD).is_empty());
+        assert!(
+            lib.tenant
+                .read(|r| crate::automated_blocks(r, patron, None, at(NOW)))
+                .unwrap()
+                .is_empty()
+        );
+        // A day later the recall is 4 days overdue, above the limit of 3; a cent more
+        // owed is above 5.00.
+        lib.record::<Account>(json!({"amount": 0.01, "remaining": 0.01,
+            "status": {"name": "Open"}, "userId": patron}));
+        let later = lib
+            .tenant
+            .read(|r| {
+                crate::automated_blocks(r, patron, Some(uuid(STAFF)), at("2026-03-11T12:00:00Z"))
+            })
+            .unwrap();
+        let mut messages: Vec<&str> = later.iter().map(|b| b.message.as_str()).collect();
+        messages.sort();
+        assert_eq!(
+            messages,
+            [
+                "Owes too much",
+                "Recall overdue too long",
+                "Too many items out",
+                "Too many lost items",
+                "Too many overdue items",
+                "Too many overdue recalls",
+            ]
+        );
+        // A condition that blocks nothing is no block, whatever its limit: switch the
+        // items-out condition off.
+        let id = uuid(condition::MAX_ITEMS_CHARGED_OUT);
+        let mut off: crate::model::PatronBlockCondition = lib.get(id);
+        off.block_borrowing = false;
+        lib.write(|w| records::replace(w, id, off, Actor::default())).unwrap();
+        assert!(blocks(STAFF).iter().all(|b| !b.starts_with("Too many items out")));
+    }
+}

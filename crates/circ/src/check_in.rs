@@ -238,3 +238,350 @@ fn hold_shelf_expiry(
     let duration = u32::try_from(period.duration).unwrap_or(0);
     Some(Timestamp::from(crate::model::Period { duration, interval_id }.after(now)))
 }
+
+#[cfg(test)]
+mod tests {
+    use expect_test::{Expect, expect};
+    use serde_json::{Value, json};
+    use uuid::Uuid;
+
+    use super::CheckInRequest;
+    use crate::fixtures::{self, DESK_1, DESK_2, Library, at, other_policies, uuid};
+    use crate::model::{Account, CheckIn, OverdueFinePolicy, Request};
+    use crate::records;
+
+    const RETURNED: &str = "2026-03-10T12:00:00Z";
+
+    /// Checks in with `body`: what became of the loan, the item and the fine, or every
+    /// refusal.
+    fn check(lib: &Library, body: Value, expect: Expect) {
+        let request: CheckInRequest = serde_json::from_value(body).unwrap();
+        let outcome = lib.write(|w| {
+            super::check_in(w, request, inventory::Actor::default(), at("2026-03-10T12:05:00Z"))
+        });
+        let got = match outcome {
+            Err(e) => fixtures::refusals(&e),
+            Ok(outcome) => {
+                let item = outcome.item();
+                let mut got = format!(
+                    "item {} destination {} in-house use {}\n",
+                    item["status"]["name"].as_str().unwrap(),
+                    item["inTransitDestinationServicePointId"].as_str().unwrap_or("none"),
+                    outcome.in_house_use
+                );
+                if let Some(loan) = &outcome.loan {
+                    got.push_str(&fixtures::loan_summary(loan));
+                }
+                if let Some(fine) = &outcome.fine {
+                    got.push_str(&format!("fine {} remaining {}\n", fine.amount, fine.remaining));
+                }
+                got
+            }
+        };
+        expect.assert_eq(&got);
+    }
+
+    fn returned(item: &str, service_point: &str) -> Value {
+        json!({"itemBarcode": item, "servicePointId": service_point, "checkInDate": RETURNED})
+    }
+
+    #[test]
+    fn what_a_check_in_needs() {
+        let lib = Library::new();
+        lib.item("B-1", json!({}));
+        lib.item("B-IDEA", json!({"status": {"name": "Intellectual item"}}));
+        lib.item("B-CLAIMED", json!({"status": {"name": "Claimed returned"}}));
+        check(
+            &lib,
+            json!({"itemBarcode": ""}),
+            expect![[r#"
+                Checkin request must have an item barcode itemBarcode=
+                Checkin request must have a service point id servicePointId=
+                Checkin request must have an check in date checkInDate=
+            "#]],
+        );
+        check(
+            &lib,
+            returned("B-1", "00000000-0000-4000-8000-000000000404"),
+            expect![[r#"
+                No service point with id 00000000-0000-4000-8000-000000000404 exists servicePointId=00000000-0000-4000-8000-000000000404
+            "#]],
+        );
+        check(
+            &lib,
+            returned("B-404", DESK_1),
+            expect![[r#"
+                No item with barcode B-404 exists itemBarcode=B-404
+            "#]],
+        );
+        check(
+            &lib,
+            returned("B-IDEA", DESK_1),
+            expect![[r#"
+                The Left Hand of Darkness (book) (Barcode: B-IDEA) has the item status Intellectual item and cannot be checked in itemBarcode=B-IDEA
+            "#]],
+        );
+        check(
+            &lib,
+            returned("B-CLAIMED", DESK_1),
+            expect![[r#"
+                Item is claimed returned, a resolution is required to check in claimedReturnedResolution=
+            "#]],
+        );
+        // Refused check-ins log nothing.
+        let logged: Vec<CheckIn> = lib
+            .tenant
+            .read(|r| records::list_json::<CheckIn>(r, None, store::Page { offset: 0, limit: 10 }))
+            .map(|(bodies, _)| bodies.iter().map(|b| serde_json::from_str(b).unwrap()).collect())
+            .unwrap();
+        assert!(logged.is_empty());
+        // With a resolution, a claimed returned item comes back.
+        let mut body = returned("B-CLAIMED", DESK_1);
+        body["claimedReturnedResolution"] = "Returned by patron".into();
+        check(
+            &lib,
+            body,
+            expect![[r#"
+                item Available destination none in-house use false
+            "#]],
+        );
+    }
+
+    #[test]
+    fn a_loan_ends_where_the_item_belongs_or_the_item_goes_home() {
+        let lib = Library::new();
+        let item = lib.item("B-1", json!({}));
+        lib.item("B-2", json!({}));
+        lib.patron("P-1", json!({}));
+        lib.check_out("B-1", "P-1", json!({}), at("2026-03-02T10:15:00Z")).unwrap();
+        lib.check_out("B-2", "P-1", json!({}), at("2026-03-02T10:15:00Z")).unwrap();
+        // Circ Desk 1 serves the Main Library: the item is Available there.
+        check(
+            &lib,
+            returned("B-1", DESK_1),
+            expect![[r#"
+                item Available destination none in-house use false
+                status Closed
+                loanDate 2026-03-02T10:15:00.000+00:00
+                dueDate 2026-05-01T23:59:59.000+00:00
+                returnDate 2026-03-10T12:00:00.000+00:00
+                action checkedin
+                itemStatus Available
+            "#]],
+        );
+        let loan = lib.loans().into_iter().find(|l| l.item_id == item).unwrap();
+        assert_eq!(loan.checkin_service_point_id, Some(uuid(DESK_1)));
+        assert_eq!(loan.system_return_date.unwrap().to_string(), "2026-03-10T12:05:00.000+00:00");
+        // Circ Desk 2 does not: in transit to the location's primary service point.
+        check(
+            &lib,
+            returned("B-2", DESK_2),
+            expect![[r#"
+                item In transit destination 3a40852d-49fd-4df2-a1f9-6e2641a6e91f in-house use false
+                status Closed
+                loanDate 2026-03-02T10:15:00.000+00:00
+                dueDate 2026-05-01T23:59:59.000+00:00
+                returnDate 2026-03-10T12:00:00.000+00:00
+                action checkedin
+                itemStatus In transit
+            "#]],
+        );
+        // Arriving home, the item is Available again and no longer in transit.
+        check(
+            &lib,
+            returned("B-2", DESK_1),
+            expect![[r#"
+                item Available destination none in-house use false
+            "#]],
+        );
+        // An Available item checked in where it belongs, with no request, was used in
+        // the building.
+        check(
+            &lib,
+            returned("B-1", DESK_1),
+            expect![[r#"
+                item Available destination none in-house use true
+            "#]],
+        );
+        let stored = lib.stored_item("B-1");
+        let last = stored.last_check_in.unwrap();
+        assert_eq!(last.date_time.unwrap().to_string(), "2026-03-10T12:00:00.000+00:00");
+        assert_eq!(last.service_point_id, Some(uuid(DESK_1)));
+        // Each check-in is logged with the status before it and the queue it found.
+        let logged: Vec<CheckIn> =
+            lib.tenant.read(|r| records::find(r, &[("item_id", &item.to_string())])).unwrap();
+        let mut prior: Vec<&str> =
+            logged.iter().map(|c| c.item_status_prior_to_check_in.as_deref().unwrap()).collect();
+        prior.sort();
+        assert_eq!(prior, ["Available", "Checked out"]);
+        assert!(logged.iter().all(|c| c.request_queue_size == Some(0)));
+    }
+
+    /// A request on `item` by a new patron `barcode`, with `extra` set.
+    fn request(lib: &Library, item: Uuid, barcode: &str, extra: Value) -> Request {
+        let patron = lib.patron(barcode, json!({}));
+        lib.request("Hold", item, patron, extra, at("2026-03-05T09:00:00Z")).unwrap()
+    }
+
+    #[test]
+    fn the_first_request_waits_here_or_the_item_travels_to_it() {
+        let lib = Library::new();
+        let item = lib.item("B-1", json!({}));
+        lib.patron("P-1", json!({}));
+        lib.check_out("B-1", "P-1", json!({}), at("2026-03-02T10:15:00Z")).unwrap();
+        let first = request(&lib, item, "P-2", json!({"pickupServicePointId": DESK_2}));
+        request(&lib, item, "P-3", json!({}));
+        // Returned at Circ Desk 1, for pickup at Circ Desk 2: in transit there.
+        check(
+            &lib,
+            returned("B-1", DESK_1),
+            expect![[r#"
+                item In transit destination c4c90014-c8c9-4ade-8f24-b5e313319f4b in-house use false
+                status Closed
+                loanDate 2026-03-02T10:15:00.000+00:00
+                dueDate 2026-05-01T23:59:59.000+00:00
+                returnDate 2026-03-10T12:00:00.000+00:00
+                action checkedin
+                itemStatus In transit
+            "#]],
+        );
+        expect![[r#"
+            1 Hold P-2 Open - In transit
+            2 Hold P-3 Open - Not yet filled
+        "#]]
+        .assert_eq(&lib.queue(item));
+        // At Circ Desk 2 it waits on the hold shelf, for Circ Desk 2's 5 days from the
+        // check-in at 12:05 on 10 March.
+        check(
+            &lib,
+            returned("B-1", DESK_2),
+            expect![[r#"
+                item Awaiting pickup destination none in-house use false
+            "#]],
+        );
+        expect![[r#"
+            1 Hold P-2 Open - Awaiting pickup
+            2 Hold P-3 Open - Not yet filled
+        "#]]
+        .assert_eq(&lib.queue(item));
+        let waiting: Request = lib.get(first.id.unwrap());
+        assert_eq!(
+            waiting.hold_shelf_expiration_date.unwrap().to_string(),
+            "2026-03-15T12:05:00.000+00:00"
+        );
+        // The next patron in line cannot take it; the one it waits for can, and the
+        // request is filled.
+        assert!(lib.check_out("B-1", "P-3", json!({}), at(RETURNED)).is_err());
+        lib.check_out("B-1", "P-2", json!({}), at(RETURNED)).unwrap();
+        expect![[r#"
+            1 Hold P-3 Open - Not yet filled
+            - Hold P-2 Closed - Filled
+        "#]]
+        .assert_eq(&lib.queue(item));
+    }
+
+    #[test]
+    fn waiting_at_the_desk_of_the_check_in_and_delivery() {
+        let lib = Library::new();
+        let item = lib.item("B-1", json!({}));
+        let delivered = lib.item("B-2", json!({"status": {"name": "Checked out"}}));
+        request(
+            &lib,
+            delivered,
+            "P-9",
+            json!({"fulfillmentPreference": "Delivery",
+            "pickupServicePointId": null}),
+        );
+        let patron = lib.patron("P-1", json!({}));
+        let page =
+            lib.request("Page", item, patron, json!({}), at("2026-03-05T09:00:00Z")).unwrap();
+        // A paged item checked in at the pickup desk, Circ Desk 1, waits there for 3
+        // weeks from 12:05 on 10 March.
+        check(
+            &lib,
+            returned("B-1", DESK_1),
+            expect![[r#"
+                item Awaiting pickup destination none in-house use false
+            "#]],
+        );
+        let waiting: Request = lib.get(page.id.unwrap());
+        assert_eq!(
+            waiting.hold_shelf_expiration_date.unwrap().to_string(),
+            "2026-03-31T12:05:00.000+00:00"
+        );
+        // A delivery request waits for delivery, wherever the item comes back.
+        check(
+            &lib,
+            returned("B-2", DESK_2),
+            expect![[r#"
+                item Awaiting delivery destination none in-house use false
+            "#]],
+        );
+        expect![[r#"
+            1 Hold P-9 Open - Awaiting delivery
+        "#]]
+        .assert_eq(&lib.queue(delivered));
+    }
+
+    #[test]
+    fn a_late_return_is_fined() {
+        let lib = Library::new();
+        let per_day = "00000000-0000-4000-8000-00000000f001";
+        lib.record::<OverdueFinePolicy>(json!({"id": per_day, "name": "A dollar a day",
+            "countClosed": true, "overdueFine": {"quantity": 1.0, "intervalId": "day"},
+            "maxOverdueFine": 10.0}));
+        lib.rules(&format!(
+            "priority: t, s, c, b, a, m, g\nfallback-policy: l {} {}\n",
+            crate::DEFAULT_LOAN_POLICY_ID,
+            other_policies(per_day)
+        ));
+        for barcode in ["B-1", "B-2", "B-3"] {
+            lib.item(barcode, json!({}));
+        }
+        let patron = lib.patron("P-1", json!({}));
+        for barcode in ["B-1", "B-2", "B-3"] {
+            lib.check_out(barcode, "P-1", json!({}), at("2026-03-02T10:15:00Z")).unwrap();
+        }
+        // Due on 1 May at 23:59:59, with the default loan policy's 7 days' grace.
+        let back =
+            |barcode: &str, when: &str| lib.check_in(barcode, DESK_1, at(when), at(when)).unwrap();
+        // Back on 5 May at 12:00: 3 days 12 hours late (5,040 minutes), within the grace.
+        assert!(back("B-1", "2026-05-05T12:00:00Z").fine.is_none());
+        // Back on 10 May at 12:00: 8 days 12 hours late (12,240 minutes), 9 started days.
+        let fined = back("B-2", "2026-05-10T12:00:00Z");
+        let fine = fined.fine.unwrap();
+        assert_eq!((fine.amount, fine.remaining), (9.0, 9.0));
+        assert!(fine.is_open());
+        assert_eq!(fine.payment_status.as_ref().unwrap().name, "Outstanding");
+        assert_eq!(fine.fee_fine_type.as_deref(), Some("Overdue fine"));
+        assert_eq!(fine.fee_fine_id, Some(uuid(crate::OVERDUE_FINE_TYPE_ID)));
+        assert_eq!(fine.user_id, patron);
+        assert_eq!(fine.loan_id, fined.loan.as_ref().unwrap().id);
+        assert_eq!(fine.title.as_deref(), Some(fixtures::TITLE));
+        assert_eq!(fine.barcode.as_deref(), Some("B-2"));
+        assert_eq!(fine.material_type.as_deref(), Some("book"));
+        assert_eq!(fine.location.as_deref(), Some("Main Library"));
+        assert_eq!(fine.due_date.unwrap().to_string(), "2026-05-01T23:59:59.000+00:00");
+        assert_eq!(fine.returned_date.unwrap().to_string(), "2026-05-10T12:00:00.000+00:00");
+        // Back in June: 30 days and more, capped at 10.00.
+        assert_eq!(back("B-3", "2026-06-01T12:00:00Z").fine.unwrap().amount, 10.0);
+        // The fines are the patron's open accounts.
+        let accounts: Vec<Account> =
+            lib.tenant.read(|r| records::find(r, &[("user_id", &patron.to_string())])).unwrap();
+        let mut owed: Vec<f64> = accounts.iter().map(|a| a.remaining).collect();
+        owed.sort_by(f64::total_cmp);
+        assert_eq!(owed, [9.0, 10.0]);
+    }
+
+    #[test]
+    fn the_default_policy_fines_nothing() {
+        let lib = Library::new();
+        lib.item("B-1", json!({}));
+        lib.patron("P-1", json!({}));
+        lib.check_out("B-1", "P-1", json!({}), at("2026-03-02T10:15:00Z")).unwrap();
+        // A year late.
+        let outcome =
+            lib.check_in("B-1", DESK_1, at("2027-05-01T12:00:00Z"), at("2027-05-01T12:00:00Z"));
+        assert!(outcome.unwrap().fine.is_none());
+    }
+}

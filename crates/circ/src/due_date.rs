@@ -400,4 +400,291 @@ mod tests {
             for_renewal(&from_due, None, due, now, &Desk::always_open(chrono_tz::UTC)).unwrap();
         assert_eq!(renewed.to_rfc3339(), "2026-03-23T10:00:00+00:00");
     }
+
+    /// A rolling loan policy of `duration` `interval`s under `strategy`, with an opening
+    /// time offset of `offset_hours` if any.
+    fn rolling(
+        duration: u32,
+        interval: &str,
+        strategy: &str,
+        offset_hours: Option<u32>,
+    ) -> serde_json::Value {
+        let mut json = serde_json::json!({"name": "p", "loanable": true, "renewable": true,
+            "loansPolicy": {"profileId": "Rolling",
+                "period": {"duration": duration, "intervalId": interval},
+                "closedLibraryDueDateManagementId": strategy}});
+        if let Some(hours) = offset_hours {
+            json["loansPolicy"]["openingTimeOffset"] =
+                serde_json::json!({"duration": hours, "intervalId": "Hours"});
+        }
+        json
+    }
+
+    // The desk of `weekdays()` in March 2026: Sunday 1, Monday 2 ... Saturday 7, Sunday
+    // 8 (New York moves from EST, UTC-5, to EDT, UTC-4, at 02:00), Monday 9 ... Friday
+    // 13, Saturday 14, Sunday 15, Monday 16 (closed), Tuesday 17. The end of a day is
+    // 04:59:59Z the next day under EST, 03:59:59Z under EDT.
+
+    #[test]
+    fn keep_the_current_due_date() {
+        // 5 days from Monday 2 March 05:15 EST is Saturday 7 March: closed, but the due
+        // day stands, ended at 23:59:59 EST.
+        check(
+            rolling(5, "Days", "CURRENT_DUE_DATE", None),
+            "2026-03-02T10:15:00Z",
+            false,
+            expect!["2026-03-08T04:59:59+00:00"],
+        );
+        // 7 days from Sunday 1 March is Sunday 8 March, which ends in EDT.
+        check(
+            rolling(7, "Days", "CURRENT_DUE_DATE", None),
+            "2026-03-01T10:15:00Z",
+            false,
+            expect!["2026-03-09T03:59:59+00:00"],
+        );
+        // The due date and time stand, Saturday or not.
+        check(
+            rolling(5, "Days", "CURRENT_DUE_DATE_TIME", None),
+            "2026-03-02T10:15:00Z",
+            false,
+            expect!["2026-03-07T10:15:00+00:00"],
+        );
+    }
+
+    #[test]
+    fn move_to_the_end_of_the_previous_open_day() {
+        let previous = |days| rolling(days, "Days", "END_OF_THE_PREVIOUS_OPEN_DAY", None);
+        // Monday 9 March is open: the end of that day.
+        check(previous(7), "2026-03-02T10:15:00Z", false, expect!["2026-03-10T03:59:59+00:00"]);
+        // Monday 16 March is closed by an exception, and so is the weekend before it:
+        // back to the end of Friday 13 March.
+        check(previous(14), "2026-03-02T10:15:00Z", false, expect!["2026-03-14T03:59:59+00:00"]);
+    }
+
+    #[test]
+    fn move_to_the_end_of_the_next_open_day() {
+        let next = |days| rolling(days, "Days", "END_OF_THE_NEXT_OPEN_DAY", None);
+        // Saturday 7 March: on to the end of Monday 9 March, after the change to EDT.
+        check(next(5), "2026-03-02T10:15:00Z", false, expect!["2026-03-10T03:59:59+00:00"]);
+        // The due day is the library's: 03:00Z on 7 March is still Friday 6 March, 22:00
+        // EST, an open day, ended at 23:59:59 EST.
+        check(next(5), "2026-03-02T03:00:00Z", false, expect!["2026-03-07T04:59:59+00:00"]);
+    }
+
+    #[test]
+    fn short_term_loans_move_within_the_service_point_hours() {
+        let end_of_hours = |duration, interval| {
+            rolling(duration, interval, "END_OF_THE_CURRENT_SERVICE_POINT_HOURS", None)
+        };
+        // Lent on Saturday 7 March at 12:00 EST for two hours: the desk is closed now and
+        // then, so the loan runs to the end of the next opening, Monday 9 March 17:59:59
+        // EDT.
+        check(
+            end_of_hours(2, "Hours"),
+            "2026-03-07T17:00:00Z",
+            false,
+            expect!["2026-03-09T21:59:59+00:00"],
+        );
+        // 30 minutes from 17:45 EST is 18:15, after closing: back to 17:59:59 EST.
+        check(
+            end_of_hours(30, "Minutes"),
+            "2026-03-02T22:45:00Z",
+            false,
+            expect!["2026-03-02T22:59:59+00:00"],
+        );
+
+        let next_hours = |hours, offset| {
+            rolling(hours, "Hours", "BEGINNING_OF_THE_NEXT_OPEN_SERVICE_POINT_HOURS", offset)
+        };
+        // Two hours from 16:00 EST on Monday 2 March is 18:00, closed: Tuesday's opening,
+        // 09:00 EST, with no offset ...
+        check(
+            next_hours(2, None),
+            "2026-03-02T21:00:00Z",
+            false,
+            expect!["2026-03-03T14:00:00+00:00"],
+        );
+        // ... or with one of ten hours, 19:00, kept within the opening: 17:59:59 EST.
+        check(
+            next_hours(2, Some(10)),
+            "2026-03-02T21:00:00Z",
+            false,
+            expect!["2026-03-03T22:59:59+00:00"],
+        );
+        // Four hours from 16:00 EDT on Friday 13 March is 20:00; the weekend and Monday
+        // 16 are closed, so the next opening is Tuesday 17 March at 09:00 EDT, plus an hour.
+        check(
+            next_hours(4, Some(1)),
+            "2026-03-13T20:00:00Z",
+            false,
+            expect!["2026-03-17T14:00:00+00:00"],
+        );
+        // From Thursday 12 March, the next opening is Friday's.
+        check(
+            next_hours(4, Some(1)),
+            "2026-03-12T20:00:00Z",
+            false,
+            expect!["2026-03-13T14:00:00+00:00"],
+        );
+        // Due within the hours (12:00 EST): the due time stands.
+        check(
+            next_hours(2, Some(1)),
+            "2026-03-02T15:00:00Z",
+            false,
+            expect!["2026-03-02T17:00:00+00:00"],
+        );
+    }
+
+    #[test]
+    fn fixed_schedules_under_each_closed_library_rule() {
+        // Loans made in the first half of March fall due on Saturday 21 March, 08:00 EDT.
+        let schedule: FixedDueDateSchedule = serde_json::from_value(serde_json::json!({
+            "name": "Spring break",
+            "schedules": [{"from": "2026-03-01T00:00:00Z", "to": "2026-03-15T23:59:59Z",
+                "due": "2026-03-21T12:00:00Z"}]
+        }))
+        .unwrap();
+        let due = |profile: serde_json::Value, strategy: &str| {
+            let mut json = serde_json::json!({"name": "p", "loanable": true, "renewable": true,
+                "loansPolicy": profile});
+            json["loansPolicy"]["closedLibraryDueDateManagementId"] = strategy.into();
+            let loaned = DateTime::parse_from_rfc3339("2026-03-02T10:15:00Z").unwrap().to_utc();
+            let due =
+                for_check_out(&policy(json), Some(&schedule), loaned, false, &weekdays(), loaned);
+            due.map_or_else(|e| format!("error: {}", e.0), |d| d.to_rfc3339())
+        };
+        let fixed = serde_json::json!({"profileId": "Fixed"});
+        let got: Vec<String> =
+            ["CURRENT_DUE_DATE_TIME", "CURRENT_DUE_DATE", "END_OF_THE_PREVIOUS_OPEN_DAY"]
+                .iter()
+                .map(|strategy| format!("{strategy}: {}", due(fixed.clone(), strategy)))
+                .collect();
+        // As scheduled; the end of Saturday 21 March; the end of Friday 20 March. (The
+        // next open day, Monday 23 March, would be past the schedule's due date, which
+        // FOLIO then moves back to Friday; not covered here.)
+        expect![[r#"
+            [
+                "CURRENT_DUE_DATE_TIME: 2026-03-21T12:00:00+00:00",
+                "CURRENT_DUE_DATE: 2026-03-22T03:59:59+00:00",
+                "END_OF_THE_PREVIOUS_OPEN_DAY: 2026-03-21T03:59:59+00:00",
+            ]
+        "#]]
+        .assert_debug_eq(&got);
+        // Two months rolling would be 2 May; the schedule cuts it back to Saturday 21
+        // March, and the rule moves that to the end of Friday 20 March.
+        let rolling = serde_json::json!({"profileId": "Rolling",
+            "period": {"duration": 2, "intervalId": "Months"}});
+        assert_eq!(due(rolling, "END_OF_THE_PREVIOUS_OPEN_DAY"), "2026-03-21T03:59:59+00:00");
+    }
+
+    #[test]
+    fn profiles_the_policy_must_name() {
+        let profile = |loans_policy: serde_json::Value| {
+            serde_json::json!({"name": "p", "loanable": true, "renewable": true,
+                "loansPolicy": loans_policy})
+        };
+        check(
+            profile(serde_json::json!({"profileId": "Indefinite"})),
+            "2026-03-02T10:15:00Z",
+            false,
+            expect![[r#"error: profile "Indefinite" in the loan policy is not recognised"#]],
+        );
+        check(
+            profile(serde_json::json!({})),
+            "2026-03-02T10:15:00Z",
+            false,
+            expect![[r#"error: profile "" in the loan policy is not recognised"#]],
+        );
+    }
+
+    /// A renewal at `now` of a loan due at `current_due`, under `policy_json` with the
+    /// `schedule()`, at the weekday desk.
+    fn check_renewal(policy_json: serde_json::Value, current_due: &str, now: &str, expect: Expect) {
+        let at = |s| DateTime::parse_from_rfc3339(s).unwrap().to_utc();
+        let due = for_renewal(
+            &policy(policy_json),
+            Some(&schedule()),
+            at(current_due),
+            at(now),
+            &weekdays(),
+        );
+        expect.assert_eq(&due.map_or_else(|e| format!("error: {}", e.0), |d| d.to_rfc3339()));
+    }
+
+    #[test]
+    fn renewal_due_dates() {
+        let renewing = |renewals: serde_json::Value| {
+            serde_json::json!({"name": "p", "loanable": true, "renewable": true,
+                "loansPolicy": {"profileId": "Rolling", "period": {"duration": 2, "intervalId": "Weeks"},
+                    "closedLibraryDueDateManagementId": "END_OF_THE_NEXT_OPEN_DAY"},
+                "renewalsPolicy": renewals})
+        };
+        // No different period: the loan period again, from the current due date, Friday
+        // 6 March 23:59:59 EST (04:59:59Z). Two weeks of 24 hours on is 04:59:59Z on 21
+        // March, which under EDT is already Saturday 21 March, 00:59:59: on to the end
+        // of Monday 23 March.
+        check_renewal(
+            renewing(
+                serde_json::json!({"renewFromId": "CURRENT_DUE_DATE", "differentPeriod": false,
+                "period": {"duration": 9, "intervalId": "Days"}}),
+            ),
+            "2026-03-07T04:59:59Z",
+            "2026-03-05T15:00:00Z",
+            expect!["2026-03-24T03:59:59+00:00"],
+        );
+        // From Thursday 5 March 23:59:59 EST, two weeks is Thursday 19 March 23:59:59
+        // EST, 00:59:59 EDT on Friday 20 March: open, ended at 23:59:59 EDT.
+        check_renewal(
+            renewing(serde_json::json!({"renewFromId": "CURRENT_DUE_DATE"})),
+            "2026-03-06T04:59:59Z",
+            "2026-03-05T15:00:00Z",
+            expect!["2026-03-21T03:59:59+00:00"],
+        );
+        // A renewal period of 9 days from now, Thursday 5 March, is Saturday 14 March;
+        // the weekend and Monday 16 are closed: the end of Tuesday 17 March.
+        check_renewal(
+            renewing(serde_json::json!({"renewFromId": "SYSTEM_DATE", "differentPeriod": true,
+                "period": {"duration": 9, "intervalId": "Days"}})),
+            "2026-03-07T04:59:59Z",
+            "2026-03-05T15:00:00Z",
+            expect!["2026-03-18T03:59:59+00:00"],
+        );
+        check_renewal(
+            renewing(serde_json::json!({"renewFromId": "LOAN_DATE"})),
+            "2026-03-07T04:59:59Z",
+            "2026-03-05T15:00:00Z",
+            expect!["error: cannot determine when to renew from"],
+        );
+        // Renewed on 31 December 2026 for 14 days: 14 January 2027 (within the schedule's
+        // 15 January), a day no calendar covers, with no open day after it to move to.
+        check_renewal(
+            renewing(serde_json::json!({"renewFromId": "SYSTEM_DATE"})),
+            "2026-12-31T10:00:00Z",
+            "2026-12-31T10:00:00Z",
+            expect!["error: Calendar timetable is absent for requested date"],
+        );
+        // Renewed in 2027, no range of the schedule holds the renewal date.
+        check_renewal(
+            renewing(serde_json::json!({"renewFromId": "SYSTEM_DATE"})),
+            "2027-01-15T23:59:59Z",
+            "2027-01-10T10:00:00Z",
+            expect!["error: renewal date falls outside of date ranges in the loan policy"],
+        );
+        // A fixed policy renews to the due date of the range holding the renewal date:
+        // 15 June 2026, a Monday.
+        let fixed = serde_json::json!({"name": "p", "loanable": true, "renewable": true,
+            "loansPolicy": {"profileId": "Fixed", "closedLibraryDueDateManagementId": "CURRENT_DUE_DATE_TIME"}});
+        check_renewal(
+            fixed.clone(),
+            "2026-03-07T04:59:59Z",
+            "2026-03-05T15:00:00Z",
+            expect!["2026-06-15T23:59:59+00:00"],
+        );
+        check_renewal(
+            fixed,
+            "2027-01-15T23:59:59Z",
+            "2027-01-10T10:00:00Z",
+            expect!["error: renewal date falls outside of date ranges in fixed loan policy"],
+        );
+    }
 }

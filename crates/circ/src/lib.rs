@@ -43,6 +43,9 @@ mod rules;
 mod storage;
 mod views;
 
+#[cfg(test)]
+mod fixtures;
+
 pub use blocks::{AutomatedBlock, automated_blocks, condition};
 pub use check_in::{CheckInOutcome, CheckInRequest, check_in};
 pub use check_out::{CheckOutRequest, CheckedOut, check_out};

@@ -49,3 +49,103 @@ pub(crate) fn renumber(writer: &mut Writer<'_>, queue: &mut [Request], actor: Ac
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use expect_test::expect;
+    use inventory::Actor;
+    use serde_json::json;
+
+    use crate::fixtures::Library;
+    use crate::model::{Request, RequestStatus, RequestType};
+    use crate::records;
+
+    #[test]
+    fn the_queue_is_in_position_order_and_closing_renumbers_it() {
+        let lib = Library::new();
+        let item = lib.item("B-1", json!({"status": {"name": "Checked out"}}));
+        // Stored as a client may leave them: positions with gaps, one without a position
+        // (last, by request date among equals), and a closed request.
+        let rows = [
+            ("P-1", "Hold", Some(5), "2026-03-01T09:00:00Z", "Open - Not yet filled"),
+            ("P-2", "Recall", Some(2), "2026-03-03T09:00:00Z", "Open - In transit"),
+            ("P-3", "Hold", None, "2026-03-02T09:00:00Z", "Open - Not yet filled"),
+            ("P-4", "Hold", None, "2026-03-04T09:00:00Z", "Closed - Filled"),
+            ("P-5", "Hold", None, "2026-03-01T09:00:00Z", "Open - Awaiting pickup"),
+        ];
+        for (barcode, kind, position, date, status) in rows {
+            let patron = lib.patron(barcode, json!({}));
+            lib.record::<Request>(json!({"requestType": kind, "requestDate": date,
+                "requesterId": patron, "itemId": item, "fulfillmentPreference": "Hold Shelf",
+                "position": position, "status": status}));
+        }
+        let queue = lib.tenant.read(|r| super::open_requests(r, item)).unwrap();
+        let order: Vec<(Option<u32>, RequestType)> =
+            queue.iter().map(|r| (r.position, r.request_type)).collect();
+        assert_eq!(
+            order,
+            [
+                (Some(2), RequestType::Recall),
+                (Some(5), RequestType::Hold),
+                (None, RequestType::Hold),
+                (None, RequestType::Hold),
+            ]
+        );
+        assert!(super::has_open(&queue, RequestType::Recall));
+        assert!(!super::has_open(&queue, RequestType::Page));
+        // The one without a position requested earlier (P-5, 1 March) comes first.
+        expect![[r#"
+            1 Recall P-2 Open - In transit
+            2 Hold P-1 Open - Not yet filled
+            3 Hold P-5 Open - Awaiting pickup
+            4 Hold P-3 Open - Not yet filled
+            - Hold P-4 Closed - Filled
+        "#]]
+        .assert_eq(&{
+            lib.write(|w| {
+                let mut queue = super::open_requests(w, item)?;
+                super::renumber(w, &mut queue, Actor::default())
+            })
+            .unwrap();
+            lib.queue(item)
+        });
+        // Closing the second moves the two behind it up.
+        lib.write(|w| {
+            let mut queue = super::open_requests(w, item)?;
+            let second = queue[1].id.unwrap();
+            super::close(
+                w,
+                &mut queue,
+                second,
+                RequestStatus::ClosedPickupExpired,
+                Actor::default(),
+            )?;
+            assert_eq!(queue.len(), 3);
+            Ok(())
+        })
+        .unwrap();
+        expect![[r#"
+            1 Recall P-2 Open - In transit
+            2 Hold P-5 Open - Awaiting pickup
+            3 Hold P-3 Open - Not yet filled
+            - Hold P-1 Closed - Pickup expired
+            - Hold P-4 Closed - Filled
+        "#]]
+        .assert_eq(&lib.queue(item));
+        // Closing a request that is not in the queue changes nothing.
+        lib.write(|w| {
+            let mut queue = super::open_requests(w, item)?;
+            super::close(
+                w,
+                &mut queue,
+                uuid::Uuid::nil(),
+                RequestStatus::ClosedCancelled,
+                Actor::default(),
+            )
+        })
+        .unwrap();
+        let stored: Vec<Request> =
+            lib.tenant.read(|r| records::find(r, &[("item_id", &item.to_string())])).unwrap();
+        assert_eq!(stored.iter().filter(|r| r.status().is_open()).count(), 3);
+    }
+}

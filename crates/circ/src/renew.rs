@@ -331,3 +331,455 @@ fn override_due_date(
     }
     given
 }
+
+#[cfg(test)]
+mod tests {
+    use expect_test::{Expect, expect};
+    use serde_json::{Value, json};
+
+    use crate::OverridableBlock::{self, Patron, Renewal, RenewalDueDateRequired};
+    use crate::blocks::condition;
+    use crate::fixtures::{self, BOOK, Library, STAFF, at, merged, rules_text};
+    use crate::model::{LoanPolicy, ManualBlock};
+
+    /// When B-1 was lent to P-1 under the default policy, due 1 May 2026 at 23:59:59.
+    const LOANED: &str = "2026-03-02T10:15:00Z";
+    const NOW: &str = "2026-04-20T10:00:00Z";
+    const POLICY: &str = "00000000-0000-4000-8000-00000000a010";
+
+    /// A library where P-1 has B-1 on loan, B-2 is on the shelf, and P-2 is another
+    /// patron; from now on the rules lend books under `policy` (with the id POLICY) if
+    /// one is given.
+    fn library(policy: Option<Value>) -> Library {
+        let lib = Library::new();
+        lib.item("B-1", json!({}));
+        lib.item("B-2", json!({}));
+        lib.patron("P-1", json!({}));
+        lib.patron("P-2", json!({}));
+        lib.check_out("B-1", "P-1", json!({}), at(LOANED)).unwrap();
+        if let Some(policy) = policy {
+            lib.record::<LoanPolicy>(merged(policy, json!({"id": POLICY})));
+            lib.rules(&rules_text(&[(&format!("m {BOOK}"), POLICY)]));
+        }
+        lib
+    }
+
+    /// A rolling two-week policy named `name` keeping due times, `extra` set on it.
+    fn two_weeks(name: &str, extra: Value) -> Value {
+        merged(
+            json!({"name": name, "loanable": true, "renewable": true,
+                "loansPolicy": {"profileId": "Rolling", "period": {"duration": 2, "intervalId": "Weeks"},
+                    "closedLibraryDueDateManagementId": "CURRENT_DUE_DATE_TIME"},
+                "renewalsPolicy": {"numberAllowed": 1, "renewFromId": "CURRENT_DUE_DATE"}}),
+            extra,
+        )
+    }
+
+    /// Renews with `extra` set on a renewal of B-1 by P-1 at `now`, the caller holding
+    /// the permissions to override `may_override`: the loan, or every refusal.
+    fn check_as(
+        lib: &Library,
+        extra: Value,
+        may_override: &[OverridableBlock],
+        now: &str,
+        expect: Expect,
+    ) {
+        let body = merged(json!({"itemBarcode": "B-1", "userBarcode": "P-1"}), extra);
+        let got = match lib.renew_as(body, may_override, at(now)) {
+            Ok(loan) => fixtures::loan_summary(&loan),
+            Err(e) => fixtures::refusals(&e),
+        };
+        expect.assert_eq(&got);
+    }
+
+    fn check(lib: &Library, extra: Value, expect: Expect) {
+        check_as(lib, extra, &[], NOW, expect);
+    }
+
+    #[test]
+    fn what_a_renewal_needs() {
+        let lib = library(None);
+        check(
+            &lib,
+            json!({"itemBarcode": null, "userBarcode": ""}),
+            expect![[r#"
+                Renewal request must have an item barcode [RENEWAL_REQUEST_ITEM_BARCODE_REQUIRED] itemBarcode=
+                Renewal request must have a user barcode [RENEWAL_REQUEST_USER_BARCODE_REQUIRED] userBarcode=
+            "#]],
+        );
+        check(
+            &lib,
+            json!({"userBarcode": "P-404"}),
+            expect![[r#"
+                Could not find user with matching barcode [USER_BARCODE_NOT_FOUND] userBarcode=P-404
+            "#]],
+        );
+        check(
+            &lib,
+            json!({"itemBarcode": "B-404"}),
+            expect![[r#"
+                No item with barcode B-404 exists [ITEM_BARCODE_NOT_FOUND] itemBarcode=B-404
+            "#]],
+        );
+        check(
+            &lib,
+            json!({"itemBarcode": "B-2"}),
+            expect![[r#"
+                No open loan for item with barcode B-2 itemBarcode=B-2
+            "#]],
+        );
+        check(
+            &lib,
+            json!({"userBarcode": "P-2"}),
+            expect![[r#"
+                Cannot renew item checked out to different user [ITEM_CHECKED_OUT_TO_DIFFERENT_USER] userBarcode=P-2
+            "#]],
+        );
+    }
+
+    #[test]
+    fn renews_from_the_current_due_date() {
+        let lib = library(None);
+        // The default policy renews for 30 days from the due date: 1 May 23:59:59 to
+        // 31 May 23:59:59, then to 30 June.
+        check(
+            &lib,
+            json!({}),
+            expect![[r#"
+                status Open
+                loanDate 2026-03-02T10:15:00.000+00:00
+                dueDate 2026-05-31T23:59:59.000+00:00
+                action renewed
+                itemStatus Checked out
+                renewalCount 1
+            "#]],
+        );
+        check(
+            &lib,
+            json!({}),
+            expect![[r#"
+                status Open
+                loanDate 2026-03-02T10:15:00.000+00:00
+                dueDate 2026-06-30T23:59:59.000+00:00
+                action renewed
+                itemStatus Checked out
+                renewalCount 2
+            "#]],
+        );
+    }
+
+    #[test]
+    fn the_renewal_limit_under_the_policy_the_rules_choose_now() {
+        let lib = library(Some(two_weeks("Once", json!({}))));
+        // Two weeks from 1 May 23:59:59, and the loan is now under "Once".
+        check(
+            &lib,
+            json!({}),
+            expect![[r#"
+                status Open
+                loanDate 2026-03-02T10:15:00.000+00:00
+                dueDate 2026-05-15T23:59:59.000+00:00
+                action renewed
+                itemStatus Checked out
+                renewalCount 1
+            "#]],
+        );
+        assert_eq!(lib.loans()[0].loan_policy_id, Some(fixtures::uuid(POLICY)));
+        check(
+            &lib,
+            json!({}),
+            expect![[r#"
+                loan at maximum renewal number [LOAN_RENEWAL_LIMIT_REACHED] itemBarcode=B-1 loanPolicyId=00000000-0000-4000-8000-00000000a010 loanPolicyName=Once (override: renewalBlock, permission missing)
+            "#]],
+        );
+        // Unlimited renewals have no limit.
+        let lib = library(Some(two_weeks(
+            "Unlimited",
+            json!({"renewalsPolicy": {"unlimited": true, "numberAllowed": 0}}),
+        )));
+        for _ in 0..3 {
+            lib.renew_as(json!({"itemBarcode": "B-1", "userBarcode": "P-1"}), &[], at(NOW))
+                .unwrap();
+        }
+        assert_eq!(lib.loans()[0].renewal_count, Some(3));
+    }
+
+    #[test]
+    fn policies_that_do_not_renew() {
+        let lib = library(Some(two_weeks("No renewals", json!({"renewable": false}))));
+        check(
+            &lib,
+            json!({}),
+            expect![[r#"
+                loan is not renewable [LOAN_NOT_RENEWABLE] itemBarcode=B-1 loanPolicyId=00000000-0000-4000-8000-00000000a010 loanPolicyName=No renewals (override: renewalDueDateRequiredBlock, permission missing)
+            "#]],
+        );
+        let lib = library(Some(two_weeks("Not for loan", json!({"loanable": false}))));
+        check(
+            &lib,
+            json!({}),
+            expect![[r#"
+                item is not loanable [ITEM_NOT_LOANABLE] itemBarcode=B-1 loanPolicyId=00000000-0000-4000-8000-00000000a010 loanPolicyName=Not for loan (override: renewalDueDateRequiredBlock, permission missing)
+            "#]],
+        );
+        // Renewing from today, 10 April 12:00, for two weeks gives 24 April, earlier than
+        // the due date of 1 May.
+        let lib = library(Some(two_weeks(
+            "From today",
+            json!({"renewalsPolicy": {"numberAllowed": 5, "renewFromId": "SYSTEM_DATE"}}),
+        )));
+        check_as(
+            &lib,
+            json!({}),
+            &[],
+            "2026-04-10T12:00:00Z",
+            expect![[r#"
+                renewal would not change the due date [RENEWAL_WOULD_NOT_CHANGE_DUE_DATE] itemBarcode=B-1 loanPolicyId=00000000-0000-4000-8000-00000000a010 loanPolicyName=From today (override: renewalDueDateRequiredBlock, permission missing)
+            "#]],
+        );
+        // A fixed policy without a schedule gives no due date.
+        let lib = library(Some(json!({"name": "Unscheduled", "loanable": true, "renewable": true,
+            "loansPolicy": {"profileId": "Fixed"}, "renewalsPolicy": {"unlimited": true}})));
+        check(
+            &lib,
+            json!({}),
+            expect![[r#"
+                renewal date falls outside of date ranges in fixed loan policy itemBarcode=B-1 loanPolicyId=00000000-0000-4000-8000-00000000a010 loanPolicyName=Unscheduled (override: renewalDueDateRequiredBlock, permission missing)
+            "#]],
+        );
+    }
+
+    #[test]
+    fn requests_that_stop_a_renewal() {
+        let lib = library(None);
+        let item = lib.stored_item("B-1").id.unwrap();
+        let holder = lib.patron("P-3", json!({}));
+        lib.request("Hold", item, holder, json!({}), at("2026-04-01T09:00:00Z")).unwrap();
+        check(
+            &lib,
+            json!({}),
+            expect![[r#"
+                Items with this loan policy cannot be renewed when there is an active, pending hold request [RENEWAL_BLOCKED_BY_HOLD_REQUEST] itemBarcode=B-1 (override: renewalDueDateRequiredBlock, permission missing)
+            "#]],
+        );
+        let recaller = lib.patron("P-4", json!({}));
+        lib.request("Recall", item, recaller, json!({}), at("2026-04-01T09:00:00Z")).unwrap();
+        check(
+            &lib,
+            json!({}),
+            expect![[r#"
+                items cannot be renewed when there is an active recall request [RENEWAL_BLOCKED_BY_RECALL] itemBarcode=B-1 (override: renewalBlock, permission missing)
+                Items with this loan policy cannot be renewed when there is an active, pending hold request [RENEWAL_BLOCKED_BY_HOLD_REQUEST] itemBarcode=B-1 (override: renewalDueDateRequiredBlock, permission missing)
+            "#]],
+        );
+
+        // A policy may renew despite holds: 1 May 23:59:59 plus two weeks.
+        let lib = library(Some(two_weeks(
+            "Holds allowed",
+            json!({"requestManagement": {"holds": {"renewItemsWithRequest": true}}}),
+        )));
+        let item = lib.stored_item("B-1").id.unwrap();
+        let holder = lib.patron("P-3", json!({}));
+        lib.request("Hold", item, holder, json!({}), at("2026-04-01T09:00:00Z")).unwrap();
+        check(
+            &lib,
+            json!({}),
+            expect![[r#"
+                status Open
+                loanDate 2026-03-02T10:15:00.000+00:00
+                dueDate 2026-05-15T23:59:59.000+00:00
+                action renewed
+                itemStatus Checked out
+                renewalCount 1
+            "#]],
+        );
+    }
+
+    #[test]
+    fn patron_blocks_on_renewals() {
+        let lib = library(None);
+        let patron = lib.loans()[0].user_id.unwrap();
+        lib.record::<ManualBlock>(json!({"userId": patron, "desc": "Borrowing only",
+            "borrowing": true}));
+        // A block on borrowing does not stop a renewal.
+        lib.renew_as(json!({"itemBarcode": "B-1", "userBarcode": "P-1"}), &[], at(NOW)).unwrap();
+        lib.record::<ManualBlock>(json!({"userId": patron, "desc": "Renewals", "renewals": true}));
+        lib.automated_block(
+            condition::MAX_ITEMS_CHARGED_OUT,
+            STAFF,
+            1.0,
+            &["renewals"],
+            "Patron has reached maximum allowed number of items charged out",
+        );
+        check(
+            &lib,
+            json!({}),
+            expect![[r#"
+                Patron blocked from renewing [USER_IS_BLOCKED_MANUALLY] userBarcode=P-1 (override: patronBlock, permission missing)
+                Patron has reached maximum allowed number of items charged out [USER_IS_BLOCKED_AUTOMATICALLY] userBarcode=P-1 (override: patronBlock, permission missing)
+            "#]],
+        );
+        let override_blocks =
+            json!({"overrideBlocks": {"patronBlock": {}, "comment": "Manager agreed"}});
+        check_as(
+            &lib,
+            override_blocks.clone(),
+            &[Renewal],
+            NOW,
+            expect![[r#"
+                Insufficient override permissions [INSUFFICIENT_OVERRIDE_PERMISSIONS] (override: patronBlock, permission missing)
+            "#]],
+        );
+        // Overridden: 31 May plus 30 days, marked and commented.
+        check_as(
+            &lib,
+            override_blocks,
+            &[Patron],
+            NOW,
+            expect![[r#"
+                status Open
+                loanDate 2026-03-02T10:15:00.000+00:00
+                dueDate 2026-06-30T23:59:59.000+00:00
+                action renewedThroughOverride
+                actionComment Manager agreed
+                itemStatus Checked out
+                renewalCount 2
+            "#]],
+        );
+    }
+
+    #[test]
+    fn renewal_overrides() {
+        let lib = library(Some(two_weeks("Once", json!({}))));
+        lib.renew_as(json!({"itemBarcode": "B-1", "userBarcode": "P-1"}), &[], at(NOW)).unwrap();
+        let renewal_block =
+            |comment: Value| json!({"overrideBlocks": {"renewalBlock": {}, "comment": comment}});
+        check_as(
+            &lib,
+            renewal_block(json!("  ")),
+            &[Patron],
+            NOW,
+            expect![[r#"
+                Override renewal request must have a comment [OVERRIDE_RENEWAL_COMMENT_REQUIRED] comment=
+                Insufficient override permissions [INSUFFICIENT_OVERRIDE_PERMISSIONS] (override: renewalBlock, permission missing)
+            "#]],
+        );
+        // At the limit, staff may renew: two more weeks from 15 May 23:59:59.
+        check_as(
+            &lib,
+            renewal_block(json!("Needed for thesis")),
+            &[Renewal],
+            NOW,
+            expect![[r#"
+                status Open
+                loanDate 2026-03-02T10:15:00.000+00:00
+                dueDate 2026-05-29T23:59:59.000+00:00
+                action renewedThroughOverride
+                actionComment Needed for thesis
+                itemStatus Checked out
+                renewalCount 2
+            "#]],
+        );
+        // Under the default policy nothing stops the renewal: an override with nothing to
+        // override is a refusal of its own.
+        let lib = library(None);
+        check_as(
+            &lib,
+            renewal_block(json!("Just because")),
+            &[Renewal],
+            NOW,
+            expect![[r#"
+                Override renewal does not match any of expected cases: item is not loanable, item is not renewable, reached number of renewals limit,renewal date falls outside of the date ranges in the loan policy, items cannot be renewed when there is an active recall request, item is Declared lost, item is Aged to lost, renewal would not change the due date, loan has reminder fees [OVERRIDE_RENEWAL_NOT_ALLOWED_FOR_CURRENT_LOAN]
+            "#]],
+        );
+    }
+
+    #[test]
+    fn staff_give_the_due_date_the_policy_cannot() {
+        let lib = library(Some(two_weeks("No renewals", json!({"renewable": false}))));
+        let due_required = |due: Value| {
+            json!({"overrideBlocks": {"renewalDueDateRequiredBlock": {"dueDate": due},
+                "comment": "Reading room copy lost"}})
+        };
+        check_as(
+            &lib,
+            due_required(Value::Null),
+            &[Renewal],
+            NOW,
+            expect![[r#"
+                New due date must be specified when due date calculation fails [OVERRIDE_RENEWAL_DUE_DATE_REQUIRED] dueDate=null
+            "#]],
+        );
+        // The date given must move the due date on from 1 May 23:59:59.
+        check_as(
+            &lib,
+            due_required(json!("2026-05-01T12:00:00Z")),
+            &[Renewal],
+            NOW,
+            expect![[r#"
+                renewal would not change the due date [RENEWAL_WOULD_NOT_CHANGE_DUE_DATE] itemBarcode=B-1 loanPolicyId=00000000-0000-4000-8000-00000000a010 loanPolicyName=No renewals
+            "#]],
+        );
+        // Both renewal blocks take one permission, which the caller holds.
+        check_as(
+            &lib,
+            due_required(json!("2026-05-20T17:00:00Z")),
+            &[Renewal, RenewalDueDateRequired],
+            NOW,
+            expect![[r#"
+                status Open
+                loanDate 2026-03-02T10:15:00.000+00:00
+                dueDate 2026-05-20T17:00:00.000+00:00
+                action renewedThroughOverride
+                actionComment Reading room copy lost
+                itemStatus Checked out
+                renewalCount 1
+            "#]],
+        );
+        // Where the renewal would not change the due date, staff give one as well.
+        let lib = library(Some(two_weeks(
+            "From today",
+            json!({"renewalsPolicy": {"numberAllowed": 5, "renewFromId": "SYSTEM_DATE"}}),
+        )));
+        check_as(
+            &lib,
+            json!({"overrideBlocks": {"renewalBlock": {}, "comment": "Extend"}}),
+            &[Renewal],
+            "2026-04-10T12:00:00Z",
+            expect![[r#"
+                New due date is required when renewal would not change the due date [OVERRIDE_RENEWAL_DUE_DATE_REQUIRED_WHEN_DUE_DATE_UNCHANGED] dueDate=null
+            "#]],
+        );
+        check_as(
+            &lib,
+            due_required(json!("2026-05-08T17:00:00Z")),
+            &[Renewal],
+            "2026-04-10T12:00:00Z",
+            expect![[r#"
+                status Open
+                loanDate 2026-03-02T10:15:00.000+00:00
+                dueDate 2026-05-08T17:00:00.000+00:00
+                action renewedThroughOverride
+                actionComment Reading room copy lost
+                itemStatus Checked out
+                renewalCount 1
+            "#]],
+        );
+        // A plain renewal later clears the override's comment: two weeks from 1 May
+        // 09:00 is 15 May 09:00, after 8 May 17:00.
+        check_as(
+            &lib,
+            json!({}),
+            &[],
+            "2026-05-01T09:00:00Z",
+            expect![[r#"
+                status Open
+                loanDate 2026-03-02T10:15:00.000+00:00
+                dueDate 2026-05-15T09:00:00.000+00:00
+                action renewed
+                itemStatus Checked out
+                renewalCount 2
+            "#]],
+        );
+    }
+}
