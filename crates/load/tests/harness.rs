@@ -1,4 +1,8 @@
 //! The load harness against a small server whose latencies and errors are known.
+//!
+//! The server's sleeps stand for its latencies. The checks are on what the harness
+//! records, never on how long anything took: a latency is checked only against the
+//! least the server's sleep makes it, which no load on the machine can undercut.
 
 use std::{
     collections::HashMap,
@@ -6,7 +10,7 @@ use std::{
         Arc,
         atomic::{AtomicU64, Ordering},
     },
-    time::{Duration, Instant},
+    time::Duration,
 };
 
 use axum::{
@@ -99,10 +103,7 @@ fn options(url: &str, users: usize, seconds: u64) -> load::LoadOptions {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn closed_model_counts_requests_errors_and_latencies() {
     let (url, counts) = start_server().await;
-    let started = Instant::now();
     let m = load::run(&options(&url, 4, 2), workload(&["/fast", "/slow", "/flaky"])).await.unwrap();
-    let elapsed = started.elapsed();
-    assert!(elapsed < Duration::from_millis(2600), "stops at the end of the duration: {elapsed:?}");
 
     let fast = &m.by_request["/fast"];
     let slow = &m.by_request["/slow"];
@@ -116,14 +117,18 @@ async fn closed_model_counts_requests_errors_and_latencies() {
         flaky.errors > 0 && flaky.first_error.as_deref() == Some("HTTP 500 Internal Server Error")
     );
     assert_eq!(fast.errors + slow.errors, 0);
-    // 4 users, each loop about 23 ms: about 4 * 2 s / 23 ms ≈ 350 of each.
-    assert!(fast.histogram.len() > 100, "{}", fast.histogram.len());
+    // Each of the 4 users sends the workload's requests in order until the end of the
+    // run: as many of each, give or take one a user.
+    let (n_fast, n_slow, n_flaky) =
+        (fast.histogram.len(), slow.histogram.len(), flaky.histogram.len());
+    assert!(
+        n_fast >= n_slow && n_slow >= n_flaky && n_fast <= n_flaky + 4,
+        "{n_fast} {n_slow} {n_flaky}"
+    );
 
+    // Each request is measured on its own row: none is faster than its server's sleep.
     let ms = |us: u64| us as f64 / 1000.0;
-    let fast_p50 = ms(fast.histogram.value_at_quantile(0.5));
-    let slow_p50 = ms(slow.histogram.value_at_quantile(0.5));
-    assert!((2.0..15.0).contains(&fast_p50), "fast p50 {fast_p50} ms");
-    assert!((20.0..40.0).contains(&slow_p50), "slow p50 {slow_p50} ms");
+    assert!(ms(fast.histogram.min()) >= 2.0, "no request is faster than the server's sleep");
     assert!(ms(slow.histogram.min()) >= 20.0, "no request is faster than the server's sleep");
 
     let report = load::Report::new("test", &options(&url, 4, 2), &m);

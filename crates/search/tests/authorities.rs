@@ -12,7 +12,9 @@ use std::time::{Duration, Instant};
 
 use inventory::model::HeadingKind;
 use inventory::{Actor, Authority, Instance};
-use search::{AuthorityIndex, AuthoritySearchRequest, FacetRequest, Follower, InstanceIndex};
+use search::{
+    AuthorityIndex, AuthoritySearchRequest, FacetRequest, FollowedIndex, Follower, InstanceIndex,
+};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
@@ -401,13 +403,22 @@ fn create_linked_instance(tenant: &store::Tenant, title: &str, authority: Uuid) 
         .unwrap()
 }
 
-fn wait_for(mut done: impl FnMut() -> bool, what: &str) -> Duration {
-    let started = Instant::now();
-    while !done() {
-        assert!(started.elapsed() < Duration::from_secs(5), "{what} took too long");
-        std::thread::sleep(Duration::from_millis(20));
+/// The pause between two looks at an index's sequence number or a writer's progress.
+/// It paces a loop and bounds nothing: the loop ends on what it watches, and CI's time
+/// limit reports a test that hangs.
+const POLL: Duration = Duration::from_millis(5);
+
+/// Waits until the follower of `index` has applied every change committed so far, then
+/// makes sure its searcher shows them: `catch_up` takes the index's apply lock, so it
+/// returns only once the follower's last batch is committed and its searcher reloaded,
+/// and that it applies nothing itself shows the follower did the work. How long
+/// following takes is measured by `cargo bench -p quire-search --bench follower`.
+fn followed(tenant: &store::Tenant, index: &dyn FollowedIndex) {
+    let seq = tenant.last_seq().unwrap();
+    while index.applied_seq() < seq {
+        std::thread::sleep(POLL);
     }
-    started.elapsed()
+    assert_eq!(index.catch_up(tenant).unwrap(), 0, "the follower applied every change");
 }
 
 #[test]
@@ -426,13 +437,12 @@ fn number_of_titles_follows_linked_instances() {
     );
     create_linked_instance(&f.tenant, "Adventures of Huckleberry Finn", twain);
     create_linked_instance(&f.tenant, "The prince and the pauper", twain);
-    let titles = || {
-        let page = index
-            .search(&AuthoritySearchRequest::new("keyword all twain"), Some(&instances))
-            .unwrap();
-        page.authorities.first().map(|a| serde_json::from_str::<Value>(a).unwrap())
-    };
-    wait_for(|| titles().is_some_and(|a| a["numberOfTitles"] == 2), "numberOfTitles");
+    followed(&f.tenant, index.as_ref());
+    followed(&f.tenant, instances.as_ref());
+    let page =
+        index.search(&AuthoritySearchRequest::new("keyword all twain"), Some(&instances)).unwrap();
+    let twain: Value = serde_json::from_str(&page.authorities[0]).unwrap();
+    assert_eq!(twain["numberOfTitles"], 2, "{twain}");
     // Only Authorized headings carry the count.
     let page = index
         .search(&AuthoritySearchRequest::new("keyword all clemens"), Some(&instances))
@@ -455,17 +465,14 @@ fn follows_writes_replays_after_restart_and_rebuilds_a_lost_index() {
         &f.tenant,
         json!({"source": "MARC", "naturalId": "sh1", "topicalTerm": "Glaciology"}),
     );
-    let took = wait_for(
-        || {
-            index
-                .search(&AuthoritySearchRequest::new("keyword all glaciology"), None)
-                .unwrap()
-                .total_records
-                == 1
-        },
-        "a create",
+    followed(&f.tenant, index.as_ref());
+    assert_eq!(
+        index
+            .search(&AuthoritySearchRequest::new("keyword all glaciology"), None)
+            .unwrap()
+            .total_records,
+        1
     );
-    assert!(took < Duration::from_millis(1500), "{took:?}");
     // An update replaces every heading document of the record.
     let body = json!({"id": id, "source": "MARC", "naturalId": "sh1", "topicalTerm": "Glaciers",
         "sftTopicalTerm": ["Ice sheets", "Ice caps"]});
@@ -474,15 +481,13 @@ fn follows_writes_replays_after_restart_and_rebuilds_a_lost_index() {
             inventory::replace::<Authority>(w, id, body.to_string().as_bytes(), Actor::default())
         })
         .unwrap();
-    wait_for(
-        || {
-            index
-                .search(&AuthoritySearchRequest::new(format!("id == {id}")), None)
-                .unwrap()
-                .total_records
-                == 3
-        },
-        "an update",
+    followed(&f.tenant, index.as_ref());
+    assert_eq!(
+        index
+            .search(&AuthoritySearchRequest::new(format!("id == {id}")), None)
+            .unwrap()
+            .total_records,
+        3
     );
     assert_eq!(
         index
@@ -569,25 +574,30 @@ fn reindex_while_writes_continue() {
             searches
         })
     };
-    std::thread::sleep(Duration::from_millis(100));
+    // Writes before the reindex, during it and after its swap: the reindex starts once
+    // some have landed, and the writer stops once some more have landed after it.
+    let wrote = |at_least: u64| {
+        while written.load(Ordering::SeqCst) < at_least {
+            std::thread::sleep(POLL);
+        }
+    };
+    wrote(10);
     let stats = index.reindex(&f.tenant, |_| {}).unwrap();
     // The snapshot holds the 2,000 records and the writes made before it was taken.
     assert!(stats.instances >= 2000, "{stats:?}");
-    std::thread::sleep(Duration::from_millis(100));
+    wrote(written.load(Ordering::SeqCst) + 10);
     stop.store(true, Ordering::SeqCst);
     writer.join().unwrap();
     assert!(searcher.join().unwrap() > 0);
     let n = written.load(Ordering::SeqCst);
     assert!(n > 0);
-    wait_for(
-        || {
-            index
-                .search(&AuthoritySearchRequest::new("keyword all quireword"), None)
-                .unwrap()
-                .total_records
-                == n
-        },
-        "writes during the reindex",
+    followed(&f.tenant, index.as_ref());
+    assert_eq!(
+        index
+            .search(&AuthoritySearchRequest::new("keyword all quireword"), None)
+            .unwrap()
+            .total_records,
+        n
     );
     assert_eq!(
         index.search(&AuthoritySearchRequest::new("cql.allRecords=1"), None).unwrap().total_records,

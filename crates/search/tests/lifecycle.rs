@@ -220,9 +220,10 @@ fn reindex_while_writing_and_searching() {
     let follower = Follower::spawn(f.tenant.clone(), index.clone());
     let stop = Arc::new(AtomicBool::new(false));
     let searches = Arc::new(AtomicU64::new(0));
+    let written = Arc::new(AtomicU64::new(0));
 
     let writer = {
-        let (tenant, stop) = (f.tenant.clone(), stop.clone());
+        let (tenant, stop, written) = (f.tenant.clone(), stop.clone(), written.clone());
         std::thread::spawn(move || {
             let mut created = Vec::new();
             while !stop.load(Ordering::SeqCst) {
@@ -248,6 +249,7 @@ fn reindex_while_writing_and_searching() {
                         })
                         .unwrap();
                 }
+                written.fetch_add(1, Ordering::SeqCst);
                 std::thread::sleep(Duration::from_millis(2));
             }
             created.len()
@@ -263,11 +265,20 @@ fn reindex_while_writing_and_searching() {
             }
         })
     };
-    std::thread::sleep(Duration::from_millis(200));
+    // The reindex starts once writes and searches are under way, and they go on until
+    // some more writes have landed after its swap. The pauses pace the looks and bound
+    // nothing.
+    let reached = |counter: &AtomicU64, at_least: u64| {
+        while counter.load(Ordering::SeqCst) < at_least {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    };
+    reached(&written, 20);
+    reached(&searches, 1);
     let before = index.status().generation;
     let mut reports = 0;
     let stats = index.reindex(&f.tenant, |_| reports += 1).unwrap();
-    std::thread::sleep(Duration::from_millis(200));
+    reached(&written, written.load(Ordering::SeqCst) + 20);
     stop.store(true, Ordering::SeqCst);
     let created = writer.join().unwrap();
     searcher.join().unwrap();

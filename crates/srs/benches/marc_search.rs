@@ -1,4 +1,5 @@
-//! The four MARC searches of FOLIO's PTF report (folio-ptf.md section 2).
+//! The four MARC searches of FOLIO's PTF report (folio-ptf.md section 2), and a search
+//! that streams 20,000 ids.
 //!
 //! Source records: the Library of Congress file named by `QUIRE_SRS_BENCH_LC` (default
 //! `~/.cache/quire/BooksAll.2016.part01.utf8`, ISO 2709, UTF-8) when it exists, else the
@@ -6,6 +7,11 @@
 //! and ids to `QUIRE_SRS_BENCH_N` records (default 100,000), 1 in 50 with leader/05 `d`,
 //! 1 in 100 suppressed. Prints the load rate (`put_marc_bibs`), the database size, the
 //! index build time and size, then times the searches.
+//!
+//! `stream 20,000 ids` is the work of `POST /source-storage/stream/marc-record-identifiers`
+//! for a result of 20,000 records, short of HTTP: the search, and the ids written as the
+//! body FOLIO sends (`{"records":[...],"totalCount":n}`). The API test of that endpoint
+//! checks the body; this is where its speed is measured.
 //!
 //! `QUIRE_SRS_BENCH_DIR` keeps the store in that directory and reuses it on the next
 //! run (handy for profiling the index build); `QUIRE_SRS_BENCH_BUILD_ONLY=1` stops after
@@ -138,6 +144,12 @@ fn bench(c: &mut Criterion) {
     c.bench_function("ptf2 p_05 = d, deleted, suppressed", |b| {
         b.iter(|| index.search(&two).unwrap())
     });
+    // Leader/05 is `c` in 49 of 50 records: a page of 20,000 of them.
+    let twenty_thousand =
+        srs::SearchRequest { limit: Some(20_000), ..search("p_05 = 'c'", None, false) };
+    c.bench_function("stream 20,000 ids", |b| {
+        b.iter(|| ids_body(&index.search(&twenty_thousand).unwrap()))
+    });
     // Test 3: after deleting records through the API's verb (2% of the set).
     let started = Instant::now();
     tenant
@@ -166,6 +178,25 @@ fn bench(c: &mut Criterion) {
     );
     c.bench_function("ptf3 after deletes", |b| b.iter(|| index.search(&two).unwrap()));
     c.bench_function("ptf4 + 005.date range", |b| b.iter(|| index.search(&four).unwrap()));
+}
+
+/// The body of the MARC search endpoint: the ids as FOLIO writes them, then the count.
+fn ids_body(result: &srs::SearchResult) -> String {
+    let mut out = String::with_capacity(result.ids.len() * 39 + 40);
+    out.push_str("{\"records\":[");
+    let mut buf = uuid::Uuid::encode_buffer();
+    for (idx, id) in result.ids.iter().enumerate() {
+        if idx > 0 {
+            out.push(',');
+        }
+        out.push('"');
+        out.push_str(id.hyphenated().encode_lower(&mut buf));
+        out.push('"');
+    }
+    out.push_str("],\"totalCount\":");
+    out.push_str(&result.total.to_string());
+    out.push('}');
+    out
 }
 
 criterion_group! {

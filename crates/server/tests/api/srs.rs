@@ -642,7 +642,6 @@ async fn marc_search_streams_twenty_thousand_ids() {
     let base = load_bibs(1).remove(0);
     let n = 20_000;
     let tenant = app.store.tenant("diku").unwrap();
-    let started = std::time::Instant::now();
     tenant
         .write(|w| {
             let snapshot_id = srs::ensure_generated_snapshot(w)?;
@@ -659,15 +658,12 @@ async fn marc_search_streams_twenty_thousand_ids() {
         })
         .unwrap();
     let body = json!({"leaderSearchExpression": format!("p_05 = '{}'", base.leader().get(5))});
-    println!("stored in {} ms", started.elapsed().as_millis());
-    // The first search builds the index; the second is the one timed.
-    let started = std::time::Instant::now();
+    // The first search builds the index; the second answers from it. How long a
+    // search of 20,000 ids takes is a figure of `cargo bench -p quire-srs --bench
+    // marc_search`, not a check here.
     let first = c.post("/source-storage/stream/marc-record-identifiers", &body).await;
-    println!("first search in {} ms", started.elapsed().as_millis());
     assert_eq!(first.status, StatusCode::OK, "{}", first.text);
-    let started = std::time::Instant::now();
     let r = c.post("/source-storage/stream/marc-record-identifiers", &body).await;
-    let elapsed = started.elapsed();
     assert_eq!(r.headers["content-type"], "application/stream+json");
     // Exactly FOLIO's body: ids in creation order, then the count.
     let ids: Vec<String> =
@@ -676,9 +672,6 @@ async fn marc_search_streams_twenty_thousand_ids() {
     assert_eq!(r.text.len(), expected.len());
     assert!(r.text == expected, "the body differs from FOLIO's shape");
     assert_eq!(first.text, r.text);
-    println!("20,000 ids in {} ms", elapsed.as_millis());
-    // Generous: the figure is for a release build; this is a debug one on a shared machine.
-    assert!(elapsed < std::time::Duration::from_secs(2), "{elapsed:?}");
     // A page and an empty result keep the shape.
     let r = c
         .post(

@@ -1,6 +1,11 @@
 //! The one test harness: a fresh data directory with tenants, and a request helper.
+//!
+//! Tests never wait on a clock for derived state: [`TestApp::catch_up`] brings a
+//! tenant's search indexes to the store's last change before a test searches, and a
+//! background job (a reindex started through the API) is watched through its status
+//! until it has finished, however long that takes.
 
-use std::sync::Arc;
+use std::{sync::Arc, time::Duration};
 
 use axum::{
     body::Body,
@@ -13,6 +18,9 @@ use tower::ServiceExt;
 pub(crate) struct TestApp {
     pub(crate) router: axum::Router,
     pub(crate) store: Arc<store::Store>,
+    /// The runtime the router serves from: the indexes searches read are its own.
+    // Invariant: the runtime of the router's `AppState`.
+    pub(crate) runtime: Arc<runtime::Runtime>,
     _dir: tempfile::TempDir,
 }
 
@@ -46,6 +54,12 @@ impl Response {
 
 pub(crate) const PASSWORD: &str = "test-password";
 
+/// The pause between two looks at a background job's status. It paces the loop and
+/// bounds nothing: the loop ends when the status says the job is done. A pause rather
+/// than a bare yield, because a reindex builds at idle CPU priority and a test spinning
+/// on the shared cores would starve it.
+pub(crate) const POLL: Duration = Duration::from_millis(20);
+
 /// A runtime over `store`, as a server process has.
 pub(crate) fn runtime(store: &Arc<store::Store>) -> Arc<runtime::Runtime> {
     Arc::new(runtime::Runtime::new(store.clone()))
@@ -68,9 +82,35 @@ impl TestApp {
             runtime::provision_tenant(&store, tenant, Some(&admin), runtime::ExistingUsers::MayAdd)
                 .unwrap();
         }
+        let runtime = runtime(&store);
         let state =
-            server::AppState::new(runtime(&store), auth::TokenKey::from_bytes([9; 32]), config);
-        TestApp { router: server::router(state), store, _dir: dir }
+            server::AppState::new(runtime.clone(), auth::TokenKey::from_bytes([9; 32]), config);
+        TestApp { router: server::router(state), store, runtime, _dir: dir }
+    }
+
+    /// Brings `tenant`'s search indexes (instances and authorities) up to the store's
+    /// last committed change and returns its sequence number, so that a search sent
+    /// afterwards sees every write acknowledged before the call. The followers get
+    /// there within a second; a test does it itself rather than wait for them.
+    pub(crate) async fn catch_up(&self, tenant: &str) -> i64 {
+        let runtime = self.runtime.clone();
+        let tenant = self.store.tenant(tenant).unwrap();
+        tokio::task::spawn_blocking(move || {
+            let seq = tenant.last_seq().unwrap();
+            let instances = runtime.instances(&tenant).unwrap();
+            let authorities = runtime.authorities(&tenant).unwrap();
+            instances.catch_up(&tenant).unwrap();
+            authorities.catch_up(&tenant).unwrap();
+            assert!(
+                instances.applied_seq() >= seq && authorities.applied_seq() >= seq,
+                "indexes at {} and {}, the store at {seq}",
+                instances.applied_seq(),
+                authorities.applied_seq()
+            );
+            seq
+        })
+        .await
+        .unwrap()
     }
 
     pub(crate) async fn send(
@@ -133,6 +173,11 @@ pub(crate) struct Client<'a> {
 impl<'a> Client<'a> {
     pub(crate) async fn admin(app: &'a TestApp, tenant: &str) -> Client<'a> {
         Client { app, tenant: tenant.to_string(), token: app.login(tenant).await }
+    }
+
+    /// [`TestApp::catch_up`] for this client's tenant.
+    pub(crate) async fn catch_up(&self) -> i64 {
+        self.app.catch_up(&self.tenant).await
     }
 
     pub(crate) async fn get(&self, path: &str) -> Response {
