@@ -7,7 +7,8 @@
 //! fined under the loan's overdue fine policy.
 
 use chrono::{DateTime, Utc};
-use inventory::{Actor, ItemStatusName, Timestamp};
+use folio::{Actor, Timestamp};
+use inventory::ItemStatusName;
 use serde::Deserialize;
 use store::Writer;
 use uuid::Uuid;

@@ -1,7 +1,7 @@
 //! An item's request queue: its open requests in position order, and the rewrites
 //! check-out and check-in make to it.
 
-use inventory::Actor;
+use folio::Actor;
 use store::{Reader, Writer};
 use uuid::Uuid;
 

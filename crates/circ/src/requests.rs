@@ -4,7 +4,8 @@
 
 use chrono::{DateTime, Utc};
 use circ_rules::PolicyKind;
-use inventory::{Actor, ItemStatusName, Timestamp};
+use folio::{Actor, Timestamp};
+use inventory::ItemStatusName;
 use store::Writer;
 use uuid::Uuid;
 
