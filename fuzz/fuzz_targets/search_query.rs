@@ -38,7 +38,7 @@ fn fixture() -> &'static Fixture {
                     inventory::create::<inventory::Instance>(
                         w,
                         body.to_string().as_bytes(),
-                        inventory::Actor::default(),
+                        folio::Actor::default(),
                     )
                 })
                 .unwrap();

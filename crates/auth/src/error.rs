@@ -44,9 +44,9 @@ pub enum Error {
     GroupInUse(Uuid),
     #[error("Proxy relationship already exists")]
     ProxyExists { id: Option<Uuid> },
-    /// A request body that is not JSON.
-    #[error("Malformed JSON: {0}")]
-    Malformed(String),
+    /// A request body that is not JSON (400), or not of the model's shape (422).
+    #[error(transparent)]
+    Decode(#[from] folio::DecodeError),
     /// A record that is JSON but breaks its schema (a missing required field, a wrong type).
     #[error("{message}")]
     Invalid { field: String, message: String },

@@ -4,12 +4,13 @@
 //! A group's name is unique (case-insensitively); a group users belong to cannot be
 //! deleted. What it does not own: the loan rules that name groups (circulation's).
 
-use chrono::Utc;
 use serde::{Deserialize, Serialize};
 use store::{ColumnValue, Page, Reader, RecordTable, StoredRecord, Writer};
 use uuid::Uuid;
 
-use crate::{Error, Metadata, Result};
+use folio::{Actor, Metadata};
+
+use crate::{Error, Result};
 
 pub(crate) const GROUPS: RecordTable =
     RecordTable { table: "patron_groups", record_type: "usergroup", columns: &["group_name"] };
@@ -77,7 +78,7 @@ pub fn seed_groups(writer: &mut Writer<'_>) -> Result<usize> {
 
 /// Reads a request body into a patron group.
 pub fn decode_group(bytes: &[u8]) -> Result<PatronGroup> {
-    crate::json::decode("patron group", bytes)
+    crate::json::decode(bytes)
 }
 
 /// Stores a new group; assigns an id when it has none.
@@ -87,7 +88,7 @@ pub fn create_group(
     actor: Option<Uuid>,
 ) -> Result<PatronGroup> {
     check(&group)?;
-    group.metadata = Some(Metadata::created(Utc::now(), actor));
+    group.metadata = Some(folio::stamp(None, Actor { user_id: actor }));
     let id = *group.id.get_or_insert_with(Uuid::new_v4);
     let body = crate::json::encode(&group)?;
     writer
@@ -109,7 +110,8 @@ pub fn update_group(
     group.id = Some(id);
     check(&group)?;
     let stored = writer.get(&GROUPS, &id.to_string())?.ok_or_else(|| not_found(id))?;
-    group.metadata = Some(Metadata::updated(parse(&stored)?.metadata, Utc::now(), actor));
+    let previous = parse(&stored)?.metadata;
+    group.metadata = Some(folio::stamp(previous.as_ref(), Actor { user_id: actor }));
     let body = crate::json::encode(&group)?;
     writer
         .update(&GROUPS, &stored.id, stored.version + 1, &body, &group.columns())

@@ -21,12 +21,10 @@
 //! assert_eq!(key.verify(&token).unwrap().tenant, "diku");
 //! ```
 
-mod datetime;
 mod error;
 mod groups;
 mod json;
 mod login;
-mod metadata;
 mod password;
 mod permissions;
 mod proxies;
@@ -44,7 +42,6 @@ pub use crate::{
         LoginOutcome, Standing, create_credentials, delete_credentials, has_credentials, login,
         standing, update_password,
     },
-    metadata::Metadata,
     password::{hash_password, verify_password},
     permissions::{PermissionSet, grant_permissions, permissions_of},
     proxies::{

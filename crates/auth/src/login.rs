@@ -179,7 +179,7 @@ pub fn login(reader: &Reader<'_>, username: &str, password: &str) -> Result<Logi
 /// Whether a user may log in and use their tokens: not flagged inactive and not expired.
 pub(crate) fn may_act(user: &crate::User) -> bool {
     user.active != Some(false)
-        && user.expiration_date.is_none_or(|expires| expires > chrono::Utc::now())
+        && user.expiration_date.is_none_or(|expires| expires > folio::Timestamp::now())
 }
 
 /// What a user's tokens may do, read in one go for the server's cache: the user's

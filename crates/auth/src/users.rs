@@ -11,7 +11,9 @@ use serde::{Deserialize, Serialize};
 use store::{ColumnValue, Page, Reader, RecordTable, StoredRecord, Writer};
 use uuid::Uuid;
 
-use crate::{Error, Metadata, Result, UniqueUserField, Write};
+use folio::{Actor, Metadata, Timestamp};
+
+use crate::{Error, Result, UniqueUserField, Write};
 
 // Invariant: the column order is the order of `User::columns`.
 pub(crate) const USERS: RecordTable = RecordTable {
@@ -55,10 +57,10 @@ pub struct User {
     pub proxy_for: Option<Vec<String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub personal: Option<Personal>,
-    #[serde(default, with = "crate::datetime::option", skip_serializing_if = "Option::is_none")]
-    pub enrollment_date: Option<DateTime<Utc>>,
-    #[serde(default, with = "crate::datetime::option", skip_serializing_if = "Option::is_none")]
-    pub expiration_date: Option<DateTime<Utc>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enrollment_date: Option<Timestamp>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expiration_date: Option<Timestamp>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Metadata>,
     /// Fields kept as sent (`customFields`, `tags`, `preferredEmailCommunication`, ...).
@@ -94,7 +96,8 @@ impl User {
     /// Whether the user may borrow and log in at `now`, as mod-circulation decides: the
     /// record says `active: true` and its expiration date, if any, is still ahead.
     pub fn is_active_at(&self, now: DateTime<Utc>) -> bool {
-        self.active == Some(true) && self.expiration_date.is_none_or(|expires| expires > now)
+        self.active == Some(true)
+            && self.expiration_date.is_none_or(|expires| expires.as_datetime() > now)
     }
 
     /// The user's name as circulation shows it: "Last, First", else the username.
@@ -119,7 +122,7 @@ impl User {
             self.user_type.as_deref().into(),
             personal.and_then(|p| p.last_name.as_deref()).into(),
             personal.and_then(|p| p.first_name.as_deref()).into(),
-            self.expiration_date.as_ref().map(crate::datetime::column).into(),
+            self.expiration_date.map(Timestamp::column).into(),
         ]
     }
 }
@@ -127,14 +130,14 @@ impl User {
 /// Reads a request body into a user: 400 for text that is not JSON, 422 for a user that
 /// breaks FOLIO's schema.
 pub fn decode_user(bytes: &[u8]) -> Result<User> {
-    crate::json::decode("user", bytes)
+    crate::json::decode(bytes)
 }
 
 /// Stores a new user; assigns an id when it has none. `actor` is who is creating it.
 pub fn create_user(writer: &mut Writer<'_>, mut user: User, actor: Option<Uuid>) -> Result<User> {
     let now = Utc::now();
     prepare(writer, &mut user, now)?;
-    user.metadata = Some(Metadata::created(now, actor));
+    user.metadata = Some(folio::stamp(None, Actor { user_id: actor }));
     let id = *user.id.get_or_insert_with(Uuid::new_v4);
     let body = crate::json::encode(&user)?;
     match writer.insert(&USERS, &id.to_string(), 1, &body, &user.columns()) {
@@ -161,7 +164,8 @@ pub fn update_user(
         .ok_or_else(|| Error::NotFound { record: "User", id: id.to_string() })?;
     let now = Utc::now();
     prepare(writer, &mut user, now)?;
-    user.metadata = Some(Metadata::updated(parse_user(&stored)?.metadata, now, actor));
+    let previous = parse_user(&stored)?.metadata;
+    user.metadata = Some(folio::stamp(previous.as_ref(), Actor { user_id: actor }));
     let body = crate::json::encode(&user)?;
     match writer.update(&USERS, &stored.id, stored.version + 1, &body, &user.columns()) {
         Ok(_) => {}
@@ -203,7 +207,9 @@ fn prepare(reader: &Reader<'_>, user: &mut User, now: DateTime<Utc>) -> Result<(
     }
     // mod-users deactivates expired users by a timer a minute later; a save gives the
     // same record at once (circulation checks the date itself: `is_active_at`).
-    if user.active == Some(true) && user.expiration_date.is_some_and(|expires| expires <= now) {
+    if user.active == Some(true)
+        && user.expiration_date.is_some_and(|expires| expires.as_datetime() <= now)
+    {
         user.active = Some(false);
     }
     Ok(())
@@ -326,11 +332,11 @@ mod tests {
         );
         check(
             r#"{"active":true,"expirationDate":"soon"}"#,
-            expect!["error: Invalid user: 'soon' is not a date or date-time at line 1 column 39"],
+            expect![[r#"error: expirationDate: invalid date-time "soon""#]],
         );
         check(
             r#"{"active":"#,
-            expect!["error: Malformed JSON: EOF while parsing a value at line 1 column 10"],
+            expect!["error: malformed JSON at line 1 column 10: EOF while parsing a value"],
         );
     }
 

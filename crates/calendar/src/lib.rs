@@ -25,7 +25,7 @@ mod model;
 mod timetable;
 mod validate;
 
-use inventory::{Actor, stamp};
+use folio::{Actor, stamp};
 use store::{ColumnValue, Migration, Reader, RecordTable, Writer};
 use uuid::Uuid;
 
@@ -62,7 +62,7 @@ pub enum Error {
     #[error("{message}")]
     Overlap { message: String, service_points: Vec<Uuid> },
     #[error(transparent)]
-    Decode(#[from] inventory::DecodeError),
+    Decode(#[from] folio::DecodeError),
     #[error(transparent)]
     Store(#[from] store::Error),
     #[error("corrupt calendar {id}: {message}")]
@@ -74,7 +74,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// Reads a request body into a calendar (400 when malformed, 422 when a required field
 /// is missing).
 pub fn decode(body: &[u8]) -> Result<Calendar> {
-    Ok(inventory::decode(body)?)
+    Ok(folio::decode(body)?)
 }
 
 fn columns(calendar: &Calendar) -> [ColumnValue; 2] {

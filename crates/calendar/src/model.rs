@@ -2,7 +2,7 @@
 //! the service points it is assigned to, its normal weekly hours and its exceptions.
 
 use chrono::{NaiveDate, NaiveTime, Timelike};
-use inventory::Metadata;
+use folio::Metadata;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 

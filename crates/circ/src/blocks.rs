@@ -136,7 +136,7 @@ pub fn automated_blocks(
 #[cfg(test)]
 mod tests {
     use expect_test::expect;
-    use inventory::Actor;
+    use folio::Actor;
     use serde_json::json;
     use uuid::Uuid;
 

@@ -7,7 +7,8 @@
 //! fined under the loan's overdue fine policy.
 
 use chrono::{DateTime, Utc};
-use inventory::{Actor, ItemStatusName, Timestamp};
+use folio::{Actor, Timestamp};
+use inventory::ItemStatusName;
 use serde::Deserialize;
 use store::Writer;
 use uuid::Uuid;
@@ -257,7 +258,7 @@ mod tests {
     fn check(lib: &Library, body: Value, expect: Expect) {
         let request: CheckInRequest = serde_json::from_value(body).unwrap();
         let outcome = lib.write(|w| {
-            super::check_in(w, request, inventory::Actor::default(), at("2026-03-10T12:05:00Z"))
+            super::check_in(w, request, folio::Actor::default(), at("2026-03-10T12:05:00Z"))
         });
         let got = match outcome {
             Err(e) => fixtures::refusals(&e),

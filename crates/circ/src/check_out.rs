@@ -7,7 +7,8 @@
 
 use chrono::{DateTime, Utc};
 use circ_rules::PolicyKind;
-use inventory::{Actor, ItemStatusName, Timestamp};
+use folio::{Actor, Timestamp};
+use inventory::ItemStatusName;
 use serde::Deserialize;
 use store::{Reader, Writer};
 use uuid::Uuid;
@@ -322,7 +323,7 @@ pub fn check_out(
             })?;
             // A loan never outlasts the patron's registration.
             match user.expiration_date {
-                Some(expires) if expires < due => expires,
+                Some(expires) if expires.as_datetime() < due => expires.as_datetime(),
                 _ => due,
             }
         }

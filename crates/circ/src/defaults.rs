@@ -5,7 +5,7 @@
 //! The ids are FOLIO's reference-data ids, so clients and scripts written against a
 //! FOLIO tenant find the same records.
 
-use inventory::Actor;
+use folio::Actor;
 use serde_json::json;
 use store::Writer;
 

@@ -3,7 +3,7 @@
 //! overdue fine policy's rate, capped at its maximum.
 
 use chrono::{DateTime, Utc};
-use inventory::{Actor, Timestamp};
+use folio::{Actor, Timestamp};
 use store::Writer;
 use uuid::Uuid;
 

@@ -9,7 +9,7 @@
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
-use inventory::Actor;
+use folio::Actor;
 use serde_json::{Value, json};
 use store::{Options, Store, Tenant};
 use uuid::Uuid;

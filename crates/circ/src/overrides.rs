@@ -9,7 +9,7 @@
 //! server passes what the caller holds).
 
 use chrono::{DateTime, Utc};
-use inventory::Timestamp;
+use folio::Timestamp;
 use serde::Deserialize;
 
 use crate::Refusal;

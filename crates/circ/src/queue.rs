@@ -1,7 +1,7 @@
 //! An item's request queue: its open requests in position order, and the rewrites
 //! check-out and check-in make to it.
 
-use inventory::Actor;
+use folio::Actor;
 use store::{Reader, Writer};
 use uuid::Uuid;
 
@@ -53,7 +53,7 @@ pub(crate) fn renumber(writer: &mut Writer<'_>, queue: &mut [Request], actor: Ac
 #[cfg(test)]
 mod tests {
     use expect_test::expect;
-    use inventory::Actor;
+    use folio::Actor;
     use serde_json::json;
 
     use crate::fixtures::Library;

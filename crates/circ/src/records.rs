@@ -2,7 +2,7 @@
 //! and list with the storage CQL subset, with ids and metadata assigned as FOLIO's
 //! storage modules do.
 
-use inventory::{Actor, Metadata, stamp};
+use folio::{Actor, Metadata, stamp};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use store::{ColumnValue, FieldKind, Page, QueryField, Reader, RecordTable, Writer};
@@ -206,7 +206,7 @@ record!(
 
 /// Decodes a request body into a record type, with FOLIO's 400/422 distinctions.
 pub fn decode<R: Record>(body: &[u8]) -> Result<R> {
-    Ok(inventory::decode(body)?)
+    Ok(folio::decode(body)?)
 }
 
 /// Stores a new record; assigns an id when it has none.

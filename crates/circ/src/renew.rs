@@ -4,7 +4,7 @@
 
 use chrono::{DateTime, Utc};
 use circ_rules::PolicyKind;
-use inventory::{Actor, Timestamp};
+use folio::{Actor, Timestamp};
 use serde::Deserialize;
 use store::Writer;
 

@@ -4,7 +4,8 @@
 
 use chrono::{DateTime, Utc};
 use circ_rules::PolicyKind;
-use inventory::{Actor, ItemStatusName, Timestamp};
+use folio::{Actor, Timestamp};
+use inventory::ItemStatusName;
 use store::Writer;
 use uuid::Uuid;
 
@@ -349,7 +350,7 @@ mod tests {
                                 w,
                                 id,
                                 cancelled,
-                                inventory::Actor::default(),
+                                folio::Actor::default(),
                                 at(NOW),
                             )
                         })
@@ -583,7 +584,7 @@ mod tests {
                     w,
                     id,
                     closed,
-                    inventory::Actor::default(),
+                    folio::Actor::default(),
                     at("2026-03-11T08:00:00Z"),
                 )
             })

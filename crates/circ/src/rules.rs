@@ -3,7 +3,8 @@
 
 use std::sync::{Arc, Mutex};
 
-use inventory::{Actor, Item};
+use folio::Actor;
+use inventory::Item;
 use serde::{Deserialize, Serialize};
 use store::{Reader, Writer};
 use uuid::Uuid;

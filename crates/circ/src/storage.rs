@@ -109,7 +109,7 @@ pub enum Error {
     #[error("Cannot delete {record_type} {id}: {message}")]
     InUse { record_type: &'static str, id: String, message: String },
     #[error(transparent)]
-    Decode(#[from] inventory::DecodeError),
+    Decode(#[from] folio::DecodeError),
     #[error(transparent)]
     Inventory(#[from] inventory::Error),
     #[error(transparent)]

@@ -48,7 +48,7 @@ fn batch_upsert(c: &mut Criterion) {
             },
             |batch| {
                 tenant
-                    .write(|w| inventory::save_batch(w, batch, true, inventory::Actor::default()))
+                    .write(|w| inventory::save_batch(w, batch, true, folio::Actor::default()))
                     .unwrap();
             },
             BatchSize::LargeInput,

@@ -10,12 +10,14 @@ use serde::Deserialize;
 use store::{Reader, Writer};
 use uuid::Uuid;
 
+use folio::Actor;
+
 use crate::model::{Location, ServicePoint};
 use crate::records::{Checked, Mode, get, parse, save};
 use crate::refdata::table;
 use crate::storage::{Error, HOLDINGS, INSTANCES, ITEMS};
 use crate::views::ContributorName;
-use crate::{Actor, HoldingsRecord, Instance, Item, RefKind, Result};
+use crate::{HoldingsRecord, Instance, Item, RefKind, Result};
 
 /// The item with this barcode (barcodes compare case-insensitively, as in FOLIO).
 pub fn item_by_barcode(reader: &Reader<'_>, barcode: &str) -> Result<Option<Item>> {

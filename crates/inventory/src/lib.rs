@@ -12,7 +12,8 @@
 //! `store` crate; this crate declares its tables as migrations).
 //!
 //! ```
-//! use inventory::{Instance, decode};
+//! use inventory::Instance;
+//! use folio::decode;
 //!
 //! let body = br#"{
 //!     "source": "FOLIO",
@@ -44,7 +45,8 @@
 pub mod model;
 
 mod circulation;
-mod decode;
+#[cfg(test)]
+mod decode_tests;
 mod records;
 mod refdata;
 mod reference;
@@ -56,11 +58,10 @@ pub use circulation::{
     InstanceSummary, get_holdings, get_instance, get_item, get_location, get_service_point,
     instance_of_holdings, instance_summary, item_by_barcode, reference_name, update_item,
 };
-pub use decode::{DecodeError, decode};
-pub use model::{Authority, HoldingsRecord, Instance, Item, ItemStatusName, Metadata, Timestamp};
+pub use model::{Authority, HoldingsRecord, Instance, Item, ItemStatusName};
 pub use records::{
     Checked, Record, create, decode_batch, delete, get_json, list_json, next_hrid, replace,
-    save_batch, stamp,
+    save_batch,
 };
 pub use refdata::{
     create_reference, delete_reference, get_reference_json, list_reference_json,
@@ -68,7 +69,7 @@ pub use refdata::{
 };
 pub use reference::{RefKind, RefRecord};
 pub use seed::{Language, language_list, languages, seed, seed_records};
-pub use storage::{Actor, Error, MIGRATIONS, Result};
+pub use storage::{Error, MIGRATIONS, Result};
 pub use views::{
     ContributorName, InstanceView, ItemView, NamedRef, instance_view_json, item_view_json,
     list_instance_views_json, list_item_views_json,

@@ -10,9 +10,11 @@ use serde::{Serialize, de::DeserializeOwned};
 use store::{ColumnValue, Page, QueryField, Reader, RecordTable, Writer};
 use uuid::Uuid;
 
+use folio::{Actor, Metadata, Timestamp, stamp};
+
 use crate::{
-    Authority, HoldingsRecord, Instance, Item, Metadata, Timestamp,
-    storage::{AUTHORITIES, Actor, Error, HOLDINGS, INSTANCES, ITEMS, Result},
+    Authority, HoldingsRecord, Instance, Item,
+    storage::{AUTHORITIES, Error, HOLDINGS, INSTANCES, ITEMS, Result},
 };
 
 /// A record type that the storage verbs work on: [`Instance`], [`HoldingsRecord`],
@@ -131,19 +133,6 @@ pub(crate) fn save<R: Record>(
         record.after_update(writer, actor)?;
     }
     Ok(record)
-}
-
-/// `metadata` for a write: created date and user kept from `previous`, updated now.
-pub fn stamp(previous: Option<&Metadata>, actor: Actor) -> Metadata {
-    let now = Timestamp::now();
-    Metadata {
-        created_date: previous.map_or(now, |m| m.created_date),
-        created_by_user_id: previous.map_or(actor.user_id, |m| m.created_by_user_id),
-        created_by_username: None,
-        updated_date: Some(now),
-        updated_by_user_id: actor.user_id,
-        updated_by_username: None,
-    }
 }
 
 /// Names the field behind a unique-index violation, as FOLIO's 422 does.
@@ -549,7 +538,7 @@ mod sealed {
 
 /// Creates a record from a request body (FOLIO's POST).
 pub fn create<R: Record>(writer: &mut Writer<'_>, body: &[u8], actor: Actor) -> Result<R> {
-    let record: R = crate::decode(body)?;
+    let record: R = folio::decode(body)?;
     save(writer, record, Mode::Create, actor, &mut Checked::default())
 }
 
@@ -560,7 +549,7 @@ pub fn replace<R: Record>(
     body: &[u8],
     actor: Actor,
 ) -> Result<R> {
-    let mut record: R = crate::decode(body)?;
+    let mut record: R = folio::decode(body)?;
     match record.id() {
         Some(body_id) if body_id != id => {
             return Err(Error::invalid(
@@ -654,7 +643,7 @@ pub fn list_json<R: Record>(
 
 /// Decodes a batch body such as `{"instances":[...]}`; `key` names the array.
 pub fn decode_batch<R: Record>(body: &[u8], key: &str) -> Result<Vec<R>> {
-    let mut map: std::collections::BTreeMap<String, Vec<R>> = crate::decode(body)?;
+    let mut map: std::collections::BTreeMap<String, Vec<R>> = folio::decode(body)?;
     let unexpected = map.keys().find(|k| k.as_str() != key).cloned();
     if let Some(other) = unexpected {
         return Err(Error::invalid(

@@ -7,9 +7,11 @@
 use store::{ColumnValue, FieldKind::Text, Page, QueryField, Reader, RecordTable, Writer};
 use uuid::Uuid;
 
+use folio::Actor;
+
 use crate::{
     RefKind, RefRecord,
-    storage::{Actor, Error, HOLDINGS, ITEMS, Result},
+    storage::{Error, HOLDINGS, ITEMS, Result},
 };
 
 const COLUMNS: &[&str] = &["name", "code", "institution_id", "campus_id", "library_id"];
@@ -88,7 +90,7 @@ pub fn load_reference_data(writer: &mut Writer<'_>) -> Result<usize> {
             {
                 continue;
             }
-            record.set_metadata(Some(crate::records::stamp(None, Actor::default())));
+            record.set_metadata(Some(folio::stamp(None, Actor::default())));
             write(writer, &record, 1, false)?;
             n_added += 1;
         }
@@ -120,7 +122,7 @@ pub fn create_reference(
         ));
     }
     check(writer, &record, id)?;
-    record.set_metadata(Some(crate::records::stamp(None, actor)));
+    record.set_metadata(Some(folio::stamp(None, actor)));
     write(writer, &record, 1, false)?;
     Ok(record)
 }
@@ -150,7 +152,7 @@ pub fn replace_reference(
     };
     check(writer, &record, id)?;
     let previous = kind.decode(stored.body.as_bytes())?;
-    record.set_metadata(Some(crate::records::stamp(previous.metadata(), actor)));
+    record.set_metadata(Some(folio::stamp(previous.metadata(), actor)));
     write(writer, &record, stored.version + 1, true)
 }
 

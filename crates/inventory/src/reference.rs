@@ -11,10 +11,12 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use uuid::Uuid;
 
-use crate::decode::{DecodeError, decode};
+use folio::Metadata;
+use folio::{DecodeError, decode};
+
 use crate::model::{
     CallNumberType, Campus, ContributorNameType, HoldingsSource, HoldingsType, IdentifierType,
-    InstanceType, Institution, Library, LoanType, Location, MaterialType, Metadata, ServicePoint,
+    InstanceType, Institution, Library, LoanType, Location, MaterialType, ServicePoint,
 };
 
 /// A kind of reference record FOLIO's inventory storage serves.

@@ -76,7 +76,7 @@ pub enum Error {
     #[error("Cannot delete {record_type} {id}: {message}")]
     InUse { record_type: &'static str, id: String, message: String },
     #[error(transparent)]
-    Decode(#[from] crate::DecodeError),
+    Decode(#[from] folio::DecodeError),
     #[error(transparent)]
     Store(#[from] store::Error),
     #[error("corrupt stored record: {0}")]
@@ -93,10 +93,4 @@ impl Error {
             message: message.into(),
         }
     }
-}
-
-/// Who is making a change, for `metadata.*ByUserId`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Actor {
-    pub user_id: Option<uuid::Uuid>,
 }

@@ -172,7 +172,7 @@ impl Circulation {
             write_policies(w)?;
             let current = circ::get_rules(w)?.rules_as_text;
             if current.is_empty() || current == default_rules_text() {
-                circ::put_rules(w, &rules_text, inventory::Actor::default())?;
+                circ::put_rules(w, &rules_text, folio::Actor::default())?;
                 report.rules_replaced = true;
             }
             for idx in 0..n_patrons {
@@ -228,7 +228,7 @@ impl Circulation {
         w: &mut store::Writer<'_>,
         items: &[Circulating],
     ) -> anyhow::Result<()> {
-        let actor = inventory::Actor::default();
+        let actor = folio::Actor::default();
         let now = Utc::now();
         for item in items {
             match item.status {
@@ -326,14 +326,14 @@ impl Circulation {
             request["holdShelfExpirationDate"] = json!(timestamp(item.since + Duration::days(10)));
         }
         let request: circ::model::Request = serde_json::from_value(request)?;
-        circ::create(w, request, inventory::Actor::default())?;
+        circ::create(w, request, folio::Actor::default())?;
         self.report.requests += 1;
         Ok(())
     }
 }
 
 fn timestamp(at: DateTime<Utc>) -> String {
-    at.format("%Y-%m-%dT%H:%M:%S%.3f+00:00").to_string()
+    folio::Timestamp::from(at).to_string()
 }
 
 fn weighted_id(rng: &mut impl Rng, table: &[(Uuid, u32)]) -> Uuid {
@@ -387,7 +387,7 @@ fn write_policies(w: &mut store::Writer<'_>) -> anyhow::Result<()> {
         let policy: circ::model::LoanPolicy = serde_json::from_value(policy)?;
         let id = policy.id.context("built-in policy id")?;
         if circ::get::<circ::model::LoanPolicy>(w, id)?.is_none() {
-            circ::create(w, policy, inventory::Actor::default())?;
+            circ::create(w, policy, folio::Actor::default())?;
         }
     }
     Ok(())

@@ -531,7 +531,7 @@ fn build_batch(
                     "holdingsRecordId": holdings_id,
                     "barcode": format!("{barcode:010}"),
                     "copyNumber": (copy + 1).to_string(),
-                    "status": { "name": status, "date": status_date.format("%Y-%m-%dT%H:%M:%S%.3f+00:00").to_string() },
+                    "status": { "name": status, "date": folio::Timestamp::from(status_date).to_string() },
                     "materialTypeId": material,
                     "permanentLoanTypeId": loan_type,
                     "discoverySuppress": rng.gen_bool(0.01),
@@ -624,7 +624,7 @@ fn generate_with_cache(
         }
     });
     let mut report = GenerateReport::default();
-    let actor = inventory::Actor::default();
+    let actor = folio::Actor::default();
     for batch in receiver {
         let batch = batch?;
         let Batch { mut bibs, mut instances, holdings, items, circulating, report: part } = batch;
@@ -721,7 +721,7 @@ fn generate_authorities(
             )
         })?
         .1 as usize;
-    let actor = inventory::Actor::default();
+    let actor = folio::Actor::default();
     let mut done = 0;
     while done < n {
         let chunk = options.batch_size.min(n - done);

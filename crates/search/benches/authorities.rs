@@ -9,7 +9,8 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use inventory::{Actor, Authority};
+use folio::Actor;
+use inventory::Authority;
 use search::{AuthorityIndex, AuthoritySearchRequest, InstanceIndex};
 
 const MARC: &str = "../../../shared/data/marc/5000.mrc";

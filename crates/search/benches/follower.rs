@@ -19,7 +19,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, SamplingMode, criterion_group, criterion_main};
-use inventory::{Actor, Instance};
+use folio::Actor;
+use inventory::Instance;
 use search::{Follower, FollowerOptions, InstanceIndex};
 use serde_json::json;
 

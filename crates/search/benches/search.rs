@@ -10,7 +10,8 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use inventory::{Actor, HoldingsRecord, Instance, Item};
+use folio::Actor;
+use inventory::{HoldingsRecord, Instance, Item};
 use search::{FacetRequest, InstanceIndex, SearchRequest};
 use serde_json::json;
 use uuid::Uuid;

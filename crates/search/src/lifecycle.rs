@@ -839,7 +839,8 @@ fn apply_batch<K: Kind>(generation: &Generation, tenant: &Tenant, batch: usize) 
 mod tests {
     use std::sync::atomic::Ordering;
 
-    use inventory::{Actor, Instance};
+    use folio::Actor;
+    use inventory::Instance;
     use serde_json::json;
 
     use super::{IndexOptions, Lifecycle};

@@ -651,7 +651,7 @@ pub(crate) fn parse_date(term: &str) -> Option<(i64, i64)> {
         let day = NaiveDate::parse_from_str(term, "%Y-%m-%d").ok()?;
         return Some((millis(day)?, millis(day.succ_opt()?)?));
     }
-    let t = inventory::Timestamp::parse(term)?.as_datetime().timestamp_millis();
+    let t = folio::Timestamp::parse(term)?.as_datetime().timestamp_millis();
     Some((t, t + 1))
 }
 

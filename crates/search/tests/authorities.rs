@@ -10,8 +10,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
+use folio::Actor;
 use inventory::model::HeadingKind;
-use inventory::{Actor, Authority, Instance};
+use inventory::{Authority, Instance};
 use search::{
     AuthorityIndex, AuthoritySearchRequest, FacetRequest, FollowedIndex, Follower, InstanceIndex,
 };

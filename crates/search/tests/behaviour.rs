@@ -4,7 +4,8 @@
 use std::sync::Arc;
 
 use expect_test::{Expect, expect};
-use inventory::{Actor, HoldingsRecord, Instance, Item};
+use folio::Actor;
+use inventory::{HoldingsRecord, Instance, Item};
 use search::{FacetRequest, InstanceIndex, SearchRequest};
 use serde_json::{Value, json};
 

@@ -28,7 +28,8 @@
 
 use std::path::Path;
 
-use inventory::{Actor, HoldingsRecord, Instance, Item, RefKind};
+use folio::Actor;
+use inventory::{HoldingsRecord, Instance, Item, RefKind};
 use search::{InstanceIndex, SearchRequest};
 use serde_json::{Value, json};
 
@@ -43,7 +44,7 @@ fn read(name: &str) -> Value {
 }
 
 fn decode<T: serde::de::DeserializeOwned>(value: &Value) -> T {
-    match inventory::decode::<T>(value.to_string().as_bytes()) {
+    match folio::decode::<T>(value.to_string().as_bytes()) {
         Ok(v) => v,
         Err(e) => panic!("sample does not decode: {e:?}\n{value}"),
     }

@@ -9,7 +9,8 @@
 mod common;
 
 use common::{count, create_instance, fixture};
-use inventory::{Actor, HoldingsRecord, Instance, Item};
+use folio::Actor;
+use inventory::{HoldingsRecord, Instance, Item};
 use search::{InstanceIndex, SearchRequest};
 use serde_json::{Value, json};
 use uuid::Uuid;

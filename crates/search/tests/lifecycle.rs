@@ -6,7 +6,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
-use inventory::{Actor, HoldingsRecord, Instance, Item};
+use folio::Actor;
+use inventory::{HoldingsRecord, Instance, Item};
 use search::{Follower, InstanceIndex, SearchRequest};
 use serde_json::json;
 use uuid::Uuid;

@@ -32,9 +32,7 @@ fn http_get(c: &mut Criterion) {
             .unwrap()
         })
         .collect();
-    tenant
-        .write(|w| inventory::save_batch(w, instances, false, inventory::Actor::default()))
-        .unwrap();
+    tenant.write(|w| inventory::save_batch(w, instances, false, folio::Actor::default())).unwrap();
 
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();

@@ -254,12 +254,7 @@ impl From<auth::Error> for ApiError {
             auth::Error::ProxyExists { .. } => {
                 ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "1", "proxy.duplicate", message)
             }
-            auth::Error::Malformed(_) => ApiError::new(
-                StatusCode::BAD_REQUEST,
-                "JsonParseException",
-                "malformed_json",
-                message,
-            ),
+            auth::Error::Decode(e) => e.into(),
             auth::Error::Invalid { field, message } => ApiError::validation(&field, None, message),
             auth::Error::Store(e) => ApiError::from(e),
             e @ (auth::Error::Hashing(_) | auth::Error::Corrupt(_)) => ApiError::internal(e),
@@ -367,16 +362,16 @@ impl From<settings::Error> for ApiError {
     }
 }
 
-impl From<inventory::DecodeError> for ApiError {
-    fn from(e: inventory::DecodeError) -> ApiError {
+impl From<folio::DecodeError> for ApiError {
+    fn from(e: folio::DecodeError) -> ApiError {
         match e {
-            inventory::DecodeError::Malformed { message, line, column } => ApiError::new(
+            folio::DecodeError::Malformed { message, line, column } => ApiError::new(
                 StatusCode::BAD_REQUEST,
                 "JsonParseException",
                 "malformed_json",
                 format!("Malformed JSON at line {line}, column {column}: {message}"),
             ),
-            inventory::DecodeError::Invalid { field, message, value } => {
+            folio::DecodeError::Invalid { field, message, value } => {
                 ApiError::validation(&field, value.as_deref(), message)
             }
         }
@@ -498,12 +493,7 @@ impl From<srs::Error> for ApiError {
         let message = e.to_string();
         match e {
             srs::Error::NotFound { .. } => ApiError::not_found(message),
-            srs::Error::Malformed(_) => ApiError::new(
-                StatusCode::BAD_REQUEST,
-                "JsonParseException",
-                "malformed_json",
-                message,
-            ),
+            srs::Error::Decode(e) => e.into(),
             srs::Error::Invalid { field, value, .. } => {
                 ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "1", "validation_error", message)
                     .with_parameter(field, value)

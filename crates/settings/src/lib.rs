@@ -7,7 +7,7 @@
 //! FOLIO. What it does not own: HTTP (`server` maps [`Error`]), the meaning of any
 //! setting (each reader interprets its own).
 
-use inventory::{Actor, Metadata, stamp};
+use folio::{Actor, Metadata, stamp};
 use serde::{Deserialize, Serialize};
 use store::{ColumnValue, FieldKind, Migration, Page, QueryField, Reader, RecordTable, Writer};
 use uuid::Uuid;
@@ -94,7 +94,7 @@ pub enum Error {
     #[error("The id in the body ({body}) does not match the id in the path ({path})")]
     IdMismatch { body: Uuid, path: Uuid },
     #[error(transparent)]
-    Decode(#[from] inventory::DecodeError),
+    Decode(#[from] folio::DecodeError),
     #[error(transparent)]
     Store(#[from] store::Error),
     #[error("corrupt configuration entry {id}: {message}")]
@@ -106,7 +106,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// Reads a request body into an entry, with FOLIO's 400 (malformed) and 422 (a missing
 /// `module` or `configName`) distinctions.
 pub fn decode(body: &[u8]) -> Result<ConfigEntry> {
-    Ok(inventory::decode(body)?)
+    Ok(folio::decode(body)?)
 }
 
 /// Stores a new entry; assigns an id when it has none.
@@ -267,9 +267,6 @@ mod tests {
         tenant.write(|w| delete(w, id)).unwrap();
         assert!(tenant.read(|r| get(r, id)).unwrap().is_none());
         let bad = decode(br#"{"module":"ORG"}"#);
-        assert!(
-            matches!(bad, Err(Error::Decode(inventory::DecodeError::Invalid { .. }))),
-            "{bad:?}"
-        );
+        assert!(matches!(bad, Err(Error::Decode(folio::DecodeError::Invalid { .. }))), "{bad:?}");
     }
 }

@@ -57,8 +57,8 @@ pub use crate::expr::{ExpressionError, ExpressionKind};
 pub use crate::follower::MarcFollower;
 pub use crate::index::{INDEX_FORMAT, MarcIndex, SearchRequest, SearchResult};
 pub use crate::model::{
-    AdditionalInfo, ExternalIdsHolder, Metadata, ParsedRecord, RawRecord, Record, RecordType,
-    Snapshot, SnapshotStatus, SourceRecord, State,
+    AdditionalInfo, ExternalIdsHolder, ParsedRecord, RawRecord, Record, RecordType, Snapshot,
+    SnapshotStatus, SourceRecord, State,
 };
 pub use crate::records::{
     IdType, NewBib, RecordFilter, create, decode, delete, formatted, get, get_by, get_formatted,
@@ -68,4 +68,4 @@ pub use crate::snapshots::{
     GENERATED_SNAPSHOT, create_snapshot, decode_snapshot, delete_snapshot,
     ensure_generated_snapshot, get_snapshot, list_snapshots, replace_snapshot, status_name,
 };
-pub use crate::storage::{Actor, Error, MIGRATIONS, RECORD_CHANGE_TYPE, Result};
+pub use crate::storage::{Error, MIGRATIONS, RECORD_CHANGE_TYPE, Result};

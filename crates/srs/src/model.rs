@@ -4,6 +4,7 @@
 //! Owns the wire shapes only; the rules (ids, state, `deleted`, 005 on delete) are in
 //! `records.rs` and `snapshots.rs`.
 
+use folio::Metadata;
 use serde::{Deserialize, Deserializer, Serialize};
 use uuid::Uuid;
 
@@ -119,24 +120,6 @@ pub struct ExternalIdsHolder {
 pub struct AdditionalInfo {
     #[serde(default)]
     pub suppress_discovery: bool,
-}
-
-/// `metadata`, stamped by the server.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Metadata {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub created_date: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub created_by_user_id: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub created_by_username: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub updated_date: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub updated_by_user_id: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub updated_by_username: Option<String>,
 }
 
 /// An SRS record (`record.json`).

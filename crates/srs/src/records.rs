@@ -9,10 +9,12 @@ use store::{ColumnValue, Page, QueryField, Reader, Writer};
 use uuid::Uuid;
 
 use crate::model::{
-    AdditionalInfo, ExternalIdsHolder, Metadata, ParsedRecord, RawRecord, Record, RecordType,
-    SourceRecord, State,
+    AdditionalInfo, ExternalIdsHolder, ParsedRecord, RawRecord, Record, RecordType, SourceRecord,
+    State,
 };
-use crate::storage::{Actor, Error, RECORDS, Result};
+use folio::Actor;
+
+use crate::storage::{Error, RECORDS, Result};
 use crate::stored;
 
 /// Which id a by-id request names (FOLIO's `idType` parameter).
@@ -156,9 +158,9 @@ fn cql_escape(value: &str) -> String {
     out
 }
 
-/// The current time in FOLIO's metadata format.
+/// The current time in FOLIO's date-time format.
 pub(crate) fn now() -> String {
-    chrono::Utc::now().format("%Y-%m-%dT%H:%M:%S%.3f+00:00").to_string()
+    folio::Timestamp::now().to_string()
 }
 
 /// MARC 005 for now, `yyyyMMddHHmmss.S` as FOLIO writes it.
@@ -172,20 +174,9 @@ pub fn decode(body: &[u8]) -> Result<Record> {
     decode_json(body)
 }
 
-/// A request body as `T`: 400 when it is not JSON, 422 when it is JSON of another shape.
-/// serde stops at the first problem, which can be a field it refuses before a syntax
-/// error further on, so a data error counts only once the whole body reads as JSON (within
-/// serde_json's nesting limit, past which Jackson refuses a body too).
+/// A request body as `T`, with FOLIO's split of failures (`folio::decode`).
 pub(crate) fn decode_json<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T> {
-    serde_json::from_slice(body).map_err(|e| match e.classify() {
-        serde_json::error::Category::Data => {
-            match serde_json::from_slice::<serde_json::Value>(body) {
-                Ok(_) => Error::invalid("body", "", e.to_string()),
-                Err(syntax) => Error::Malformed(format!("Malformed JSON: {syntax}")),
-            }
-        }
-        _ => Error::Malformed(format!("Malformed JSON: {e}")),
-    })
+    Ok(folio::decode(body)?)
 }
 
 /// `POST /source-storage/records`: stores a new record; returns it as stored.
@@ -337,7 +328,7 @@ pub fn save_batch(
         };
         match result {
             Ok(record) => saved.push(record),
-            Err(e @ (Error::Invalid { .. } | Error::NotFound { .. } | Error::Malformed(_))) => {
+            Err(e @ (Error::Invalid { .. } | Error::NotFound { .. } | Error::Decode(_))) => {
                 errors.push(e.to_string())
             }
             Err(e) => return Err(e),
@@ -364,7 +355,7 @@ pub struct NewBib {
 /// record has no 999 `ff`. The snapshot must exist ([`ensure_generated_snapshot`]).
 /// Returns how many were stored.
 pub fn put_marc_bibs(w: &mut Writer<'_>, records: impl Iterator<Item = NewBib>) -> Result<u64> {
-    let now = now();
+    let metadata = folio::stamp(None, Actor::default());
     let mut n = 0;
     for bib in records {
         let id = bib.id.unwrap_or_else(Uuid::new_v4);
@@ -402,11 +393,7 @@ pub fn put_marc_bibs(w: &mut Writer<'_>, records: impl Iterator<Item = NewBib>) 
             additional_info: AdditionalInfo { suppress_discovery: bib.suppress_discovery },
             state: bib.state,
             leader_record_status: Some(status.to_string()),
-            metadata: Some(Metadata {
-                created_date: Some(now.clone()),
-                updated_date: Some(now.clone()),
-                ..Metadata::default()
-            }),
+            metadata: Some(metadata.clone()),
         };
         let ord = next_ord(w)?;
         // The raw content is the ISO 2709 text itself, which the stored form drops.
@@ -449,20 +436,7 @@ fn write(
     };
     record.leader_record_status = status.map(|c| c.to_string());
     record.deleted = record.state == State::Deleted || matches!(status, Some('d' | 's' | 'x'));
-    let now = now();
-    let user = actor.user_id.map(|u| u.to_string());
-    let created = previous.and_then(|p| p.metadata.as_ref());
-    record.metadata = Some(Metadata {
-        created_date: Some(created.and_then(|m| m.created_date.clone()).unwrap_or(now.clone())),
-        created_by_user_id: match created {
-            Some(m) => m.created_by_user_id.clone(),
-            None => user.clone(),
-        },
-        created_by_username: None,
-        updated_date: Some(now),
-        updated_by_user_id: user,
-        updated_by_username: None,
-    });
+    record.metadata = Some(folio::stamp(previous.and_then(|p| p.metadata.as_ref()), actor));
     let body = stored::encode(&record, ord)?;
     let columns = columns(&record, ord);
     let id_text = id.to_string();
@@ -493,7 +467,7 @@ fn columns(record: &Record, ord: u32) -> Vec<ColumnValue> {
         text(record.leader_record_status.clone()),
         ColumnValue::Int(i64::from(record.additional_info.suppress_discovery)),
         ColumnValue::Int(i64::from(record.deleted)),
-        text(record.metadata.as_ref().and_then(|m| m.updated_date.clone())),
+        text(record.metadata.as_ref().and_then(|m| m.updated_date).map(|t| t.to_string())),
     ]
 }
 

@@ -3,7 +3,7 @@
 use store::{ColumnValue, Page, Reader, Writer};
 use uuid::Uuid;
 
-use crate::model::{Metadata, Snapshot, SnapshotStatus};
+use crate::model::{Snapshot, SnapshotStatus};
 use crate::records::now;
 use crate::storage::{Error, RECORDS, Result, SNAPSHOTS};
 
@@ -89,18 +89,13 @@ pub fn ensure_generated_snapshot(w: &mut Writer<'_>) -> Result<Uuid> {
 }
 
 fn stamp(snapshot: &mut Snapshot, previous: Option<&Snapshot>) {
-    let now = now();
-    let created = previous.and_then(|p| p.metadata.as_ref()).and_then(|m| m.created_date.clone());
-    snapshot.metadata = Some(Metadata {
-        created_date: Some(created.unwrap_or_else(|| now.clone())),
-        updated_date: Some(now.clone()),
-        ..Metadata::default()
-    });
+    let previous = previous.and_then(|p| p.metadata.as_ref());
+    snapshot.metadata = Some(folio::stamp(previous, folio::Actor::default()));
     // FOLIO sets the start of processing when parsing starts.
     if snapshot.status == SnapshotStatus::ParsingInProgress
         && snapshot.processing_started_date.is_none()
     {
-        snapshot.processing_started_date = Some(now);
+        snapshot.processing_started_date = Some(now());
     }
 }
 

@@ -36,15 +36,15 @@ pub const MIGRATIONS: store::Component = store::Component {
     }],
 };
 
-/// An SRS error, kept apart by fault: the caller's (`NotFound`, `Malformed`, `Invalid`,
+/// An SRS error, kept apart by fault: the caller's (`NotFound`, `Decode`, `Invalid`,
 /// `Expression`) or the system's (`Store`, `Corrupt`).
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     #[error("{what} with id '{id}' was not found")]
     NotFound { what: &'static str, id: String },
-    /// The body is not JSON of the expected shape.
-    #[error("{0}")]
-    Malformed(String),
+    /// The body is not JSON (400), or not of the expected shape (422).
+    #[error(transparent)]
+    Decode(#[from] folio::DecodeError),
     /// A field has a value FOLIO's rules refuse.
     #[error("{message}")]
     Invalid { field: String, value: String, message: String },
@@ -67,10 +67,4 @@ impl Error {
             message: message.into(),
         }
     }
-}
-
-/// Who is making a change, for `metadata.*ByUserId`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Actor {
-    pub user_id: Option<uuid::Uuid>,
 }

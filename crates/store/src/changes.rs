@@ -44,5 +44,5 @@ pub struct Change {
 
 /// The current time in FOLIO's timestamp format (`2024-01-31T10:11:12.123+00:00`).
 pub(crate) fn now() -> String {
-    chrono::Utc::now().format("%Y-%m-%dT%H:%M:%S%.3f+00:00").to_string()
+    folio::Timestamp::now().to_string()
 }

@@ -1,7 +1,7 @@
 //! `Account`: a fee or fine a patron owes (mod-feesfines `accountdata.json`), and the
 //! check-in record circulation storage keeps (`check-in.json`).
 
-use inventory::{Metadata, Timestamp};
+use folio::{Metadata, Timestamp};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 

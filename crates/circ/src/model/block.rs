@@ -2,7 +2,7 @@
 //! the conditions and per-group limits automated blocks are computed from
 //! (mod-patron-blocks `patron-block-condition.json`, `patron-block-limit.json`).
 
-use inventory::{Metadata, Timestamp};
+use folio::{Metadata, Timestamp};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 

@@ -1,6 +1,6 @@
 //! `Loan`: an item lent to a patron (mod-circulation-storage `loan.json`).
 
-use inventory::{Metadata, Timestamp};
+use folio::{Metadata, Timestamp};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 

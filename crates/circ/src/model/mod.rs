@@ -3,7 +3,7 @@
 //!
 //! Each type names the fields Quire interprets; anything else a client sends is kept
 //! in `other` and written back unchanged, so no stored field is lost. Dates are
-//! [`inventory::Timestamp`], so they read every spelling FOLIO clients send and write
+//! [`folio::Timestamp`], so they read every spelling FOLIO clients send and write
 //! FOLIO's.
 
 mod account;

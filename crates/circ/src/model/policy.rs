@@ -2,7 +2,7 @@
 //! date schedules loan policies point to.
 
 use chrono::{DateTime, Duration, Months, Utc};
-use inventory::{Metadata, Timestamp};
+use folio::{Metadata, Timestamp};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 

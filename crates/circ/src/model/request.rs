@@ -1,6 +1,6 @@
 //! `Request`: a patron's hold, recall or page (mod-circulation-storage `request.json`).
 
-use inventory::{Metadata, Timestamp};
+use folio::{Metadata, Timestamp};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 

@@ -5,7 +5,8 @@
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use crate::model::Metadata;
+use folio::Metadata;
+
 use crate::model::nullable;
 
 /// A heading kind: the FOLIO field of its authorised form (`personalName`), whose
@@ -237,8 +238,9 @@ pub struct AuthorityNote {
 
 #[cfg(test)]
 mod tests {
+    use folio::{DecodeError, decode};
+
     use super::{Authority, HeadingKind};
-    use crate::{DecodeError, decode};
 
     #[test]
     fn decodes_headings_and_rejects_what_folio_rejects() {

@@ -1,33 +1,10 @@
-//! Shapes shared by several record types: `metadata`, `tags`, electronic access,
+//! Shapes shared by several record types: `tags`, electronic access,
 //! call-number components, and the marker for FOLIO's virtual (join) fields.
 
 use serde::{Deserialize, Deserializer, Serialize};
 use uuid::Uuid;
 
-use crate::model::Timestamp;
 use crate::model::nullable;
-
-/// FOLIO's `metadata` block (raml-util `metadata.schema`), written by the server on
-/// every create and update; whatever a client sends is replaced.
-///
-/// FOLIO's schema lists `createdByUserId` as required, but its storage modules omit it
-/// when a request carries no user id, and clients send such records back. Only
-/// `createdDate`, which Quire always knows, is required here.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Metadata {
-    pub created_date: Timestamp,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub created_by_user_id: Option<Uuid>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub created_by_username: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub updated_date: Option<Timestamp>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub updated_by_user_id: Option<Uuid>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub updated_by_username: Option<String>,
-}
 
 /// FOLIO's `tags` block (raml-util `tags.schema`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -4,8 +4,10 @@
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+use folio::Metadata;
+
 use crate::model::nullable;
-use crate::model::{CallNumberComponents, ElectronicAccess, Metadata, Tags};
+use crate::model::{CallNumberComponents, ElectronicAccess, Tags};
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]

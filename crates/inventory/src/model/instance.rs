@@ -4,8 +4,10 @@
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+use folio::Metadata;
+
 use crate::model::nullable;
-use crate::model::{ElectronicAccess, Metadata, Tags, Virtual};
+use crate::model::{ElectronicAccess, Tags, Virtual};
 
 /// An instance: what a library describes (a work in one form), independent of copies.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

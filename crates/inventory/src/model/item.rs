@@ -4,10 +4,10 @@
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+use folio::{Metadata, Timestamp};
+
 use crate::model::nullable;
-use crate::model::{
-    CallNumberComponents, ElectronicAccess, HoldingsRecord, Metadata, Tags, Timestamp, Virtual,
-};
+use crate::model::{CallNumberComponents, ElectronicAccess, HoldingsRecord, Tags, Virtual};
 
 /// An item. FOLIO's schema types most of its reference fields as plain strings; Quire
 /// holds every one that names another record as a UUID, as FOLIO's database does

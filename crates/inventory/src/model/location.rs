@@ -6,8 +6,10 @@
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+use folio::Metadata;
+
+use crate::model::Virtual;
 use crate::model::nullable;
-use crate::model::{Metadata, Virtual};
 
 /// `/location-units/institutions` (collection key `locinsts`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

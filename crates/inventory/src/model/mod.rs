@@ -18,7 +18,7 @@
 //!   `isShadow`) are plain `bool`s, always written.
 //! - Every field that names another record is a `uuid::Uuid`, so a malformed id is
 //!   rejected on read, even where FOLIO's schema just says `string`.
-//! - `format: date-time` fields are [`Timestamp`]s; free-form dates stay `String`.
+//! - `format: date-time` fields are `folio::Timestamp`s; free-form dates stay `String`.
 //! - Enumerated strings are Rust enums with FOLIO's exact spellings.
 //! - Virtual fields (joined copies of linked records) are accepted and dropped, see
 //!   [`Virtual`].
@@ -31,10 +31,9 @@ mod item;
 mod location;
 pub(crate) mod nullable;
 mod reference;
-mod timestamp;
 
 pub use authority::{Authority, AuthorityIdentifier, AuthorityNote, HeadingKind};
-pub use common::{CallNumberComponents, ElectronicAccess, Metadata, Tags, Virtual};
+pub use common::{CallNumberComponents, ElectronicAccess, Tags, Virtual};
 pub use holdings_record::{
     HoldingsNote, HoldingsRecord, HoldingsStatement, ReceivingHistory, ReceivingHistoryEntry,
 };
@@ -54,7 +53,6 @@ pub use reference::{
     CallNumberType, ContributorNameType, HoldingsSource, HoldingsSourceOrigin, HoldingsType,
     IdentifierType, InstanceType, LoanType, MaterialType,
 };
-pub use timestamp::Timestamp;
 
 #[cfg(test)]
 mod tests {
@@ -62,8 +60,8 @@ mod tests {
     use serde::Serialize;
     use serde::de::DeserializeOwned;
 
-    use crate::decode;
     use crate::model::{HoldingsRecord, Instance, Item};
+    use folio::decode;
 
     /// Decodes `fixture`, checks that serialising and decoding again gives the same
     /// value, and prints how the serialised JSON differs from the fixture (keys added

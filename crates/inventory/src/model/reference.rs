@@ -9,7 +9,7 @@
 use serde::{Deserialize, Deserializer, Serialize};
 use uuid::Uuid;
 
-use crate::model::Metadata;
+use folio::Metadata;
 
 /// `/instance-types`: the RDA content type of an instance (`text`, `still image`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

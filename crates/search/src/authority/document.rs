@@ -149,8 +149,10 @@ fn document(
         if let Some(user) = m.updated_by_user_id {
             add("metadata.updatedByUserId", &user.to_string());
         }
-        let created = m.created_date.as_datetime().timestamp_millis();
-        add_date(&mut doc, &mut presence, fields, "metadata.createdDate", created);
+        if let Some(created) = m.created_date {
+            let created = created.as_datetime().timestamp_millis();
+            add_date(&mut doc, &mut presence, fields, "metadata.createdDate", created);
+        }
         if let Some(updated) = m.updated_date {
             let updated = updated.as_datetime().timestamp_millis();
             add_date(&mut doc, &mut presence, fields, "metadata.updatedDate", updated);

@@ -132,7 +132,7 @@ impl Values {
         self.dates[idx].push(value);
     }
 
-    fn timestamp(&mut self, name: &str, value: Option<inventory::Timestamp>) {
+    fn timestamp(&mut self, name: &str, value: Option<folio::Timestamp>) {
         if let Some(value) = value {
             self.number(name, value.as_datetime().timestamp_millis());
         }
@@ -328,7 +328,7 @@ fn instance_values(v: &mut Values, i: &Instance, refs: &RefIds, tenant: &str) {
         v.add("languages", language);
     }
     if let Some(m) = &i.metadata {
-        v.timestamp("metadata.createdDate", Some(m.created_date));
+        v.timestamp("metadata.createdDate", m.created_date);
         v.timestamp("metadata.updatedDate", m.updated_date);
         v.id("metadata.createdByUserId", m.created_by_user_id);
         v.id("metadata.updatedByUserId", m.updated_by_user_id);
@@ -422,7 +422,7 @@ fn holdings_values(v: &mut Values, h: &HoldingsRecord, tenant: &str) {
         }
     }
     if let Some(m) = &h.metadata {
-        v.timestamp("holdings.metadata.createdDate", Some(m.created_date));
+        v.timestamp("holdings.metadata.createdDate", m.created_date);
         v.timestamp("holdings.metadata.updatedDate", m.updated_date);
         v.id("holdings.metadata.createdByUserId", m.created_by_user_id);
         v.id("holdings.metadata.updatedByUserId", m.updated_by_user_id);
@@ -486,7 +486,7 @@ fn item_values(v: &mut Values, i: &Item, tenant: &str) {
         }
     }
     if let Some(m) = &i.metadata {
-        v.timestamp("items.metadata.createdDate", Some(m.created_date));
+        v.timestamp("items.metadata.createdDate", m.created_date);
         v.timestamp("items.metadata.updatedDate", m.updated_date);
         v.id("items.metadata.createdByUserId", m.created_by_user_id);
         v.id("items.metadata.updatedByUserId", m.updated_by_user_id);

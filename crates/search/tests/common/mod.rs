@@ -2,7 +2,8 @@
 
 use std::sync::Arc;
 
-use inventory::{Actor, Instance};
+use folio::Actor;
+use inventory::Instance;
 use search::InstanceIndex;
 use serde_json::json;
 use uuid::Uuid;

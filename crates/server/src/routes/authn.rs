@@ -48,18 +48,7 @@ struct LoginRequest {
 }
 
 fn parse_json<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
-    serde_json::from_slice(body).map_err(|e| {
-        if e.is_data()
-            && let Err(syntax) = serde_json::from_slice::<serde_json::Value>(body)
-        {
-            return ApiError::bad_request(format!("Malformed JSON: {syntax}"));
-        }
-        if e.is_syntax() || e.is_eof() {
-            ApiError::bad_request(format!("Malformed JSON: {e}"))
-        } else {
-            ApiError::validation("", None, format!("Invalid request: {e}"))
-        }
-    })
+    Ok(folio::decode(body)?)
 }
 
 async fn check_login(

@@ -133,7 +133,7 @@ async fn get_rules(caller: Caller) -> Result<Response, ApiError> {
 
 async fn put_rules(caller: Caller, Body(body): Body) -> Result<Response, ApiError> {
     caller.require("circulation.rules.put")?;
-    let document: circ::RulesDocument = inventory::decode(&body)?;
+    let document: circ::RulesDocument = folio::decode(&body)?;
     let tenant = caller.tenant.clone();
     let actor = actor(&caller);
     blocking(move || Ok(tenant.write(|w| circ::put_rules(w, &document.rules_as_text, actor))?))
@@ -215,7 +215,7 @@ async fn check_out(
     Body(body): Body,
 ) -> Result<Response, ApiError> {
     caller.require("circulation.check-out-by-barcode.post")?;
-    let request: circ::CheckOutRequest = inventory::decode(&body)?;
+    let request: circ::CheckOutRequest = folio::decode(&body)?;
     let cache = state.runtime.circulation_rules(caller.tenant.name());
     let tenant = caller.tenant.clone();
     let actor = actor(&caller);
@@ -237,7 +237,7 @@ async fn check_out(
 
 async fn check_in(caller: Caller, Body(body): Body) -> Result<Response, ApiError> {
     caller.require("circulation.check-in-by-barcode.post")?;
-    let request: circ::CheckInRequest = inventory::decode(&body)?;
+    let request: circ::CheckInRequest = folio::decode(&body)?;
     let tenant = caller.tenant.clone();
     let actor = actor(&caller);
     let body = blocking(move || {
@@ -263,7 +263,7 @@ async fn renew(
     Body(body): Body,
 ) -> Result<Response, ApiError> {
     caller.require("circulation.renew-by-barcode.post")?;
-    let request: circ::RenewRequest = inventory::decode(&body)?;
+    let request: circ::RenewRequest = folio::decode(&body)?;
     let cache = state.runtime.circulation_rules(caller.tenant.name());
     let tenant = caller.tenant.clone();
     let actor = actor(&caller);

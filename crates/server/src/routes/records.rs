@@ -30,8 +30,8 @@ pub(super) struct Spec {
 }
 
 /// The actor a caller's writes are stamped with.
-pub(super) fn actor(caller: &Caller) -> inventory::Actor {
-    inventory::Actor { user_id: Some(caller.user_id) }
+pub(super) fn actor(caller: &Caller) -> folio::Actor {
+    folio::Actor { user_id: Some(caller.user_id) }
 }
 
 /// A record type's storage verbs, as the generic endpoints call them.
@@ -50,13 +50,13 @@ pub(super) trait Storage: Send + 'static {
     fn create(
         writer: &mut store::Writer<'_>,
         new: Self::New,
-        actor: inventory::Actor,
+        actor: folio::Actor,
     ) -> Result<(String, String), ApiError>;
     fn replace(
         writer: &mut store::Writer<'_>,
         id: Uuid,
         new: Self::New,
-        actor: inventory::Actor,
+        actor: folio::Actor,
     ) -> Result<(), ApiError>;
     fn delete(writer: &mut store::Writer<'_>, id: Uuid) -> Result<(), ApiError>;
 }
@@ -83,7 +83,7 @@ impl<R: inventory::Record + Send + 'static> Storage for Inventory<R> {
     fn create(
         writer: &mut store::Writer<'_>,
         body: axum::body::Bytes,
-        actor: inventory::Actor,
+        actor: folio::Actor,
     ) -> Result<(String, String), ApiError> {
         let record = inventory::create::<R>(writer, &body, actor)?;
         let id = record.id().map(|id| id.to_string()).unwrap_or_default();
@@ -93,7 +93,7 @@ impl<R: inventory::Record + Send + 'static> Storage for Inventory<R> {
         writer: &mut store::Writer<'_>,
         id: Uuid,
         body: axum::body::Bytes,
-        actor: inventory::Actor,
+        actor: folio::Actor,
     ) -> Result<(), ApiError> {
         inventory::replace::<R>(writer, id, &body, actor)?;
         Ok(())
@@ -124,7 +124,7 @@ impl<R: circ::Record + Send + 'static> Storage for Circ<R> {
     fn create(
         writer: &mut store::Writer<'_>,
         record: R,
-        actor: inventory::Actor,
+        actor: folio::Actor,
     ) -> Result<(String, String), ApiError> {
         let record = circ::create::<R>(writer, record, actor)?;
         let id = record.id().map(|id| id.to_string()).unwrap_or_default();
@@ -134,7 +134,7 @@ impl<R: circ::Record + Send + 'static> Storage for Circ<R> {
         writer: &mut store::Writer<'_>,
         id: Uuid,
         record: R,
-        actor: inventory::Actor,
+        actor: folio::Actor,
     ) -> Result<(), ApiError> {
         circ::replace::<R>(writer, id, record, actor)?;
         Ok(())

@@ -198,7 +198,7 @@ async fn reindex_legacy(
         _ => runtime::Resource::Instances,
     };
     start_reindex(&state, &caller, resource)?;
-    let submitted = chrono::Utc::now().format("%Y-%m-%dT%H:%M:%S%.3f+00:00").to_string();
+    let submitted = folio::Timestamp::now().to_string();
     Ok(super::json::value(
         StatusCode::OK,
         &serde_json::json!({ "id": uuid::Uuid::new_v4(), "jobStatus": "In progress", "submittedDate": submitted }),

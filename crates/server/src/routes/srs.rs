@@ -46,8 +46,8 @@ pub(super) fn router() -> Router<AppState> {
         .route("/source-storage/stream/marc-record-identifiers", post(marc_record_identifiers))
 }
 
-fn actor(caller: &Caller) -> srs::Actor {
-    srs::Actor { user_id: Some(caller.user_id) }
+fn actor(caller: &Caller) -> folio::Actor {
+    folio::Actor { user_id: Some(caller.user_id) }
 }
 
 fn param<'p>(params: &'p ListParams, name: &str) -> Option<&'p str> {
@@ -108,13 +108,7 @@ fn id_type(params: &ListParams) -> Result<srs::IdType, ApiError> {
 fn date_param(params: &ListParams, name: &str) -> Result<Option<String>, ApiError> {
     param(params, name)
         .map(|v| {
-            let parsed = chrono::DateTime::parse_from_rfc3339(v)
-                .map(|d| d.with_timezone(&chrono::Utc))
-                .or_else(|_| {
-                    chrono::NaiveDate::parse_from_str(v, "%Y-%m-%d")
-                        .map(|d| d.and_hms_opt(0, 0, 0).unwrap_or_default().and_utc())
-                });
-            parsed.map(|d| d.format("%Y-%m-%dT%H:%M:%S%.3f+00:00").to_string()).map_err(|_| {
+            folio::Timestamp::parse(v).map(|t| t.to_string()).ok_or_else(|| {
                 ApiError::bad_parameter(name, v, format!("Parameter '{name}' is not a date: '{v}'"))
             })
         })
@@ -319,13 +313,7 @@ async fn batch_records(caller: Caller, Body(body): Body) -> Result<Response, Api
     let tenant = caller.tenant.clone();
     let actor = actor(&caller);
     let (records, errors) = blocking(move || {
-        let batch: RecordBatch = serde_json::from_slice(&body).map_err(|e| {
-            if e.is_data() {
-                ApiError::validation("records", None, e.to_string())
-            } else {
-                ApiError::bad_request(format!("Malformed JSON: {e}"))
-            }
-        })?;
+        let batch: RecordBatch = folio::decode(&body)?;
         Ok(tenant.write(|w| srs::save_batch(w, batch.records, actor))?)
     })
     .await?;

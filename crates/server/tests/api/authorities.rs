@@ -314,7 +314,7 @@ async fn restart_replays_and_reindex_runs_while_writes_continue() {
             inventory::create::<inventory::Authority>(
                 w,
                 body.to_string().as_bytes(),
-                inventory::Actor::default(),
+                folio::Actor::default(),
             )
         })
         .unwrap();

@@ -38,6 +38,7 @@ impl Timestamp {
 
     /// Parses one of the accepted spellings; `None` when it is none of them.
     pub fn parse(text: &str) -> Option<Timestamp> {
+        let text = text.trim();
         if let Ok(t) = DateTime::parse_from_rfc3339(text) {
             return Some(Timestamp::from(t.with_timezone(&Utc)));
         }
@@ -52,6 +53,14 @@ impl Timestamp {
             return Some(Timestamp::from(d.and_hms_opt(0, 0, 0)?.and_utc()));
         }
         None
+    }
+}
+
+impl Timestamp {
+    /// The form kept in an extracted column, where text order is time order
+    /// (`2024-01-02T03:04:05.678Z`, what SQLite's `strftime('%Y-%m-%dT%H:%M:%fZ')` gives).
+    pub fn column(self) -> String {
+        self.0.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
     }
 }
 
