@@ -58,6 +58,24 @@ pub enum Error {
     Corrupt(String),
 }
 
+impl Error {
+    /// A record verb's failure in mod-users' words; `unique` words a storage error, a
+    /// taken value among them, for the record type.
+    pub(crate) fn from_record(
+        e: folio::record::Error,
+        unique: impl FnOnce(store::Error) -> Error,
+    ) -> Error {
+        match e {
+            folio::record::Error::NotFound { record, id } => {
+                Error::NotFound { record, id: id.to_string() }
+            }
+            folio::record::Error::IdMismatch { .. } => Error::IdMismatch,
+            folio::record::Error::Store(e) => unique(e),
+            e @ folio::record::Error::Corrupt { .. } => Error::Corrupt(e.to_string()),
+        }
+    }
+}
+
 /// The user fields no two users may share.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum UniqueUserField {

@@ -5,10 +5,10 @@
 //! deleted. What it does not own: the loan rules that name groups (circulation's).
 
 use serde::{Deserialize, Serialize};
-use store::{ColumnValue, Page, Reader, RecordTable, StoredRecord, Writer};
+use store::{ColumnValue, FieldKind, Page, QueryField, Reader, RecordTable, Writer};
 use uuid::Uuid;
 
-use folio::{Actor, Metadata};
+use folio::{Actor, Metadata, Record};
 
 use crate::{Error, Result};
 
@@ -38,7 +38,28 @@ pub struct PatronGroup {
     pub other: serde_json::Map<String, serde_json::Value>,
 }
 
-impl PatronGroup {
+const FIELDS: &[QueryField] = &[
+    QueryField { index: "id", column: "id", kind: FieldKind::Text },
+    QueryField { index: "group", column: "group_name", kind: FieldKind::Text },
+];
+
+impl Record for PatronGroup {
+    const TABLE: RecordTable = GROUPS;
+    const NAME: &'static str = "Patron group";
+    const QUERY: &'static [QueryField] = FIELDS;
+
+    fn id(&self) -> Option<Uuid> {
+        self.id
+    }
+    fn set_id(&mut self, id: Uuid) {
+        self.id = Some(id);
+    }
+    fn metadata(&self) -> Option<&Metadata> {
+        self.metadata.as_ref()
+    }
+    fn set_metadata(&mut self, metadata: Metadata) {
+        self.metadata = Some(metadata);
+    }
     fn columns(&self) -> Vec<ColumnValue> {
         vec![self.group.as_deref().into()]
     }
@@ -84,39 +105,29 @@ pub fn decode_group(bytes: &[u8]) -> Result<PatronGroup> {
 /// Stores a new group; assigns an id when it has none.
 pub fn create_group(
     writer: &mut Writer<'_>,
-    mut group: PatronGroup,
+    group: PatronGroup,
     actor: Option<Uuid>,
 ) -> Result<PatronGroup> {
     check(&group)?;
-    group.metadata = Some(folio::stamp(None, Actor { user_id: actor }));
-    let id = *group.id.get_or_insert_with(Uuid::new_v4);
-    let body = crate::json::encode(&group)?;
-    writer
-        .insert(&GROUPS, &id.to_string(), 1, &body, &group.columns())
-        .map_err(|e| unique_error(e, &group))?;
-    Ok(group)
+    let name = group.group.clone();
+    folio::record::create(writer, group, Actor { user_id: actor })
+        .map_err(|e| Error::from_record(e, |e| unique_error(e, name)))
 }
 
 /// Replaces the group with this id.
 pub fn update_group(
     writer: &mut Writer<'_>,
     id: Uuid,
-    mut group: PatronGroup,
+    group: PatronGroup,
     actor: Option<Uuid>,
 ) -> Result<PatronGroup> {
     if group.id.is_some_and(|body_id| body_id != id) {
         return Err(Error::IdMismatch);
     }
-    group.id = Some(id);
     check(&group)?;
-    let stored = writer.get(&GROUPS, &id.to_string())?.ok_or_else(|| not_found(id))?;
-    let previous = parse(&stored)?.metadata;
-    group.metadata = Some(folio::stamp(previous.as_ref(), Actor { user_id: actor }));
-    let body = crate::json::encode(&group)?;
-    writer
-        .update(&GROUPS, &stored.id, stored.version + 1, &body, &group.columns())
-        .map_err(|e| unique_error(e, &group))?;
-    Ok(group)
+    let name = group.group.clone();
+    folio::record::replace(writer, id, group, Actor { user_id: actor })
+        .map_err(|e| Error::from_record(e, |e| unique_error(e, name)))
 }
 
 /// Deletes a group no user belongs to.
@@ -133,7 +144,7 @@ pub fn delete_group(writer: &mut Writer<'_>, id: Uuid) -> Result<()> {
 
 /// The group with this id.
 pub fn get_group(reader: &Reader<'_>, id: Uuid) -> Result<Option<PatronGroup>> {
-    reader.get(&GROUPS, &id.to_string())?.map(|r| parse(&r)).transpose()
+    folio::record::get(reader, id).map_err(|e| Error::from_record(e, Error::from))
 }
 
 /// Groups matching a CQL query (`group`, `id`), one page of their JSON bodies, and the
@@ -143,13 +154,8 @@ pub fn list_groups(
     cql: Option<&str>,
     page: Page,
 ) -> Result<(Vec<String>, u64)> {
-    use store::{FieldKind::Text, QueryField};
-    const FIELDS: &[QueryField] = &[
-        QueryField { index: "id", column: "id", kind: Text },
-        QueryField { index: "group", column: "group_name", kind: Text },
-    ];
-    let (records, total) = reader.list(&GROUPS, FIELDS, cql, page)?;
-    Ok((records.into_iter().map(|r| r.body).collect(), total))
+    folio::record::list_json::<PatronGroup>(reader, cql, page)
+        .map_err(|e| Error::from_record(e, Error::from))
 }
 
 fn check(group: &PatronGroup) -> Result<()> {
@@ -159,10 +165,10 @@ fn check(group: &PatronGroup) -> Result<()> {
     }
 }
 
-fn unique_error(e: store::Error, group: &PatronGroup) -> Error {
+fn unique_error(e: store::Error, name: Option<String>) -> Error {
     match e {
         store::Error::Unique { column, .. } if column == "group_name" => {
-            Error::GroupNameTaken(group.group.clone().unwrap_or_default().to_lowercase())
+            Error::GroupNameTaken(name.unwrap_or_default().to_lowercase())
         }
         // FOLIO's table is `groups`; its message names it.
         store::Error::DuplicateId { id, .. } => {
@@ -174,11 +180,6 @@ fn unique_error(e: store::Error, group: &PatronGroup) -> Error {
 
 fn not_found(id: Uuid) -> Error {
     Error::NotFound { record: "Patron group", id: id.to_string() }
-}
-
-fn parse(record: &StoredRecord) -> Result<PatronGroup> {
-    serde_json::from_str(&record.body)
-        .map_err(|e| Error::Corrupt(format!("patron group {}: {e}", record.id)))
 }
 
 #[cfg(test)]

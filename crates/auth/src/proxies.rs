@@ -6,10 +6,10 @@
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use store::{ColumnValue, Page, Reader, RecordTable, StoredRecord, Writer};
+use store::{ColumnValue, FieldKind, Page, QueryField, Reader, RecordTable, StoredRecord, Writer};
 use uuid::Uuid;
 
-use folio::{Actor, Metadata, Timestamp};
+use folio::{Actor, Metadata, Record, Timestamp};
 
 use crate::{Error, Result};
 
@@ -59,7 +59,31 @@ impl ProxyFor {
         self.status.as_deref().is_none_or(|s| s.eq_ignore_ascii_case("active"))
             && self.expiration_date.is_none_or(|expires| expires.as_datetime() > now)
     }
+}
 
+const FIELDS: &[QueryField] = &[
+    QueryField { index: "id", column: "id", kind: FieldKind::Text },
+    QueryField { index: "userId", column: "user_id", kind: FieldKind::Text },
+    QueryField { index: "proxyUserId", column: "proxy_user_id", kind: FieldKind::Text },
+];
+
+impl Record for ProxyFor {
+    const TABLE: RecordTable = PROXIES;
+    const NAME: &'static str = "Proxy relationship";
+    const QUERY: &'static [QueryField] = FIELDS;
+
+    fn id(&self) -> Option<Uuid> {
+        self.id
+    }
+    fn set_id(&mut self, id: Uuid) {
+        self.id = Some(id);
+    }
+    fn metadata(&self) -> Option<&Metadata> {
+        self.metadata.as_ref()
+    }
+    fn set_metadata(&mut self, metadata: Metadata) {
+        self.metadata = Some(metadata);
+    }
     fn columns(&self) -> Vec<ColumnValue> {
         vec![
             self.user_id.map(|u| u.to_string()).into(),
@@ -76,17 +100,14 @@ pub fn decode_proxy(bytes: &[u8]) -> Result<ProxyFor> {
 /// Stores a new relationship; refuses a second one for the same sponsor and proxy.
 pub fn create_proxy(
     writer: &mut Writer<'_>,
-    mut proxy: ProxyFor,
+    proxy: ProxyFor,
     actor: Option<Uuid>,
 ) -> Result<ProxyFor> {
     if pair_taken(writer, &proxy, None)? {
         return Err(Error::ProxyExists { id: proxy.id });
     }
-    proxy.metadata = Some(folio::stamp(None, Actor { user_id: actor }));
-    let id = *proxy.id.get_or_insert_with(Uuid::new_v4);
-    let body = crate::json::encode(&proxy)?;
-    writer.insert(&PROXIES, &id.to_string(), 1, &body, &proxy.columns())?;
-    Ok(proxy)
+    folio::record::create(writer, proxy, Actor { user_id: actor })
+        .map_err(|e| Error::from_record(e, Error::from))
 }
 
 /// Replaces the relationship with this id. Unlike mod-users, which checks only on
@@ -98,32 +119,25 @@ pub fn update_proxy(
     mut proxy: ProxyFor,
     actor: Option<Uuid>,
 ) -> Result<ProxyFor> {
-    if proxy.id.is_some_and(|body_id| body_id != id) {
-        return Err(Error::IdMismatch);
+    folio::record::claim_id(&mut proxy, id).map_err(|e| Error::from_record(e, Error::from))?;
+    if !writer.exists(&PROXIES, &id.to_string())? {
+        return Err(not_found(id));
     }
-    proxy.id = Some(id);
-    let stored = writer.get(&PROXIES, &id.to_string())?.ok_or_else(|| not_found(id))?;
     if pair_taken(writer, &proxy, Some(id))? {
         return Err(Error::ProxyExists { id: Some(id) });
     }
-    let previous = parse(&stored)?.metadata;
-    proxy.metadata = Some(folio::stamp(previous.as_ref(), Actor { user_id: actor }));
-    let body = crate::json::encode(&proxy)?;
-    writer.update(&PROXIES, &stored.id, stored.version + 1, &body, &proxy.columns())?;
-    Ok(proxy)
+    folio::record::replace(writer, id, proxy, Actor { user_id: actor })
+        .map_err(|e| Error::from_record(e, Error::from))
 }
 
 /// Deletes a relationship.
 pub fn delete_proxy(writer: &mut Writer<'_>, id: Uuid) -> Result<()> {
-    if !writer.delete(&PROXIES, &id.to_string())? {
-        return Err(not_found(id));
-    }
-    Ok(())
+    folio::record::delete::<ProxyFor>(writer, id).map_err(|e| Error::from_record(e, Error::from))
 }
 
 /// The relationship with this id.
 pub fn get_proxy(reader: &Reader<'_>, id: Uuid) -> Result<Option<ProxyFor>> {
-    reader.get(&PROXIES, &id.to_string())?.map(|r| parse(&r)).transpose()
+    folio::record::get(reader, id).map_err(|e| Error::from_record(e, Error::from))
 }
 
 /// The relationship in which `proxy_user_id` acts for `user_id`, whether or not it is
@@ -149,14 +163,8 @@ pub fn list_proxies(
     cql: Option<&str>,
     page: Page,
 ) -> Result<(Vec<String>, u64)> {
-    use store::{FieldKind::Text, QueryField};
-    const FIELDS: &[QueryField] = &[
-        QueryField { index: "id", column: "id", kind: Text },
-        QueryField { index: "userId", column: "user_id", kind: Text },
-        QueryField { index: "proxyUserId", column: "proxy_user_id", kind: Text },
-    ];
-    let (records, total) = reader.list(&PROXIES, FIELDS, cql, page)?;
-    Ok((records.into_iter().map(|r| r.body).collect(), total))
+    folio::record::list_json::<ProxyFor>(reader, cql, page)
+        .map_err(|e| Error::from_record(e, Error::from))
 }
 
 /// Whether another relationship (not `except`) has this one's sponsor and proxy.

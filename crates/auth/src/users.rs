@@ -8,10 +8,10 @@
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use store::{ColumnValue, Page, Reader, RecordTable, StoredRecord, Writer};
+use store::{ColumnValue, Page, QueryField, Reader, RecordTable, StoredRecord, Writer};
 use uuid::Uuid;
 
-use folio::{Actor, Metadata, Timestamp};
+use folio::{Actor, Metadata, Record, Timestamp};
 
 use crate::{Error, Result, UniqueUserField, Write};
 
@@ -110,7 +110,25 @@ impl User {
             _ => self.username.clone(),
         }
     }
+}
 
+impl Record for User {
+    const TABLE: RecordTable = USERS;
+    const NAME: &'static str = "User";
+    const QUERY: &'static [QueryField] = USER_FIELDS;
+
+    fn id(&self) -> Option<Uuid> {
+        self.id
+    }
+    fn set_id(&mut self, id: Uuid) {
+        self.id = Some(id);
+    }
+    fn metadata(&self) -> Option<&Metadata> {
+        self.metadata.as_ref()
+    }
+    fn set_metadata(&mut self, metadata: Metadata) {
+        self.metadata = Some(metadata);
+    }
     fn columns(&self) -> Vec<ColumnValue> {
         let personal = self.personal.as_ref();
         vec![
@@ -135,15 +153,10 @@ pub fn decode_user(bytes: &[u8]) -> Result<User> {
 
 /// Stores a new user; assigns an id when it has none. `actor` is who is creating it.
 pub fn create_user(writer: &mut Writer<'_>, mut user: User, actor: Option<Uuid>) -> Result<User> {
-    let now = Utc::now();
-    prepare(writer, &mut user, now)?;
-    user.metadata = Some(folio::stamp(None, Actor { user_id: actor }));
-    let id = *user.id.get_or_insert_with(Uuid::new_v4);
-    let body = crate::json::encode(&user)?;
-    match writer.insert(&USERS, &id.to_string(), 1, &body, &user.columns()) {
-        Ok(()) => Ok(user),
-        Err(e) => Err(unique_error(e, &user, Write::Create)),
-    }
+    prepare(writer, &mut user, Utc::now())?;
+    let sent = user.clone();
+    folio::record::create(writer, user, Actor { user_id: actor })
+        .map_err(|e| Error::from_record(e, |e| unique_error(e, &sent, Write::Create)))
 }
 
 /// Replaces the user with this id (FOLIO's PUT); the body's id, if any, must be `id`.
@@ -155,22 +168,15 @@ pub fn update_user(
     mut user: User,
     actor: Option<Uuid>,
 ) -> Result<User> {
-    if user.id.is_some_and(|body_id| body_id != id) {
-        return Err(Error::IdMismatch);
+    let record_error = |e| Error::from_record(e, Error::from);
+    folio::record::claim_id(&mut user, id).map_err(record_error)?;
+    if !writer.exists(&USERS, &id.to_string())? {
+        return Err(Error::NotFound { record: User::NAME, id: id.to_string() });
     }
-    user.id = Some(id);
-    let stored = writer
-        .get(&USERS, &id.to_string())?
-        .ok_or_else(|| Error::NotFound { record: "User", id: id.to_string() })?;
-    let now = Utc::now();
-    prepare(writer, &mut user, now)?;
-    let previous = parse_user(&stored)?.metadata;
-    user.metadata = Some(folio::stamp(previous.as_ref(), Actor { user_id: actor }));
-    let body = crate::json::encode(&user)?;
-    match writer.update(&USERS, &stored.id, stored.version + 1, &body, &user.columns()) {
-        Ok(_) => {}
-        Err(e) => return Err(unique_error(e, &user, Write::Update)),
-    }
+    prepare(writer, &mut user, Utc::now())?;
+    let sent = user.clone();
+    let user = folio::record::replace(writer, id, user, Actor { user_id: actor })
+        .map_err(|e| Error::from_record(e, |e| unique_error(e, &sent, Write::Update)))?;
     if let Some(username) = &user.username {
         crate::login::rename(writer, id, username)?;
     }
@@ -237,7 +243,7 @@ fn unique_error(e: store::Error, user: &User, write: Write) -> Error {
 
 /// The user with this id.
 pub fn get_user(reader: &Reader<'_>, id: Uuid) -> Result<Option<User>> {
-    reader.get(&USERS, &id.to_string())?.map(|r| parse_user(&r)).transpose()
+    folio::record::get(reader, id).map_err(|e| Error::from_record(e, Error::from))
 }
 
 /// The user with this barcode (barcodes compare case-insensitively, as in FOLIO).
@@ -255,8 +261,8 @@ pub fn user_by_username(reader: &Reader<'_>, username: &str) -> Result<Option<Us
     reader.find_by(&USERS, "username", username)?.first().map(parse_user).transpose()
 }
 
-const USER_FIELDS: &[store::QueryField] = {
-    use store::{FieldKind::Text, QueryField};
+const USER_FIELDS: &[QueryField] = {
+    use store::FieldKind::Text;
     &[
         QueryField { index: "id", column: "id", kind: Text },
         QueryField { index: "username", column: "username", kind: Text },
@@ -278,8 +284,8 @@ pub fn list_users(
     cql: Option<&str>,
     page: Page,
 ) -> Result<(Vec<String>, u64)> {
-    let (records, total) = reader.list(&USERS, USER_FIELDS, cql, page)?;
-    Ok((records.into_iter().map(|r| r.body).collect(), total))
+    folio::record::list_json::<User>(reader, cql, page)
+        .map_err(|e| Error::from_record(e, Error::from))
 }
 
 /// How many users belong to a patron group.

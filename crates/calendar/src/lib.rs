@@ -25,7 +25,7 @@ mod model;
 mod timetable;
 mod validate;
 
-use folio::{Actor, stamp};
+use folio::{Actor, Record};
 use store::{ColumnValue, Migration, Reader, RecordTable, Writer};
 use uuid::Uuid;
 
@@ -77,16 +77,53 @@ pub fn decode(body: &[u8]) -> Result<Calendar> {
     Ok(folio::decode(body)?)
 }
 
-fn columns(calendar: &Calendar) -> [ColumnValue; 2] {
-    [
-        ColumnValue::Text(calendar.start_date.to_string()),
-        ColumnValue::Text(calendar.end_date.to_string()),
-    ]
+impl Record for Calendar {
+    const TABLE: RecordTable = CALENDARS;
+    const NAME: &'static str = "calendar";
+    /// mod-calendar lists by ids, service points and dates, not CQL.
+    const QUERY: &'static [store::QueryField] = &[];
+
+    fn id(&self) -> Option<Uuid> {
+        self.id
+    }
+    fn set_id(&mut self, id: Uuid) {
+        self.id = Some(id);
+    }
+    fn metadata(&self) -> Option<&folio::Metadata> {
+        self.metadata.as_ref()
+    }
+    fn set_metadata(&mut self, metadata: folio::Metadata) {
+        self.metadata = Some(metadata);
+    }
+    fn columns(&self) -> Vec<ColumnValue> {
+        vec![
+            ColumnValue::Text(self.start_date.to_string()),
+            ColumnValue::Text(self.end_date.to_string()),
+        ]
+    }
 }
 
 fn parse(stored: &store::StoredRecord) -> Result<Calendar> {
-    serde_json::from_str(&stored.body)
-        .map_err(|e| Error::Corrupt { id: stored.id.clone(), message: e.to_string() })
+    folio::record::parse(&stored.body, &stored.id).map_err(error)
+}
+
+/// A verb's failure in mod-calendar's words.
+fn error(e: folio::record::Error) -> Error {
+    match e {
+        folio::record::Error::NotFound { id, .. } => Error::NotFound(id),
+        folio::record::Error::IdMismatch { body, path } => Error::Invalid {
+            code: "invalidRequest",
+            message: format!(
+                "The ID in the body ({body}) does not match the ID in the path ({path})"
+            ),
+        },
+        folio::record::Error::Store(store::Error::DuplicateId { id, .. }) => Error::Invalid {
+            code: "invalidRequest",
+            message: format!("A calendar with ID {id} already exists"),
+        },
+        folio::record::Error::Store(e) => e.into(),
+        folio::record::Error::Corrupt { id, message, .. } => Error::Corrupt { id, message },
+    }
 }
 
 /// Every calendar of the tenant, by start date.
@@ -111,8 +148,7 @@ pub fn timetable(reader: &Reader<'_>, service_point: Uuid) -> Result<Timetable> 
 }
 
 pub fn get(reader: &Reader<'_>, id: Uuid) -> Result<Calendar> {
-    let stored = reader.get(&CALENDARS, &id.to_string())?.ok_or(Error::NotFound(id))?;
-    parse(&stored)
+    folio::record::get(reader, id).map_err(error)?.ok_or(Error::NotFound(id))
 }
 
 /// Stores a new calendar after mod-calendar's checks; assigns its id and the ids that
@@ -121,18 +157,7 @@ pub fn create(writer: &mut Writer<'_>, mut calendar: Calendar, actor: Actor) -> 
     let id = *calendar.id.get_or_insert_with(Uuid::new_v4);
     validate::check(&calendar, &all(writer)?)?;
     tie(&mut calendar, id);
-    calendar.metadata = Some(stamp(None, actor));
-    let body = serde_json::to_string(&calendar).expect("a calendar serialises");
-    writer.insert(&CALENDARS, &id.to_string(), 1, &body, &columns(&calendar)).map_err(
-        |e| match e {
-            store::Error::DuplicateId { .. } => Error::Invalid {
-                code: "invalidRequest",
-                message: format!("A calendar with ID {id} already exists"),
-            },
-            other => other.into(),
-        },
-    )?;
-    Ok(calendar)
+    folio::record::create(writer, calendar, actor).map_err(error)
 }
 
 /// Replaces a calendar (PUT), with the same checks against the other calendars.
@@ -142,28 +167,16 @@ pub fn replace(
     mut calendar: Calendar,
     actor: Actor,
 ) -> Result<Calendar> {
-    if let Some(body) = calendar.id.filter(|b| *b != id) {
-        return Err(Error::Invalid {
-            code: "invalidRequest",
-            message: format!(
-                "The ID in the body ({body}) does not match the ID in the path ({id})"
-            ),
-        });
-    }
-    calendar.id = Some(id);
-    let stored = writer.get(&CALENDARS, &id.to_string())?.ok_or(Error::NotFound(id))?;
-    let previous = parse(&stored)?;
+    folio::record::claim_id(&mut calendar, id).map_err(error)?;
+    get(writer, id)?;
     let others: Vec<Calendar> = all(writer)?.into_iter().filter(|c| c.id != Some(id)).collect();
     validate::check(&calendar, &others)?;
     tie(&mut calendar, id);
-    calendar.metadata = Some(stamp(previous.metadata.as_ref(), actor));
-    let body = serde_json::to_string(&calendar).expect("a calendar serialises");
-    writer.update(&CALENDARS, &id.to_string(), stored.version + 1, &body, &columns(&calendar))?;
-    Ok(calendar)
+    folio::record::replace(writer, id, calendar, actor).map_err(error)
 }
 
 pub fn delete(writer: &mut Writer<'_>, id: Uuid) -> Result<()> {
-    if writer.delete(&CALENDARS, &id.to_string())? { Ok(()) } else { Err(Error::NotFound(id)) }
+    folio::record::delete::<Calendar>(writer, id).map_err(error)
 }
 
 fn tie(calendar: &mut Calendar, id: Uuid) {

@@ -2,8 +2,7 @@
 //! and list with the storage CQL subset, with ids and metadata assigned as FOLIO's
 //! storage modules do.
 
-use folio::{Actor, Metadata, stamp};
-use serde::Serialize;
+use folio::{Actor, Metadata};
 use serde::de::DeserializeOwned;
 use store::{ColumnValue, FieldKind, Page, QueryField, Reader, RecordTable, Writer};
 use uuid::Uuid;
@@ -16,25 +15,8 @@ use crate::model::{
 use crate::storage::*;
 use crate::{Error, Result};
 
-/// A circulation record type. Sealed: the types are this crate's models.
-pub trait Record: Serialize + DeserializeOwned + Clone + sealed::Sealed {
-    const TABLE: RecordTable;
-    /// For messages: "loan policy".
-    const NAME: &'static str;
-    /// The CQL indexes its list endpoint answers.
-    const QUERY: &'static [QueryField];
-    /// FOLIO's storage PUT creates a missing record for some types (loans, requests).
-    const PUT_CREATES: bool = false;
-    fn id(&self) -> Option<Uuid>;
-    fn set_id(&mut self, id: Uuid);
-    fn metadata(&self) -> Option<&Metadata>;
-    fn set_metadata(&mut self, metadata: Metadata);
-    fn columns(&self) -> Vec<ColumnValue>;
-}
-
-mod sealed {
-    pub trait Sealed {}
-}
+/// The circulation record types: this crate's models, each a [`folio::Record`].
+pub use folio::Record;
 
 const TEXT: FieldKind = FieldKind::Text;
 
@@ -51,7 +33,6 @@ const NAMED: &[QueryField] = &[field!("id", "id"), field!("name", "name")];
 
 macro_rules! record {
     ($type:ty, $table:expr, $name:literal, $query:expr, |$r:ident| $columns:expr $(, put_creates = $pc:literal)?) => {
-        impl sealed::Sealed for $type {}
         impl Record for $type {
             const TABLE: RecordTable = $table;
             const NAME: &'static str = $name;
@@ -210,68 +191,13 @@ pub fn decode<R: Record>(body: &[u8]) -> Result<R> {
 }
 
 /// Stores a new record; assigns an id when it has none.
-pub fn create<R: Record>(writer: &mut Writer<'_>, mut record: R, actor: Actor) -> Result<R> {
-    let id = match record.id() {
-        Some(id) => id,
-        None => {
-            let id = Uuid::new_v4();
-            record.set_id(id);
-            id
-        }
-    };
-    record.set_metadata(stamp(None, actor));
-    let body = to_json(&record)?;
-    writer
-        .insert(&R::TABLE, &id.to_string(), 1, &body, &record.columns())
-        .map_err(|e| unique_error::<R>(e, &id))?;
-    Ok(record)
+pub fn create<R: Record>(writer: &mut Writer<'_>, record: R, actor: Actor) -> Result<R> {
+    folio::record::create(writer, record, actor).map_err(error::<R>)
 }
 
 /// Replaces a stored record (FOLIO's PUT). The body's id, if any, must be the path's.
-pub fn replace<R: Record>(
-    writer: &mut Writer<'_>,
-    id: Uuid,
-    mut record: R,
-    actor: Actor,
-) -> Result<R> {
-    match record.id() {
-        Some(body_id) if body_id != id => {
-            return Err(Error::invalid(
-                "id",
-                body_id,
-                format!("The id in the body ({body_id}) does not match the id in the path ({id})"),
-            ));
-        }
-        _ => record.set_id(id),
-    }
-    let previous = get::<R>(writer, id)?;
-    match previous {
-        None if R::PUT_CREATES => create(writer, record, actor),
-        None => Err(Error::NotFound { record_type: R::NAME, id: id.to_string() }),
-        Some(previous) => {
-            record.set_metadata(stamp(previous.metadata(), actor));
-            save(writer, &record)?;
-            Ok(record)
-        }
-    }
-}
-
-/// Writes an existing record back (the verbs' own updates, metadata already set).
-pub(crate) fn save<R: Record>(writer: &mut Writer<'_>, record: &R) -> Result<()> {
-    let id = record.id().expect("a stored record has an id");
-    let id_text = id.to_string();
-    let body = to_json(record)?;
-    let columns = record.columns();
-    // Only the version and columns are read back: the body is replaced whole, and the
-    // columns that did not change keep their index entries.
-    let written = match writer.version_and_columns(&R::TABLE, &id_text)? {
-        Some((version, previous)) => writer
-            .update_changed(&R::TABLE, (&id_text, version + 1, &body), &columns, &previous)
-            .map(|_| ()),
-        None => writer.insert(&R::TABLE, &id_text, 1, &body, &columns),
-    };
-    written.map_err(|e| unique_error::<R>(e, &id))?;
-    Ok(())
+pub fn replace<R: Record>(writer: &mut Writer<'_>, id: Uuid, record: R, actor: Actor) -> Result<R> {
+    folio::record::replace(writer, id, record, actor).map_err(error::<R>)
 }
 
 /// Updates a record the verbs changed, stamping its metadata.
@@ -280,31 +206,22 @@ pub(crate) fn update<R: Record>(
     record: &mut R,
     actor: Actor,
 ) -> Result<()> {
-    let metadata = stamp(record.metadata(), actor);
-    record.set_metadata(metadata);
-    save(writer, record)
+    folio::record::update(writer, record, actor).map_err(error::<R>)
 }
 
 /// Deletes a record.
 pub fn delete<R: Record>(writer: &mut Writer<'_>, id: Uuid) -> Result<()> {
-    if writer.delete(&R::TABLE, &id.to_string())? {
-        Ok(())
-    } else {
-        Err(Error::NotFound { record_type: R::NAME, id: id.to_string() })
-    }
+    folio::record::delete::<R>(writer, id).map_err(error::<R>)
 }
 
 /// The record with this id, typed.
 pub fn get<R: Record>(reader: &Reader<'_>, id: Uuid) -> Result<Option<R>> {
-    reader.get(&R::TABLE, &id.to_string())?.map(|s| parse(&s.body, &s.id)).transpose()
+    folio::record::get(reader, id).map_err(error::<R>)
 }
 
 /// The stored JSON of a record; `NotFound` when there is none.
 pub fn get_json<R: Record>(reader: &Reader<'_>, id: Uuid) -> Result<String> {
-    match reader.get(&R::TABLE, &id.to_string())? {
-        Some(stored) => Ok(stored.body),
-        None => Err(Error::NotFound { record_type: R::NAME, id: id.to_string() }),
-    }
+    folio::record::get_json::<R>(reader, id).map_err(error::<R>)
 }
 
 /// One page of records matching a CQL query, as stored JSON, and the exact total.
@@ -313,8 +230,7 @@ pub fn list_json<R: Record>(
     cql: Option<&str>,
     page: Page,
 ) -> Result<(Vec<String>, u64)> {
-    let (records, total) = reader.list(&R::TABLE, R::QUERY, cql, page)?;
-    Ok((records.into_iter().map(|r| r.body).collect(), total))
+    folio::record::list_json::<R>(reader, cql, page).map_err(error::<R>)
 }
 
 /// Every record whose columns equal all of `conditions`, typed.
@@ -333,25 +249,33 @@ pub(crate) fn find_const<R: Record>(
     stored.iter().map(|s| parse(&s.body, &s.id)).collect()
 }
 
+/// Reads a stored body back as its type (a record's, or the rules document's).
 pub(crate) fn parse<R: DeserializeOwned>(body: &str, id: &str) -> Result<R> {
     serde_json::from_str(body).map_err(|e| Error::Corrupt(format!("record {id}: {e}")))
 }
 
-fn to_json(record: &impl Serialize) -> Result<String> {
-    serde_json::to_string(record).map_err(|e| Error::Corrupt(e.to_string()))
-}
-
-fn unique_error<R: Record>(e: store::Error, id: &Uuid) -> Error {
+/// A verb's failure in mod-circulation-storage's words: a taken id, name or open loan
+/// is a 422 naming the field.
+fn error<R: Record>(e: folio::record::Error) -> Error {
     match e {
-        store::Error::DuplicateId { .. } => {
-            Error::invalid("id", id, format!("{} with id {id} already exists", R::NAME))
+        folio::record::Error::NotFound { record, id } => {
+            Error::NotFound { record_type: record, id: id.to_string() }
         }
-        store::Error::Unique { column, .. } if column == "name" => {
+        folio::record::Error::IdMismatch { body, path } => Error::invalid(
+            "id",
+            body,
+            format!("The id in the body ({body}) does not match the id in the path ({path})"),
+        ),
+        folio::record::Error::Store(store::Error::DuplicateId { id, .. }) => {
+            Error::invalid("id", &id, format!("{} with id {id} already exists", R::NAME))
+        }
+        folio::record::Error::Store(store::Error::Unique { column, .. }) if column == "name" => {
             Error::invalid("name", "", format!("A {} with this name already exists", R::NAME))
         }
-        store::Error::Unique { column, .. } if column == "item_id" => {
+        folio::record::Error::Store(store::Error::Unique { column, .. }) if column == "item_id" => {
             Error::invalid("itemId", "", "Cannot have more than one open loan for the same item")
         }
-        other => other.into(),
+        folio::record::Error::Store(e) => e.into(),
+        e @ folio::record::Error::Corrupt { .. } => Error::Corrupt(e.to_string()),
     }
 }

@@ -4,7 +4,11 @@
 //! with FOLIO's split of failures ([`decode`]: not JSON is a 400, JSON of another shape
 //! a 422 naming the field).
 //!
-//! What it does not own: storage (`store`), any one record type's fields or rules (the
+//! The storage verbs every record type shares sit on `store` in [`record`]: a record type
+//! declares its table, name, CQL fields and columns ([`Record`]), and is created,
+//! replaced, deleted, read and listed the same way as every other.
+//!
+//! What it does not own: SQL (`store`), any one record type's fields or rules (the
 //! domain crates), or HTTP (the server maps [`DecodeError`] to FOLIO's bodies).
 //!
 //! ```
@@ -17,10 +21,12 @@
 
 mod decode;
 mod metadata;
+pub mod record;
 mod timestamp;
 
 pub use crate::{
     decode::{DecodeError, decode},
     metadata::{Actor, Metadata, stamp},
+    record::Record,
     timestamp::Timestamp,
 };

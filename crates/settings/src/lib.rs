@@ -7,7 +7,7 @@
 //! FOLIO. What it does not own: HTTP (`server` maps [`Error`]), the meaning of any
 //! setting (each reader interprets its own).
 
-use folio::{Actor, Metadata, stamp};
+use folio::{Actor, Metadata, Record};
 use serde::{Deserialize, Serialize};
 use store::{ColumnValue, FieldKind, Migration, Page, QueryField, Reader, RecordTable, Writer};
 use uuid::Uuid;
@@ -62,7 +62,23 @@ pub struct ConfigEntry {
     pub metadata: Option<Metadata>,
 }
 
-impl ConfigEntry {
+impl Record for ConfigEntry {
+    const TABLE: RecordTable = ENTRIES;
+    const NAME: &'static str = "configuration entry";
+    const QUERY: &'static [QueryField] = QUERY;
+
+    fn id(&self) -> Option<Uuid> {
+        self.id
+    }
+    fn set_id(&mut self, id: Uuid) {
+        self.id = Some(id);
+    }
+    fn metadata(&self) -> Option<&Metadata> {
+        self.metadata.as_ref()
+    }
+    fn set_metadata(&mut self, metadata: Metadata) {
+        self.metadata = Some(metadata);
+    }
     fn columns(&self) -> Vec<ColumnValue> {
         vec![
             ColumnValue::Text(self.module.clone()),
@@ -72,7 +88,9 @@ impl ConfigEntry {
             self.enabled.map_or(ColumnValue::Null, |e| ColumnValue::Text(e.to_string())),
         ]
     }
+}
 
+impl ConfigEntry {
     fn key(&self) -> String {
         format!(
             "module {}, configName {}, code {}",
@@ -110,69 +128,50 @@ pub fn decode(body: &[u8]) -> Result<ConfigEntry> {
 }
 
 /// Stores a new entry; assigns an id when it has none.
-pub fn create(
-    writer: &mut Writer<'_>,
-    mut entry: ConfigEntry,
-    actor: Actor,
-) -> Result<ConfigEntry> {
-    let id = *entry.id.get_or_insert_with(Uuid::new_v4);
-    entry.metadata = Some(stamp(None, actor));
-    let body = serde_json::to_string(&entry).expect("an entry serialises");
-    writer.insert(&ENTRIES, &id.to_string(), 1, &body, &entry.columns()).map_err(|e| match e {
-        store::Error::Unique { .. } => Error::Duplicate(entry.key()),
-        other => other.into(),
-    })?;
-    Ok(entry)
+pub fn create(writer: &mut Writer<'_>, entry: ConfigEntry, actor: Actor) -> Result<ConfigEntry> {
+    let key = entry.key();
+    folio::record::create(writer, entry, actor).map_err(|e| error(e, key))
 }
 
 /// Replaces a stored entry (PUT).
 pub fn replace(
     writer: &mut Writer<'_>,
     id: Uuid,
-    mut entry: ConfigEntry,
+    entry: ConfigEntry,
     actor: Actor,
 ) -> Result<ConfigEntry> {
-    if let Some(body) = entry.id.filter(|b| *b != id) {
-        return Err(Error::IdMismatch { body, path: id });
-    }
-    entry.id = Some(id);
-    let stored = writer.get(&ENTRIES, &id.to_string())?.ok_or(Error::NotFound(id))?;
-    let previous: ConfigEntry = parse(&stored)?;
-    entry.metadata = Some(stamp(previous.metadata.as_ref(), actor));
-    let body = serde_json::to_string(&entry).expect("an entry serialises");
-    let version = stored.version + 1;
-    writer.update(&ENTRIES, &id.to_string(), version, &body, &entry.columns()).map_err(
-        |e| match e {
-            store::Error::Unique { .. } => Error::Duplicate(entry.key()),
-            other => other.into(),
-        },
-    )?;
-    Ok(entry)
+    let key = entry.key();
+    folio::record::replace(writer, id, entry, actor).map_err(|e| error(e, key))
 }
 
 pub fn delete(writer: &mut Writer<'_>, id: Uuid) -> Result<()> {
-    if writer.delete(&ENTRIES, &id.to_string())? { Ok(()) } else { Err(Error::NotFound(id)) }
+    folio::record::delete::<ConfigEntry>(writer, id).map_err(|e| error(e, String::new()))
 }
 
 pub fn get(reader: &Reader<'_>, id: Uuid) -> Result<Option<ConfigEntry>> {
-    reader.get(&ENTRIES, &id.to_string())?.as_ref().map(parse).transpose()
-}
-
-fn parse(stored: &store::StoredRecord) -> Result<ConfigEntry> {
-    serde_json::from_str(&stored.body)
-        .map_err(|e| Error::Corrupt { id: stored.id.clone(), message: e.to_string() })
+    folio::record::get(reader, id).map_err(|e| error(e, String::new()))
 }
 
 /// The stored JSON of one entry.
 pub fn get_json(reader: &Reader<'_>, id: Uuid) -> Result<String> {
-    Ok(reader.get(&ENTRIES, &id.to_string())?.ok_or(Error::NotFound(id))?.body)
+    folio::record::get_json::<ConfigEntry>(reader, id).map_err(|e| error(e, String::new()))
 }
 
 /// Entries matching a CQL query (module, configName, code, userId, enabled, id), and
 /// the total.
 pub fn list_json(reader: &Reader<'_>, cql: Option<&str>, page: Page) -> Result<(Vec<String>, u64)> {
-    let (records, total) = reader.list(&ENTRIES, QUERY, cql, page)?;
-    Ok((records.into_iter().map(|r| r.body).collect(), total))
+    folio::record::list_json::<ConfigEntry>(reader, cql, page).map_err(|e| error(e, String::new()))
+}
+
+/// A verb's failure in mod-configuration's words; `key` names the entry for a taken one.
+fn error(e: folio::record::Error, key: String) -> Error {
+    match e {
+        folio::record::Error::NotFound { id, .. } => Error::NotFound(id),
+        folio::record::Error::IdMismatch { body, path } => Error::IdMismatch { body, path },
+        folio::record::Error::Store(store::Error::Unique { .. }) => Error::Duplicate(key),
+        folio::record::Error::Store(e) => e.into(),
+        folio::record::Error::Corrupt { id, message, .. } => Error::Corrupt { id, message },
+    }
 }
 
 /// The tenant's time zone as FOLIO keeps it: the `timezone` of the `ORG` /
@@ -184,7 +183,8 @@ pub fn time_zone(reader: &Reader<'_>) -> Result<Option<String>> {
         &[("module", "ORG"), ("config_name", "localeSettings"), ("code", ""), ("user_id", "")],
     )?;
     let Some(stored) = found.first() else { return Ok(None) };
-    let entry = parse(stored)?;
+    let entry: ConfigEntry =
+        folio::record::parse(&stored.body, &stored.id).map_err(|e| error(e, String::new()))?;
     let value: Option<serde_json::Value> =
         entry.value.as_deref().and_then(|v| serde_json::from_str(v).ok());
     Ok(value.and_then(|v| v["timezone"].as_str().map(str::to_string)).filter(|z| !z.is_empty()))

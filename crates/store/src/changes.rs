@@ -42,7 +42,9 @@ pub struct Change {
     pub at: String,
 }
 
-/// The current time in FOLIO's timestamp format (`2024-01-31T10:11:12.123+00:00`).
+/// The commit time, RFC 3339 in UTC with milliseconds (`2024-01-31T10:11:12.123+00:00`).
+/// The store keeps no FOLIO conventions, so it formats the time itself; `folio::Timestamp`
+/// reads this text.
 pub(crate) fn now() -> String {
-    folio::Timestamp::now().to_string()
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, false)
 }

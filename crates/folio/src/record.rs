@@ -1,0 +1,179 @@
+//! The storage verbs every FOLIO record type shares, over `store`: create (an id assigned
+//! when the body has none, metadata stamped), replace (the body's id must be the path's,
+//! creation metadata kept), delete, get, get as stored JSON, and list with the storage CQL
+//! subset. A record type is a declaration ([`Record`]); what a crate adds (reference
+//! checks, derived fields, its own words for a taken name) it does around these verbs.
+//!
+//! Unique-index violations come back as [`Error::Store`] holding `store::Error::Unique`
+//! or `DuplicateId`, so the owning crate words them as its FOLIO module does.
+
+use serde::{Serialize, de::DeserializeOwned};
+use store::{ColumnValue, Page, QueryField, Reader, RecordTable, Writer};
+use uuid::Uuid;
+
+use crate::{Actor, Metadata, stamp};
+
+/// A FOLIO record type stored as JSON in one table, with extracted columns.
+pub trait Record: Serialize + DeserializeOwned {
+    const TABLE: RecordTable;
+    /// How messages name it: "loan policy".
+    const NAME: &'static str;
+    /// The CQL indexes its storage list endpoint answers.
+    const QUERY: &'static [QueryField];
+    /// Whether a PUT of a missing record creates it, as FOLIO's storage does for some
+    /// types (loans, requests).
+    const PUT_CREATES: bool = false;
+
+    fn id(&self) -> Option<Uuid>;
+    fn set_id(&mut self, id: Uuid);
+    fn metadata(&self) -> Option<&Metadata>;
+    fn set_metadata(&mut self, metadata: Metadata);
+    /// The values of `TABLE`'s extracted columns, in its order.
+    fn columns(&self) -> Vec<ColumnValue>;
+}
+
+/// What a verb can meet; the owning crate words each for its FOLIO module.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("{record} not found: {id}")]
+    NotFound { record: &'static str, id: Uuid },
+    /// A PUT whose body names another record than its path.
+    #[error("The id in the body ({body}) does not match the id in the path ({path})")]
+    IdMismatch { body: Uuid, path: Uuid },
+    #[error(transparent)]
+    Store(#[from] store::Error),
+    /// A stored body that does not read back as its type.
+    #[error("corrupt {record} {id}: {message}")]
+    Corrupt { record: &'static str, id: String, message: String },
+}
+
+/// The verbs' result type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Stores a new record; assigns an id when it has none.
+pub fn create<R: Record>(writer: &mut Writer<'_>, mut record: R, actor: Actor) -> Result<R> {
+    let id = match record.id() {
+        Some(id) => id,
+        None => {
+            let id = Uuid::new_v4();
+            record.set_id(id);
+            id
+        }
+    };
+    record.set_metadata(stamp(None, actor));
+    let body = to_json(&record)?;
+    writer.insert(&R::TABLE, &id.to_string(), 1, &body, &record.columns())?;
+    Ok(record)
+}
+
+/// Checks a PUT's body against its path and gives the record the path's id.
+pub fn claim_id<R: Record>(record: &mut R, id: Uuid) -> Result<()> {
+    match record.id() {
+        Some(body) if body != id => Err(Error::IdMismatch { body, path: id }),
+        _ => {
+            record.set_id(id);
+            Ok(())
+        }
+    }
+}
+
+/// Replaces a stored record (FOLIO's PUT): the body's id, if any, must be the path's;
+/// creation metadata is kept. A missing record is created where the type says so.
+pub fn replace<R: Record>(
+    writer: &mut Writer<'_>,
+    id: Uuid,
+    mut record: R,
+    actor: Actor,
+) -> Result<R> {
+    claim_id(&mut record, id)?;
+    match get::<R>(writer, id)? {
+        None if R::PUT_CREATES => create(writer, record, actor),
+        None => Err(Error::NotFound { record: R::NAME, id }),
+        Some(previous) => {
+            record.set_metadata(stamp(previous.metadata(), actor));
+            save(writer, &record)?;
+            Ok(record)
+        }
+    }
+}
+
+/// Writes a record as it is (metadata already set) over the stored one, or anew. Only the
+/// columns that changed are rewritten, so the others keep their index entries.
+pub fn save<R: Record>(writer: &mut Writer<'_>, record: &R) -> Result<()> {
+    let id = record.id().ok_or(Error::Corrupt {
+        record: R::NAME,
+        id: String::new(),
+        message: "a record to save has no id".to_string(),
+    })?;
+    let id_text = id.to_string();
+    let body = to_json(record)?;
+    let columns = record.columns();
+    match writer.version_and_columns(&R::TABLE, &id_text)? {
+        Some((version, previous)) => {
+            writer.update_changed(
+                &R::TABLE,
+                (&id_text, version + 1, &body),
+                &columns,
+                &previous,
+            )?;
+        }
+        None => writer.insert(&R::TABLE, &id_text, 1, &body, &columns)?,
+    }
+    Ok(())
+}
+
+/// Stamps a record the verbs of its crate changed, and saves it.
+pub fn update<R: Record>(writer: &mut Writer<'_>, record: &mut R, actor: Actor) -> Result<()> {
+    let metadata = stamp(record.metadata(), actor);
+    record.set_metadata(metadata);
+    save(writer, record)
+}
+
+/// Deletes a record.
+pub fn delete<R: Record>(writer: &mut Writer<'_>, id: Uuid) -> Result<()> {
+    if writer.delete(&R::TABLE, &id.to_string())? {
+        Ok(())
+    } else {
+        Err(Error::NotFound { record: R::NAME, id })
+    }
+}
+
+/// The record with this id, typed.
+pub fn get<R: Record>(reader: &Reader<'_>, id: Uuid) -> Result<Option<R>> {
+    reader.get(&R::TABLE, &id.to_string())?.map(|s| parse::<R>(&s.body, &s.id)).transpose()
+}
+
+/// The stored JSON of a record (what a GET answers, with no JSON work).
+pub fn get_json<R: Record>(reader: &Reader<'_>, id: Uuid) -> Result<String> {
+    match reader.get(&R::TABLE, &id.to_string())? {
+        Some(stored) => Ok(stored.body),
+        None => Err(Error::NotFound { record: R::NAME, id }),
+    }
+}
+
+/// One page of records matching a CQL query, as stored JSON, and the exact total.
+pub fn list_json<R: Record>(
+    reader: &Reader<'_>,
+    cql: Option<&str>,
+    page: Page,
+) -> Result<(Vec<String>, u64)> {
+    let (records, total) = reader.list(&R::TABLE, R::QUERY, cql, page)?;
+    Ok((records.into_iter().map(|r| r.body).collect(), total))
+}
+
+/// Reads a stored body back as its type.
+pub fn parse<R: Record>(body: &str, id: &str) -> Result<R> {
+    serde_json::from_str(body).map_err(|e| Error::Corrupt {
+        record: R::NAME,
+        id: id.to_string(),
+        message: e.to_string(),
+    })
+}
+
+fn to_json<R: Record>(record: &R) -> Result<String> {
+    serde_json::to_string(record).map_err(|e| Error::Corrupt {
+        record: R::NAME,
+        id: record.id().map(|id| id.to_string()).unwrap_or_default(),
+        message: e.to_string(),
+    })
+}
