@@ -48,18 +48,7 @@ impl Record for PatronGroup {
     const NAME: &'static str = "Patron group";
     const QUERY: &'static [QueryField] = FIELDS;
 
-    fn id(&self) -> Option<Uuid> {
-        self.id
-    }
-    fn set_id(&mut self, id: Uuid) {
-        self.id = Some(id);
-    }
-    fn metadata(&self) -> Option<&Metadata> {
-        self.metadata.as_ref()
-    }
-    fn set_metadata(&mut self, metadata: Metadata) {
-        self.metadata = Some(metadata);
-    }
+    folio::id_and_metadata!();
     fn columns(&self) -> Vec<ColumnValue> {
         vec![self.group.as_deref().into()]
     }

@@ -72,18 +72,7 @@ impl Record for ProxyFor {
     const NAME: &'static str = "Proxy relationship";
     const QUERY: &'static [QueryField] = FIELDS;
 
-    fn id(&self) -> Option<Uuid> {
-        self.id
-    }
-    fn set_id(&mut self, id: Uuid) {
-        self.id = Some(id);
-    }
-    fn metadata(&self) -> Option<&Metadata> {
-        self.metadata.as_ref()
-    }
-    fn set_metadata(&mut self, metadata: Metadata) {
-        self.metadata = Some(metadata);
-    }
+    folio::id_and_metadata!();
     fn columns(&self) -> Vec<ColumnValue> {
         vec![
             self.user_id.map(|u| u.to_string()).into(),

@@ -117,18 +117,7 @@ impl Record for User {
     const NAME: &'static str = "User";
     const QUERY: &'static [QueryField] = USER_FIELDS;
 
-    fn id(&self) -> Option<Uuid> {
-        self.id
-    }
-    fn set_id(&mut self, id: Uuid) {
-        self.id = Some(id);
-    }
-    fn metadata(&self) -> Option<&Metadata> {
-        self.metadata.as_ref()
-    }
-    fn set_metadata(&mut self, metadata: Metadata) {
-        self.metadata = Some(metadata);
-    }
+    folio::id_and_metadata!();
     fn columns(&self) -> Vec<ColumnValue> {
         let personal = self.personal.as_ref();
         vec![

@@ -83,18 +83,7 @@ impl Record for Calendar {
     /// mod-calendar lists by ids, service points and dates, not CQL.
     const QUERY: &'static [store::QueryField] = &[];
 
-    fn id(&self) -> Option<Uuid> {
-        self.id
-    }
-    fn set_id(&mut self, id: Uuid) {
-        self.id = Some(id);
-    }
-    fn metadata(&self) -> Option<&folio::Metadata> {
-        self.metadata.as_ref()
-    }
-    fn set_metadata(&mut self, metadata: folio::Metadata) {
-        self.metadata = Some(metadata);
-    }
+    folio::id_and_metadata!();
     fn columns(&self) -> Vec<ColumnValue> {
         vec![
             ColumnValue::Text(self.start_date.to_string()),

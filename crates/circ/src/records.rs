@@ -2,7 +2,7 @@
 //! and list with the storage CQL subset, with ids and metadata assigned as FOLIO's
 //! storage modules do.
 
-use folio::{Actor, Metadata};
+use folio::Actor;
 use serde::de::DeserializeOwned;
 use store::{ColumnValue, FieldKind, Page, QueryField, Reader, RecordTable, Writer};
 use uuid::Uuid;
@@ -38,18 +38,7 @@ macro_rules! record {
             const NAME: &'static str = $name;
             const QUERY: &'static [QueryField] = $query;
             $(const PUT_CREATES: bool = $pc;)?
-            fn id(&self) -> Option<Uuid> {
-                self.id
-            }
-            fn set_id(&mut self, id: Uuid) {
-                self.id = Some(id);
-            }
-            fn metadata(&self) -> Option<&Metadata> {
-                self.metadata.as_ref()
-            }
-            fn set_metadata(&mut self, metadata: Metadata) {
-                self.metadata = Some(metadata);
-            }
+            folio::id_and_metadata!();
             fn columns(&self) -> Vec<ColumnValue> {
                 let $r = self;
                 $columns

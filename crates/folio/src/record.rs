@@ -32,6 +32,26 @@ pub trait Record: Serialize + DeserializeOwned {
     fn columns(&self) -> Vec<ColumnValue>;
 }
 
+/// The accessors of [`Record`] for a type with FOLIO's usual fields, `id: Option<Uuid>`
+/// and `metadata: Option<Metadata>`: write `folio::id_and_metadata!();` in the `impl`.
+#[macro_export]
+macro_rules! id_and_metadata {
+    () => {
+        fn id(&self) -> Option<uuid::Uuid> {
+            self.id
+        }
+        fn set_id(&mut self, id: uuid::Uuid) {
+            self.id = Some(id);
+        }
+        fn metadata(&self) -> Option<&$crate::Metadata> {
+            self.metadata.as_ref()
+        }
+        fn set_metadata(&mut self, metadata: $crate::Metadata) {
+            self.metadata = Some(metadata);
+        }
+    };
+}
+
 /// What a verb can meet; the owning crate words each for its FOLIO module.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {

@@ -67,18 +67,7 @@ impl Record for ConfigEntry {
     const NAME: &'static str = "configuration entry";
     const QUERY: &'static [QueryField] = QUERY;
 
-    fn id(&self) -> Option<Uuid> {
-        self.id
-    }
-    fn set_id(&mut self, id: Uuid) {
-        self.id = Some(id);
-    }
-    fn metadata(&self) -> Option<&Metadata> {
-        self.metadata.as_ref()
-    }
-    fn set_metadata(&mut self, metadata: Metadata) {
-        self.metadata = Some(metadata);
-    }
+    folio::id_and_metadata!();
     fn columns(&self) -> Vec<ColumnValue> {
         vec![
             ColumnValue::Text(self.module.clone()),
