@@ -82,7 +82,7 @@ impl ApiError {
     }
 
     pub(crate) fn not_found(message: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::NOT_FOUND, "NotFound", "not_found", message)
+        ApiError::new(StatusCode::NOT_FOUND, "NotFound", "not_found_error", message)
     }
 
     pub(crate) fn unauthorized(message: impl Into<String>) -> ApiError {
@@ -93,18 +93,39 @@ impl ApiError {
         ApiError::new(StatusCode::FORBIDDEN, "Forbidden", "forbidden", message)
     }
 
+    /// A 422 naming a field. Its code says which rule failed: FOLIO's bean-validation
+    /// code for the messages those constraints give, else FOLIO's `validation_error`.
     pub(crate) fn validation(
         field: &str,
         value: Option<&str>,
         message: impl Into<String>,
     ) -> ApiError {
+        let message = message.into();
+        let code = constraint_code(&message);
+        ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "1", code, message)
+            .with_parameter(field, value.unwrap_or("null"))
+    }
+
+    /// A 422 for a value another record holds already.
+    pub(crate) fn duplicate(field: &str, value: &str, message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "1", "value.duplicate", message)
+            .with_parameter(field, value)
+    }
+
+    /// A 422 for a PUT whose body names another record than its path.
+    pub(crate) fn id_mismatch(body: &str, message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "1", "id_mismatch", message)
+            .with_parameter("id", body)
+    }
+
+    /// 405, for a path that exists with another method.
+    pub(crate) fn method_not_allowed() -> ApiError {
         ApiError::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "1",
-            "javax.validation.constraints.NotNull.message",
-            message,
+            StatusCode::METHOD_NOT_ALLOWED,
+            "MethodNotAllowed",
+            "method_not_allowed",
+            "This endpoint does not take this HTTP method",
         )
-        .with_parameter(field, value.unwrap_or("null"))
     }
 
     pub(crate) fn payload_too_large(limit: usize) -> ApiError {
@@ -124,6 +145,22 @@ impl ApiError {
             "internal_error",
             "Internal server error",
         )
+    }
+}
+
+/// The code FOLIO gives a 422 whose message is one of its bean-validation constraints'
+/// (RMB and Spring modules answer `must not be null` with
+/// `javax.validation.constraints.NotNull.message`, and so on); `validation_error`
+/// otherwise, as FOLIO's Spring modules name a failed rule.
+fn constraint_code(message: &str) -> &'static str {
+    if message == "must not be null" {
+        "javax.validation.constraints.NotNull.message"
+    } else if message.starts_with("size must be between") {
+        "javax.validation.constraints.Size.message"
+    } else if message.starts_with("must match") {
+        "javax.validation.constraints.Pattern.message"
+    } else {
+        "validation_error"
     }
 }
 
@@ -229,7 +266,7 @@ impl From<auth::Error> for ApiError {
             | auth::Error::ExpiredToken
             | auth::Error::WrongPassword => ApiError::unauthorized(message),
             auth::Error::CredentialsExist(user_id) => {
-                ApiError::validation("userId", Some(&user_id.to_string()), message)
+                ApiError::duplicate("userId", &user_id.to_string(), message)
             }
             auth::Error::NoCredentials(_) => ApiError::not_found(message),
             auth::Error::UserTaken { field, value, write } => {
@@ -351,9 +388,9 @@ impl From<settings::Error> for ApiError {
         let message = e.to_string();
         match e {
             settings::Error::NotFound(_) => ApiError::not_found(message),
-            settings::Error::Duplicate(_) => ApiError::validation("module", None, message),
+            settings::Error::Duplicate(_) => ApiError::duplicate("module", "", message),
             settings::Error::IdMismatch { body, .. } => {
-                ApiError::validation("id", Some(&body.to_string()), message)
+                ApiError::id_mismatch(&body.to_string(), message)
             }
             settings::Error::Decode(e) => ApiError::from(e),
             settings::Error::Store(e) => ApiError::from(e),

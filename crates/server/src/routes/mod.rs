@@ -55,6 +55,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .merge(settings::router())
         .merge(calendar::router())
         .fallback(|| async { ApiError::not_found("No such endpoint") })
+        .method_not_allowed_fallback(|| async { ApiError::method_not_allowed() })
         .layer(axum::extract::DefaultBodyLimit::max(max_body))
         .layer(middleware::from_fn_with_state(state.clone(), refuse_declared_oversize))
         .layer(middleware::from_fn_with_state(state.clone(), observe))

@@ -111,3 +111,48 @@ async fn oversized_bodies_get_413() {
     assert!(r.error().0.contains("1024"));
     assert_eq!(c.count("/instance-storage/instances").await, 0);
 }
+
+/// Each kind of failure has its own code: FOLIO's bean-validation codes for the
+/// constraints' messages, FOLIO's `not_found_error`, and a code per kind beside them.
+#[tokio::test]
+async fn error_codes_say_what_failed() {
+    let app = TestApp::new();
+    let c = Client::admin(&app, "diku").await;
+    let code = |r: &crate::support::Response| {
+        r.body["errors"][0]["code"].as_str().unwrap_or("").to_string()
+    };
+
+    let mut body = c.instance_json("x").await;
+    body.as_object_mut().unwrap().remove("title");
+    let r = c.post("/instance-storage/instances", &body).await;
+    assert_eq!(code(&r), "javax.validation.constraints.NotNull.message", "{}", r.text);
+
+    let mut body = c.instance_json("x").await;
+    body["dates"] = json!({"date1": "20141"});
+    let r = c.post("/instance-storage/instances", &body).await;
+    assert_eq!(code(&r), "javax.validation.constraints.Size.message", "{}", r.text);
+
+    let mut body = c.instance_json("x").await;
+    body["colour"] = json!("blue");
+    let r = c.post("/instance-storage/instances", &body).await;
+    assert_eq!((r.status, code(&r)), (StatusCode::UNPROCESSABLE_ENTITY, "validation_error".into()));
+
+    let entry = json!({"module": "CHECKOUT", "configName": "other_settings", "value": "{}"});
+    assert_eq!(c.post("/configurations/entries", &entry).await.status, StatusCode::CREATED);
+    let r = c.post("/configurations/entries", &entry).await;
+    assert_eq!((r.status, code(&r)), (StatusCode::UNPROCESSABLE_ENTITY, "value.duplicate".into()));
+    let path = format!("/configurations/entries/{}", uuid::Uuid::new_v4());
+    let r =
+        c.put(&path, &json!({"id": uuid::Uuid::new_v4(), "module": "M", "configName": "n"})).await;
+    assert_eq!((r.status, code(&r)), (StatusCode::UNPROCESSABLE_ENTITY, "id_mismatch".into()));
+
+    let r = c.get(&format!("/instance-storage/instances/{}", uuid::Uuid::new_v4())).await;
+    assert_eq!((r.status, code(&r)), (StatusCode::NOT_FOUND, "not_found_error".into()));
+
+    // A path that exists, with a method it does not take.
+    let r = c.post("/circulation/loans", &json!({})).await;
+    assert_eq!((r.status, code(&r)), (StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed".into()));
+    let r = c.delete(&format!("/circulation/requests/{}", uuid::Uuid::new_v4())).await;
+    assert_eq!(r.status, StatusCode::METHOD_NOT_ALLOWED, "{}", r.text);
+    assert!(r.error().0.contains("method"), "{}", r.text);
+}
