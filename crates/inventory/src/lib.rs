@@ -69,7 +69,7 @@ pub use refdata::{
 };
 pub use reference::{RefKind, RefRecord};
 pub use seed::{Language, language_list, languages, seed, seed_records};
-pub use storage::{Error, MIGRATIONS, Result};
+pub use storage::{AUTHORITIES, Error, HOLDINGS, INSTANCES, ITEMS, MIGRATIONS, Result};
 pub use views::{
     ContributorName, InstanceView, ItemView, NamedRef, instance_view_json, item_view_json,
     list_instance_views_json, list_item_views_json,

@@ -1,15 +1,17 @@
 //! Where inventory records (and authorities) live: their tables, migrations, and the
-//! errors of storing them.
+//! errors of storing them. The tables are public so that what follows the change log
+//! (the search index) reads the same tables and matches the same record types, with no
+//! copy of their names to fall out of step.
 
 use store::{Migration, RecordTable};
 
-pub(crate) const INSTANCES: RecordTable = RecordTable {
+pub const INSTANCES: RecordTable = RecordTable {
     table: "instances",
     record_type: "instance",
     columns: &["hrid", "source", "updated_date"],
 };
 
-pub(crate) const HOLDINGS: RecordTable = RecordTable {
+pub const HOLDINGS: RecordTable = RecordTable {
     table: "holdings",
     record_type: "holdings",
     columns: &[
@@ -21,7 +23,7 @@ pub(crate) const HOLDINGS: RecordTable = RecordTable {
     ],
 };
 
-pub(crate) const ITEMS: RecordTable = RecordTable {
+pub const ITEMS: RecordTable = RecordTable {
     table: "items",
     record_type: "item",
     columns: &[
@@ -36,7 +38,7 @@ pub(crate) const ITEMS: RecordTable = RecordTable {
     ],
 };
 
-pub(crate) const AUTHORITIES: RecordTable = RecordTable {
+pub const AUTHORITIES: RecordTable = RecordTable {
     table: "authorities",
     record_type: "authority",
     columns: &["natural_id", "source", "source_file_id", "heading_type", "updated_date"],

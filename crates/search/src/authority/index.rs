@@ -25,10 +25,7 @@ use crate::facet::{FacetRequest, FacetsResponse};
 use crate::instance::InstanceIndex;
 use crate::lifecycle::{IndexOptions, IndexStatus, Kind, Lifecycle, ReindexProgress, ReindexStats};
 
-// The inventory crate's authority table (crates/inventory/src/storage.rs), as read
-// here.
-const AUTHORITIES: RecordTable =
-    RecordTable { table: "authorities", record_type: "authority", columns: &["natural_id"] };
+use inventory::AUTHORITIES;
 
 /// The authority index's documents: one per heading of an authority record.
 pub(crate) struct Authorities;

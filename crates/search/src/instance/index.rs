@@ -306,15 +306,15 @@ fn affected_instances(
     let mut holdings = Vec::new();
     let mut items = Vec::new();
     for change in changes {
-        match change.record_type.as_str() {
-            "instance" => {
-                if let Ok(id) = Uuid::parse_str(&change.record_id) {
-                    affected.insert(id);
-                }
+        let kind = change.record_type.as_str();
+        if kind == source::INSTANCES.record_type {
+            if let Ok(id) = Uuid::parse_str(&change.record_id) {
+                affected.insert(id);
             }
-            "holdings" => holdings.push(change.record_id.to_lowercase()),
-            "item" => items.push(change.record_id.to_lowercase()),
-            _ => {}
+        } else if kind == source::HOLDINGS.record_type {
+            holdings.push(change.record_id.to_lowercase());
+        } else if kind == source::ITEMS.record_type {
+            items.push(change.record_id.to_lowercase());
         }
     }
     let mut terms = Vec::new();

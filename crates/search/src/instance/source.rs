@@ -8,20 +8,13 @@
 use std::collections::{HashMap, HashSet};
 
 use inventory::{HoldingsRecord, Instance, Item, RefKind};
-use store::{Reader, RecordTable, StoredRecord};
+use store::{Reader, StoredRecord};
 use uuid::Uuid;
 
 use crate::error::{Error, Result};
 use crate::instance::document::{Family, RefIds};
 
-// The inventory crate's tables (crates/inventory/src/storage.rs), as read here. Only
-// `table`, `record_type` and the columns named in lookups matter.
-pub(crate) const INSTANCES: RecordTable =
-    RecordTable { table: "instances", record_type: "instance", columns: &["hrid"] };
-pub(crate) const HOLDINGS: RecordTable =
-    RecordTable { table: "holdings", record_type: "holdings", columns: &["instance_id"] };
-pub(crate) const ITEMS: RecordTable =
-    RecordTable { table: "items", record_type: "item", columns: &["holdings_record_id"] };
+pub(crate) use inventory::{HOLDINGS, INSTANCES, ITEMS};
 
 fn parse<T: serde::de::DeserializeOwned>(record: &StoredRecord, what: &str) -> Result<T> {
     serde_json::from_str(&record.body).map_err(|e| {
