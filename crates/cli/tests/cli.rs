@@ -5,7 +5,7 @@ use std::{
     net::TcpListener,
     path::Path,
     process::{Child, Command, Stdio},
-    time::{Duration, Instant},
+    time::Duration,
 };
 
 use serde_json::{Value, json};
@@ -41,13 +41,16 @@ impl Server {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        let url = format!("http://127.0.0.1:{port}");
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while ureq::get(&format!("{url}/admin/health")).call().is_err() {
-            assert!(Instant::now() < deadline, "server did not start");
-            std::thread::sleep(Duration::from_millis(50));
+        let mut server = Server { child, url: format!("http://127.0.0.1:{port}") };
+        // Until it answers, or exits: no time limit (CI's own limit catches a hang).
+        while ureq::get(&format!("{}/admin/health", server.url)).call().is_err() {
+            if let Some(status) = server.child.try_wait().unwrap() {
+                panic!("the server exited before serving: {status}");
+            }
+            // A pause, not a deadline: spinning would take the core the server starts on.
+            std::thread::sleep(Duration::from_millis(20));
         }
-        Server { child, url }
+        server
     }
 
     fn login(&self, tenant: &str, password: &str) -> String {
@@ -148,6 +151,7 @@ fn sigkill_during_batch_upserts_loses_no_acknowledged_write() {
 
     const BATCH: u128 = 500;
     let url = server.url.clone();
+    let (landed, acks) = std::sync::mpsc::channel();
     let sender = std::thread::spawn(move || {
         let mut acknowledged = Vec::new();
         for batch in 0u128.. {
@@ -162,14 +166,19 @@ fn sigkill_during_batch_upserts_loses_no_acknowledged_write() {
                 .timeout(Duration::from_secs(20))
                 .send_json(json!({ "instances": instances }));
             match result {
-                Ok(r) if r.status() == 201 => acknowledged.push(batch),
+                Ok(r) if r.status() == 201 => {
+                    acknowledged.push(batch);
+                    let _ = landed.send(batch);
+                }
                 _ => return (acknowledged, batch),
             }
         }
         unreachable!()
     });
-    // Let some batches land, then kill mid-stream.
-    std::thread::sleep(Duration::from_millis(1500));
+    // Once two batches have landed, kill mid-stream.
+    for _ in 0..2 {
+        acks.recv().expect("the sender stopped before two batches landed");
+    }
     server.kill();
     let (acknowledged, attempted) = sender.join().unwrap();
     assert!(acknowledged.len() >= 2, "too few batches before the kill: {}", acknowledged.len());
