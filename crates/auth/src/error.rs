@@ -71,7 +71,9 @@ impl Error {
             }
             folio::record::Error::IdMismatch { .. } => Error::IdMismatch,
             folio::record::Error::Store(e) => unique(e),
-            e @ folio::record::Error::Corrupt { .. } => Error::Corrupt(e.to_string()),
+            // Users, groups and proxies carry no `_version`: a conflict means a fault.
+            e @ (folio::record::Error::Corrupt { .. }
+            | folio::record::Error::VersionConflict { .. }) => Error::Corrupt(e.to_string()),
         }
     }
 }

@@ -265,6 +265,8 @@ fn error<R: Record>(e: folio::record::Error) -> Error {
             Error::invalid("itemId", "", "Cannot have more than one open loan for the same item")
         }
         folio::record::Error::Store(e) => e.into(),
-        e @ folio::record::Error::Corrupt { .. } => Error::Corrupt(e.to_string()),
+        // Circulation's records carry no `_version`, so a conflict means a fault.
+        e @ (folio::record::Error::Corrupt { .. }
+        | folio::record::Error::VersionConflict { .. }) => Error::Corrupt(e.to_string()),
     }
 }

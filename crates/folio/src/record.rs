@@ -1,8 +1,9 @@
 //! The storage verbs every FOLIO record type shares, over `store`: create (an id assigned
 //! when the body has none, metadata stamped), replace (the body's id must be the path's,
-//! creation metadata kept), delete, get, get as stored JSON, and list with the storage CQL
-//! subset. A record type is a declaration ([`Record`]); what a crate adds (reference
-//! checks, derived fields, its own words for a taken name) it does around these verbs.
+//! creation metadata kept, `_version` checked), delete, get, get as stored JSON, and list
+//! with the storage CQL subset. A record type is a declaration ([`Record`]); what a crate
+//! adds (reference checks, derived fields, HRIDs, its own words for a taken name) it does
+//! in the hook [`write`] takes, or around these verbs.
 //!
 //! Unique-index violations come back as [`Error::Store`] holding `store::Error::Unique`
 //! or `DuplicateId`, so the owning crate words them as its FOLIO module does.
@@ -30,12 +31,30 @@ pub trait Record: Serialize + DeserializeOwned {
     fn set_metadata(&mut self, metadata: Metadata);
     /// The values of `TABLE`'s extracted columns, in its order.
     fn columns(&self) -> Vec<ColumnValue>;
+
+    /// `_version`, for the types whose writes FOLIO locks optimistically: a write that
+    /// sends one must send the stored one. Types without it keep these defaults.
+    fn version(&self) -> Option<i64> {
+        None
+    }
+    fn set_version(&mut self, _version: i64) {}
 }
 
 /// The accessors of [`Record`] for a type with FOLIO's usual fields, `id: Option<Uuid>`
-/// and `metadata: Option<Metadata>`: write `folio::id_and_metadata!();` in the `impl`.
+/// and `metadata: Option<Metadata>`: write `folio::id_and_metadata!();` in the `impl`, or
+/// `folio::id_and_metadata!(versioned);` for a type that also has `version: Option<i64>`
+/// (FOLIO's `_version`).
 #[macro_export]
 macro_rules! id_and_metadata {
+    (versioned) => {
+        $crate::id_and_metadata!();
+        fn version(&self) -> Option<i64> {
+            self.version
+        }
+        fn set_version(&mut self, version: i64) {
+            self.version = Some(version);
+        }
+    };
     () => {
         fn id(&self) -> Option<uuid::Uuid> {
             self.id
@@ -60,6 +79,11 @@ pub enum Error {
     /// A PUT whose body names another record than its path.
     #[error("The id in the body ({body}) does not match the id in the path ({path})")]
     IdMismatch { body: Uuid, path: Uuid },
+    /// The `_version` sent is not the stored one (FOLIO's optimistic locking).
+    #[error(
+        "Cannot update record {id} because it has been changed (optimistic locking): Stored _version is {stored}, _version of request is {sent}"
+    )]
+    VersionConflict { id: Uuid, stored: i64, sent: i64 },
     #[error(transparent)]
     Store(#[from] store::Error),
     /// A stored body that does not read back as its type.
@@ -70,8 +94,37 @@ pub enum Error {
 /// The verbs' result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// Stores a new record; assigns an id when it has none.
-pub fn create<R: Record>(writer: &mut Writer<'_>, mut record: R, actor: Actor) -> Result<R> {
+/// How a [`write`] treats a stored record with the same id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// POST: the id must be new.
+    Create,
+    /// PUT: the record must exist, unless the type says a PUT creates.
+    Replace,
+    /// Batch upsert: either.
+    Upsert,
+}
+
+/// What a [`write`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Written {
+    Created,
+    Replaced,
+}
+
+/// The one write every verb of every record type comes to: assigns an id when the record
+/// has none, checks `_version` against the stored record, stamps metadata (keeping the
+/// creation half), calls `prepare` with the record as stored before (the owning crate's
+/// checks and derived fields), then writes the body and its columns. The record is left
+/// as stored. A unique-index violation comes back as [`Error::Store`], for the caller to
+/// word with the record still at hand.
+pub fn write<R: Record, E: From<Error>>(
+    writer: &mut Writer<'_>,
+    record: &mut R,
+    mode: Mode,
+    actor: Actor,
+    prepare: impl FnOnce(&mut Writer<'_>, &mut R, Option<&R>) -> Result<(), E>,
+) -> Result<Written, E> {
     let id = match record.id() {
         Some(id) => id,
         None => {
@@ -80,9 +133,50 @@ pub fn create<R: Record>(writer: &mut Writer<'_>, mut record: R, actor: Actor) -
             id
         }
     };
-    record.set_metadata(stamp(None, actor));
-    let body = to_json(&record)?;
-    writer.insert(&R::TABLE, &id.to_string(), 1, &body, &record.columns())?;
+    let id_text = id.to_string();
+    let existing = match mode {
+        Mode::Create => None,
+        Mode::Replace | Mode::Upsert => {
+            writer.get_with_columns(&R::TABLE, &id_text).map_err(Error::from)?
+        }
+    };
+    if mode == Mode::Replace && existing.is_none() && !R::PUT_CREATES {
+        return Err(Error::NotFound { record: R::NAME, id }.into());
+    }
+    let previous = match existing {
+        Some((stored, columns)) => {
+            if let Some(sent) = record.version()
+                && sent != stored.version
+            {
+                return Err(Error::VersionConflict { id, stored: stored.version, sent }.into());
+            }
+            Some((parse::<R>(&stored.body, &id_text)?, stored.version, columns))
+        }
+        None => None,
+    };
+    record.set_metadata(stamp(previous.as_ref().and_then(|(p, ..)| p.metadata()), actor));
+    let version = previous.as_ref().map_or(1, |(_, version, _)| version + 1);
+    record.set_version(version);
+    prepare(writer, record, previous.as_ref().map(|(p, ..)| p))?;
+    let body = to_json(record)?;
+    let columns = record.columns();
+    match &previous {
+        Some((_, _, stored_columns)) => {
+            writer
+                .update_changed(&R::TABLE, (&id_text, version, &body), &columns, stored_columns)
+                .map_err(Error::from)?;
+            Ok(Written::Replaced)
+        }
+        None => {
+            writer.insert(&R::TABLE, &id_text, version, &body, &columns).map_err(Error::from)?;
+            Ok(Written::Created)
+        }
+    }
+}
+
+/// Stores a new record; assigns an id when it has none.
+pub fn create<R: Record>(writer: &mut Writer<'_>, mut record: R, actor: Actor) -> Result<R> {
+    write(writer, &mut record, Mode::Create, actor, |_, _, _| Ok::<_, Error>(()))?;
     Ok(record)
 }
 
@@ -106,15 +200,8 @@ pub fn replace<R: Record>(
     actor: Actor,
 ) -> Result<R> {
     claim_id(&mut record, id)?;
-    match get::<R>(writer, id)? {
-        None if R::PUT_CREATES => create(writer, record, actor),
-        None => Err(Error::NotFound { record: R::NAME, id }),
-        Some(previous) => {
-            record.set_metadata(stamp(previous.metadata(), actor));
-            save(writer, &record)?;
-            Ok(record)
-        }
-    }
+    write(writer, &mut record, Mode::Replace, actor, |_, _, _| Ok::<_, Error>(()))?;
+    Ok(record)
 }
 
 /// Writes a record as it is (metadata already set) over the stored one, or anew. Only the

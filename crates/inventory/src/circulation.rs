@@ -13,11 +13,12 @@ use uuid::Uuid;
 use folio::Actor;
 
 use crate::model::{Location, ServicePoint};
-use crate::records::{Checked, Mode, get, parse, save};
+use crate::records::{Checked, get, parse, save};
 use crate::refdata::table;
 use crate::storage::{Error, HOLDINGS, INSTANCES, ITEMS};
 use crate::views::ContributorName;
 use crate::{HoldingsRecord, Instance, Item, RefKind, Result};
+use folio::record::Mode;
 
 /// The item with this barcode (barcodes compare case-insensitively, as in FOLIO).
 pub fn item_by_barcode(reader: &Reader<'_>, barcode: &str) -> Result<Option<Item>> {
@@ -96,5 +97,5 @@ fn typed_reference<T: serde::de::DeserializeOwned>(
 /// check-in), with the same derivations and change-log entry as any item update. The
 /// item must have been read in this transaction, so its `_version` is current.
 pub fn update_item(writer: &mut Writer<'_>, item: Item, actor: Actor) -> Result<Item> {
-    save(writer, item, Mode::Update, actor, &mut Checked::default())
+    save(writer, item, Mode::Replace, actor, &mut Checked::default())
 }

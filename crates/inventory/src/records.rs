@@ -6,37 +6,28 @@
 //! `metadata`, assign an HRID, check references and derive read-only fields, then write
 //! the JSON body and its extracted columns (and, through the store, the change log).
 
-use serde::{Serialize, de::DeserializeOwned};
 use store::{ColumnValue, Page, QueryField, Reader, RecordTable, Writer};
 use uuid::Uuid;
 
-use folio::{Actor, Metadata, Timestamp, stamp};
+use folio::record::{Mode, Written};
+use folio::{Actor, Metadata, Timestamp};
 
 use crate::{
     Authority, HoldingsRecord, Instance, Item,
     storage::{AUTHORITIES, Error, HOLDINGS, INSTANCES, ITEMS, Result},
 };
 
-/// A record type that the storage verbs work on: [`Instance`], [`HoldingsRecord`],
-/// [`Item`] or [`Authority`]. Sealed: the set is fixed by this crate.
-pub trait Record: Serialize + DeserializeOwned + Clone + sealed::Sealed {
-    const TABLE: RecordTable;
-    /// How the record type is named in messages.
-    const NAME: &'static str;
+/// An inventory record type: [`Instance`], [`HoldingsRecord`], [`Item`] or [`Authority`].
+/// What FOLIO's verbs share (id, `_version`, metadata, table, columns) it declares as a
+/// [`folio::Record`]; this adds what inventory storage does beyond them. Sealed: the set
+/// is fixed by this crate.
+pub trait Record: folio::Record + Clone + sealed::Sealed {
     /// FOLIO's default HRID prefix (`in`, `ho`, `it`); `None` for records without
     /// HRIDs (authorities).
     const HRID_PREFIX: Option<&'static str>;
-    const QUERY_FIELDS: &'static [QueryField];
 
-    fn id(&self) -> Option<Uuid>;
-    fn set_id(&mut self, id: Uuid);
-    fn version(&self) -> Option<i64>;
-    fn set_version(&mut self, version: i64);
     fn hrid(&self) -> Option<&str>;
     fn set_hrid(&mut self, hrid: String);
-    fn metadata(&self) -> Option<&Metadata>;
-    fn set_metadata(&mut self, metadata: Metadata);
-    fn columns(&self) -> Vec<ColumnValue>;
     /// Checks references to other records and derives read-only fields.
     fn prepare(&mut self, reader: &Reader<'_>, checked: &mut Checked) -> Result<()>;
 
@@ -57,18 +48,8 @@ pub struct Checked {
     holdings: Option<HoldingsRecord>,
 }
 
-/// How a write treats an existing record with the same id.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Mode {
-    /// POST: the id must be new.
-    Create,
-    /// PUT: the record must exist.
-    Update,
-    /// Batch upsert: either.
-    Upsert,
-}
-
-/// Stores one record; returns it as stored.
+/// Stores one record through FOLIO's shared write, adding an HRID (kept from the stored
+/// record, or the next of its type) and inventory's checks; returns it as stored.
 pub(crate) fn save<R: Record>(
     writer: &mut Writer<'_>,
     mut record: R,
@@ -76,67 +57,27 @@ pub(crate) fn save<R: Record>(
     actor: Actor,
     checked: &mut Checked,
 ) -> Result<R> {
-    let id = match record.id() {
-        Some(id) => id,
-        None => {
-            let id = Uuid::new_v4();
-            record.set_id(id);
-            id
-        }
-    };
-    let id_text = id.to_string();
-    let existing = match mode {
-        Mode::Create => None,
-        Mode::Update | Mode::Upsert => writer.get_with_columns(&R::TABLE, &id_text)?,
-    };
-    if mode == Mode::Update && existing.is_none() {
-        return Err(Error::NotFound { record_type: R::NAME, id: id_text });
-    }
-    let version = match &existing {
-        Some((stored, _)) => {
-            if let Some(sent) = record.version()
-                && sent != stored.version
-            {
-                return Err(Error::VersionConflict { id: id_text, stored: stored.version, sent });
-            }
-            let previous: R = parse(&stored.body)?;
+    let written =
+        folio::record::write(writer, &mut record, mode, actor, |writer, record, previous| {
             if record.hrid().is_none() {
                 // An update without an HRID keeps the one assigned at creation.
-                if let Some(hrid) = previous.hrid() {
-                    record.set_hrid(hrid.to_string());
+                let kept = previous.and_then(|p| p.hrid()).map(str::to_string);
+                if let Some(hrid) = kept.map_or_else(|| next_hrid::<R>(writer), |h| Ok(Some(h)))? {
+                    record.set_hrid(hrid);
                 }
             }
-            record.set_metadata(stamp(previous.metadata(), actor));
-            stored.version + 1
-        }
-        None => {
-            record.set_metadata(stamp(None, actor));
-            1
-        }
-    };
-    record.set_version(version);
-    if record.hrid().is_none()
-        && let Some(hrid) = next_hrid::<R>(writer)?
-    {
-        record.set_hrid(hrid);
-    }
-    record.prepare(writer, checked)?;
-    let body = serde_json::to_string(&record).map_err(|e| Error::Corrupt(e.to_string()))?;
-    let columns = record.columns();
-    let result = if let Some((_, previous)) = &existing {
-        writer.update_changed(&R::TABLE, (&id_text, version, &body), &columns, previous).map(|_| ())
-    } else {
-        writer.insert(&R::TABLE, &id_text, version, &body, &columns)
-    };
-    result.map_err(|e| unique_error::<R>(e, &record))?;
-    if existing.is_some() {
+            record.prepare(writer, checked)
+        })
+        .map_err(|e| unique_error::<R>(e, &record))?;
+    if written == Written::Replaced {
         record.after_update(writer, actor)?;
     }
     Ok(record)
 }
 
 /// Names the field behind a unique-index violation, as FOLIO's 422 does.
-fn unique_error<R: Record>(e: store::Error, record: &R) -> Error {
+fn unique_error<R: Record>(e: Error, record: &R) -> Error {
+    let Error::Store(e) = e else { return e };
     match e {
         store::Error::Unique { column, .. } if column == "hrid" => Error::invalid(
             "hrid",
@@ -168,30 +109,14 @@ fn unique_error<R: Record>(e: store::Error, record: &R) -> Error {
     }
 }
 
-/// The stored JSON of a record.
-pub(crate) fn get_raw<R: Record>(reader: &Reader<'_>, id: Uuid) -> Result<String> {
-    reader
-        .get(&R::TABLE, &id.to_string())?
-        .map(|r| r.body)
-        .ok_or_else(|| Error::NotFound { record_type: R::NAME, id: id.to_string() })
-}
-
 /// A stored record, parsed.
 pub(crate) fn get<R: Record>(reader: &Reader<'_>, id: Uuid) -> Result<Option<R>> {
-    reader.get(&R::TABLE, &id.to_string())?.map(|r| parse(&r.body)).transpose()
+    Ok(folio::record::get(reader, id)?)
 }
 
-/// One page of records matching a CQL query, as stored JSON, and the total.
-pub(crate) fn list_raw<R: Record>(
-    reader: &Reader<'_>,
-    cql: Option<&str>,
-    page: Page,
-) -> Result<(Vec<String>, u64)> {
-    let (records, total) = reader.list(&R::TABLE, R::QUERY_FIELDS, cql, page)?;
-    Ok((records.into_iter().map(|r| r.body).collect(), total))
-}
-
-pub(crate) fn parse<R: DeserializeOwned>(body: &str) -> Result<R> {
+/// Reads stored JSON as a type that is not itself a record (a summary, a reference
+/// record's model).
+pub(crate) fn parse<T: serde::de::DeserializeOwned>(body: &str) -> Result<T> {
     serde_json::from_str(body).map_err(|e| Error::Corrupt(e.to_string()))
 }
 
@@ -231,48 +156,29 @@ pub(crate) fn require_reference(
 
 use store::FieldKind::{Exact, Text};
 
-/// The accessors every inventory model has under the same field names.
-macro_rules! common_accessors {
+/// The HRID accessors of the inventory models that have one.
+macro_rules! hrid_accessors {
     () => {
-        fn id(&self) -> Option<Uuid> {
-            self.id
-        }
-        fn set_id(&mut self, id: Uuid) {
-            self.id = Some(id);
-        }
-        fn version(&self) -> Option<i64> {
-            self.version
-        }
-        fn set_version(&mut self, version: i64) {
-            self.version = Some(version);
-        }
         fn hrid(&self) -> Option<&str> {
             self.hrid.as_deref()
         }
         fn set_hrid(&mut self, hrid: String) {
             self.hrid = Some(hrid);
         }
-        fn metadata(&self) -> Option<&Metadata> {
-            self.metadata.as_ref()
-        }
-        fn set_metadata(&mut self, metadata: Metadata) {
-            self.metadata = Some(metadata);
-        }
     };
 }
 
-impl Record for Instance {
+impl folio::Record for Instance {
     const TABLE: RecordTable = INSTANCES;
     const NAME: &'static str = "Instance";
-    const HRID_PREFIX: Option<&'static str> = Some("in");
-    const QUERY_FIELDS: &'static [QueryField] = &[
+    const QUERY: &'static [QueryField] = &[
         QueryField { index: "id", column: "id", kind: Text },
         QueryField { index: "hrid", column: "hrid", kind: Text },
         QueryField { index: "source", column: "source", kind: Text },
         QueryField { index: "metadata.updatedDate", column: "updated_date", kind: Exact },
     ];
 
-    common_accessors!();
+    folio::id_and_metadata!(versioned);
     fn columns(&self) -> Vec<ColumnValue> {
         vec![
             self.hrid.clone().into(),
@@ -280,6 +186,12 @@ impl Record for Instance {
             date_column(self.metadata.as_ref()),
         ]
     }
+}
+
+impl Record for Instance {
+    const HRID_PREFIX: Option<&'static str> = Some("in");
+
+    hrid_accessors!();
     fn prepare(&mut self, reader: &Reader<'_>, checked: &mut Checked) -> Result<()> {
         let types = crate::refdata::table(crate::RefKind::InstanceType);
         require_reference(
@@ -293,11 +205,10 @@ impl Record for Instance {
     }
 }
 
-impl Record for HoldingsRecord {
+impl folio::Record for HoldingsRecord {
     const TABLE: RecordTable = HOLDINGS;
     const NAME: &'static str = "Holdings record";
-    const HRID_PREFIX: Option<&'static str> = Some("ho");
-    const QUERY_FIELDS: &'static [QueryField] = &[
+    const QUERY: &'static [QueryField] = &[
         QueryField { index: "id", column: "id", kind: Text },
         QueryField { index: "hrid", column: "hrid", kind: Text },
         QueryField { index: "instanceId", column: "instance_id", kind: Text },
@@ -306,7 +217,7 @@ impl Record for HoldingsRecord {
         QueryField { index: "metadata.updatedDate", column: "updated_date", kind: Exact },
     ];
 
-    common_accessors!();
+    folio::id_and_metadata!(versioned);
     fn columns(&self) -> Vec<ColumnValue> {
         vec![
             self.hrid.clone().into(),
@@ -316,6 +227,12 @@ impl Record for HoldingsRecord {
             date_column(self.metadata.as_ref()),
         ]
     }
+}
+
+impl Record for HoldingsRecord {
+    const HRID_PREFIX: Option<&'static str> = Some("ho");
+
+    hrid_accessors!();
     fn prepare(&mut self, reader: &Reader<'_>, checked: &mut Checked) -> Result<()> {
         require_reference(
             reader,
@@ -362,7 +279,7 @@ impl Record for HoldingsRecord {
     fn after_update(&self, writer: &mut Writer<'_>, actor: Actor) -> Result<()> {
         let id = self.id.expect("a saved record has an id").to_string();
         for stored in writer.find_by(&ITEMS, "holdings_record_id", &id)? {
-            let item: Item = parse(&stored.body)?;
+            let item: Item = folio::record::parse(&stored.body, &stored.id)?;
             let mut derived = item.clone();
             derived.derive_effective_fields(self);
             if derived.effective_location_id != item.effective_location_id
@@ -370,18 +287,17 @@ impl Record for HoldingsRecord {
             {
                 // The item's check reads its holdings from here, not the database.
                 let mut checked = Checked { holdings: Some(self.clone()), ..Checked::default() };
-                save(writer, derived, Mode::Update, actor, &mut checked)?;
+                save(writer, derived, Mode::Replace, actor, &mut checked)?;
             }
         }
         Ok(())
     }
 }
 
-impl Record for Item {
+impl folio::Record for Item {
     const TABLE: RecordTable = ITEMS;
     const NAME: &'static str = "Item";
-    const HRID_PREFIX: Option<&'static str> = Some("it");
-    const QUERY_FIELDS: &'static [QueryField] = &[
+    const QUERY: &'static [QueryField] = &[
         QueryField { index: "id", column: "id", kind: Text },
         QueryField { index: "hrid", column: "hrid", kind: Text },
         QueryField { index: "barcode", column: "barcode", kind: Text },
@@ -393,7 +309,7 @@ impl Record for Item {
         QueryField { index: "metadata.updatedDate", column: "updated_date", kind: Exact },
     ];
 
-    common_accessors!();
+    folio::id_and_metadata!(versioned);
     fn columns(&self) -> Vec<ColumnValue> {
         vec![
             self.hrid.clone().into(),
@@ -406,6 +322,12 @@ impl Record for Item {
             date_column(self.metadata.as_ref()),
         ]
     }
+}
+
+impl Record for Item {
+    const HRID_PREFIX: Option<&'static str> = Some("it");
+
+    hrid_accessors!();
     fn prepare(&mut self, reader: &Reader<'_>, checked: &mut Checked) -> Result<()> {
         let cached = checked.holdings.take().filter(|h| h.id == Some(self.holdings_record_id));
         let holdings = match cached {
@@ -468,12 +390,11 @@ impl Record for Item {
     }
 }
 
-impl Record for Authority {
+impl folio::Record for Authority {
     const TABLE: RecordTable = AUTHORITIES;
     const NAME: &'static str = "Authority";
-    const HRID_PREFIX: Option<&'static str> = None;
     // mod-entities-links answers CQL on its table's columns; these are the ones kept.
-    const QUERY_FIELDS: &'static [QueryField] = &[
+    const QUERY: &'static [QueryField] = &[
         QueryField { index: "id", column: "id", kind: Text },
         QueryField { index: "naturalId", column: "natural_id", kind: Text },
         QueryField { index: "source", column: "source", kind: Text },
@@ -482,28 +403,7 @@ impl Record for Authority {
         QueryField { index: "metadata.updatedDate", column: "updated_date", kind: Exact },
     ];
 
-    fn id(&self) -> Option<Uuid> {
-        self.id
-    }
-    fn set_id(&mut self, id: Uuid) {
-        self.id = Some(id);
-    }
-    fn version(&self) -> Option<i64> {
-        self.version
-    }
-    fn set_version(&mut self, version: i64) {
-        self.version = Some(version);
-    }
-    fn hrid(&self) -> Option<&str> {
-        None
-    }
-    fn set_hrid(&mut self, _hrid: String) {}
-    fn metadata(&self) -> Option<&Metadata> {
-        self.metadata.as_ref()
-    }
-    fn set_metadata(&mut self, metadata: Metadata) {
-        self.metadata = Some(metadata);
-    }
+    folio::id_and_metadata!(versioned);
     fn columns(&self) -> Vec<ColumnValue> {
         let heading_type = crate::model::HeadingKind::ALL
             .into_iter()
@@ -517,6 +417,15 @@ impl Record for Authority {
             date_column(self.metadata.as_ref()),
         ]
     }
+}
+
+impl Record for Authority {
+    const HRID_PREFIX: Option<&'static str> = None;
+
+    fn hrid(&self) -> Option<&str> {
+        None
+    }
+    fn set_hrid(&mut self, _hrid: String) {}
     fn prepare(&mut self, _reader: &Reader<'_>, _checked: &mut Checked) -> Result<()> {
         // FOLIO requires these to be present; an empty string is as good as absent.
         for (field, value) in [("source", &self.source), ("naturalId", &self.natural_id)] {
@@ -550,18 +459,8 @@ pub fn replace<R: Record>(
     actor: Actor,
 ) -> Result<R> {
     let mut record: R = folio::decode(body)?;
-    match record.id() {
-        Some(body_id) if body_id != id => {
-            return Err(Error::invalid(
-                "id",
-                body_id,
-                format!("The id in the body ({body_id}) does not match the id in the path ({id})"),
-            ));
-        }
-        Some(_) => {}
-        None => record.set_id(id),
-    }
-    save(writer, record, Mode::Update, actor, &mut Checked::default())
+    folio::record::claim_id(&mut record, id)?;
+    save(writer, record, Mode::Replace, actor, &mut Checked::default())
 }
 
 /// Writes many records in one transaction (FOLIO's `batch/synchronous`): all or none.
@@ -620,16 +519,12 @@ pub fn delete<R: Record>(writer: &mut Writer<'_>, id: Uuid) -> Result<()> {
             message: message.to_string(),
         });
     }
-    if writer.delete(&R::TABLE, &id_text)? {
-        Ok(())
-    } else {
-        Err(Error::NotFound { record_type: R::NAME, id: id_text })
-    }
+    Ok(folio::record::delete::<R>(writer, id)?)
 }
 
 /// A record's stored JSON.
 pub fn get_json<R: Record>(reader: &Reader<'_>, id: Uuid) -> Result<String> {
-    get_raw::<R>(reader, id)
+    Ok(folio::record::get_json::<R>(reader, id)?)
 }
 
 /// One page of records matching a CQL query, as stored JSON, and the exact total.
@@ -638,7 +533,7 @@ pub fn list_json<R: Record>(
     cql: Option<&str>,
     page: Page,
 ) -> Result<(Vec<String>, u64)> {
-    list_raw::<R>(reader, cql, page)
+    Ok(folio::record::list_json::<R>(reader, cql, page)?)
 }
 
 /// Decodes a batch body such as `{"instances":[...]}`; `key` names the array.

@@ -87,6 +87,25 @@ pub enum Error {
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// FOLIO's shared verbs' errors in inventory's words.
+impl From<folio::record::Error> for Error {
+    fn from(e: folio::record::Error) -> Error {
+        match e {
+            folio::record::Error::NotFound { record, id } => {
+                Error::NotFound { record_type: record, id: id.to_string() }
+            }
+            e @ folio::record::Error::IdMismatch { body, .. } => {
+                Error::invalid("id", body, e.to_string())
+            }
+            folio::record::Error::VersionConflict { id, stored, sent } => {
+                Error::VersionConflict { id: id.to_string(), stored, sent }
+            }
+            folio::record::Error::Store(e) => Error::Store(e),
+            e @ folio::record::Error::Corrupt { .. } => Error::Corrupt(e.to_string()),
+        }
+    }
+}
+
 impl Error {
     pub(crate) fn invalid(field: &str, value: impl ToString, message: impl Into<String>) -> Error {
         Error::Invalid {

@@ -10,8 +10,7 @@ use store::{Page, Reader};
 use uuid::Uuid;
 
 use crate::{
-    HoldingsRecord, Instance, Item, RefKind,
-    records::{self, Record},
+    HoldingsRecord, Instance, Item, RefKind, records,
     storage::{Error, Result},
 };
 
@@ -129,8 +128,10 @@ fn item_view(reader: &Reader<'_>, item: Item, names: &mut Names) -> Result<ItemV
 
 /// One item as `/inventory/items/{id}` shows it.
 pub fn item_view_json(reader: &Reader<'_>, id: Uuid) -> Result<String> {
-    let item: Item = records::get(reader, id)?
-        .ok_or_else(|| Error::NotFound { record_type: Item::NAME, id: id.to_string() })?;
+    let item: Item = records::get(reader, id)?.ok_or_else(|| Error::NotFound {
+        record_type: <Item as folio::Record>::NAME,
+        id: id.to_string(),
+    })?;
     let view = item_view(reader, item, &mut Names::default())?;
     serde_json::to_string(&view).map_err(|e| Error::Corrupt(e.to_string()))
 }
@@ -164,8 +165,10 @@ fn instance_view(instance: Instance) -> InstanceView {
 
 /// One instance as `/inventory/instances/{id}` shows it.
 pub fn instance_view_json(reader: &Reader<'_>, id: Uuid) -> Result<String> {
-    let instance: Instance = records::get(reader, id)?
-        .ok_or_else(|| Error::NotFound { record_type: Instance::NAME, id: id.to_string() })?;
+    let instance: Instance = records::get(reader, id)?.ok_or_else(|| Error::NotFound {
+        record_type: <Instance as folio::Record>::NAME,
+        id: id.to_string(),
+    })?;
     serde_json::to_string(&instance_view(instance)).map_err(|e| Error::Corrupt(e.to_string()))
 }
 

@@ -160,6 +160,10 @@ fn error(e: folio::record::Error, key: String) -> Error {
         folio::record::Error::Store(store::Error::Unique { .. }) => Error::Duplicate(key),
         folio::record::Error::Store(e) => e.into(),
         folio::record::Error::Corrupt { id, message, .. } => Error::Corrupt { id, message },
+        // Entries carry no `_version`: a conflict means a fault.
+        e @ folio::record::Error::VersionConflict { id, .. } => {
+            Error::Corrupt { id: id.to_string(), message: e.to_string() }
+        }
     }
 }
 
