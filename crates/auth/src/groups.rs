@@ -132,7 +132,7 @@ pub fn delete_group(writer: &mut Writer<'_>, id: Uuid) -> Result<()> {
 }
 
 /// The group with this id.
-pub fn get_group(reader: &Reader<'_>, id: Uuid) -> Result<Option<PatronGroup>> {
+pub fn get_group(reader: &Reader<'_>, id: Uuid) -> Result<Option<folio::Stored<PatronGroup>>> {
     folio::record::get(reader, id).map_err(|e| Error::from_record(e, Error::from))
 }
 

@@ -125,7 +125,7 @@ pub fn delete_proxy(writer: &mut Writer<'_>, id: Uuid) -> Result<()> {
 }
 
 /// The relationship with this id.
-pub fn get_proxy(reader: &Reader<'_>, id: Uuid) -> Result<Option<ProxyFor>> {
+pub fn get_proxy(reader: &Reader<'_>, id: Uuid) -> Result<Option<folio::Stored<ProxyFor>>> {
     folio::record::get(reader, id).map_err(|e| Error::from_record(e, Error::from))
 }
 

@@ -231,12 +231,12 @@ fn unique_error(e: store::Error, user: &User, write: Write) -> Error {
 }
 
 /// The user with this id.
-pub fn get_user(reader: &Reader<'_>, id: Uuid) -> Result<Option<User>> {
+pub fn get_user(reader: &Reader<'_>, id: Uuid) -> Result<Option<folio::Stored<User>>> {
     folio::record::get(reader, id).map_err(|e| Error::from_record(e, Error::from))
 }
 
 /// The user with this barcode (barcodes compare case-insensitively, as in FOLIO).
-pub fn user_by_barcode(reader: &Reader<'_>, barcode: &str) -> Result<Option<User>> {
+pub fn user_by_barcode(reader: &Reader<'_>, barcode: &str) -> Result<Option<folio::Stored<User>>> {
     reader.find_by(&USERS, "barcode", barcode)?.first().map(parse_user).transpose()
 }
 
@@ -246,7 +246,10 @@ pub fn username_taken(reader: &Reader<'_>, username: &str) -> Result<bool> {
 }
 
 /// The user with this username (compared without case, as the column is).
-pub fn user_by_username(reader: &Reader<'_>, username: &str) -> Result<Option<User>> {
+pub fn user_by_username(
+    reader: &Reader<'_>,
+    username: &str,
+) -> Result<Option<folio::Stored<User>>> {
     reader.find_by(&USERS, "username", username)?.first().map(parse_user).transpose()
 }
 
@@ -283,9 +286,8 @@ pub(crate) fn n_group_members(reader: &Reader<'_>, group: Uuid) -> Result<u64> {
     Ok(reader.list(&USERS, USER_FIELDS, Some(&cql), Page { offset: 0, limit: 0 })?.1)
 }
 
-fn parse_user(record: &StoredRecord) -> Result<User> {
-    serde_json::from_str(&record.body)
-        .map_err(|e| Error::Corrupt(format!("user {}: {e}", record.id)))
+fn parse_user(record: &StoredRecord) -> Result<folio::Stored<User>> {
+    folio::Stored::from_row(record).map_err(|e| Error::from_record(e, Error::from))
 }
 
 #[cfg(test)]

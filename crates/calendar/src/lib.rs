@@ -141,7 +141,7 @@ pub fn timetable(reader: &Reader<'_>, service_point: Uuid) -> Result<Timetable> 
 }
 
 pub fn get(reader: &Reader<'_>, id: Uuid) -> Result<Calendar> {
-    folio::record::get(reader, id).map_err(error)?.ok_or(Error::NotFound(id))
+    Ok(folio::record::get(reader, id).map_err(error)?.ok_or(Error::NotFound(id))?.record)
 }
 
 /// Stores a new calendar after mod-calendar's checks; assigns its id and the ids that

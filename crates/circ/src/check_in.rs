@@ -125,7 +125,7 @@ pub fn check_in(
         }
         _ => {}
     }
-    let item_id = item.item.id.expect("a stored item has an id");
+    let item_id = item.item.id;
     let mut queue = queue::open_requests(writer, item_id)?;
     let location = match item.item.effective_location_id {
         Some(id) => inventory::get_location(writer, id)?,
@@ -199,7 +199,7 @@ pub fn check_in(
                 Some(id) => records::get::<LoanPolicy>(writer, id)?,
                 None => None,
             };
-            let amount = fines::overdue_fine(loan, loan_policy.as_ref(), &policy, returned);
+            let amount = fines::overdue_fine(loan, loan_policy.as_deref(), &policy, returned);
             if amount > 0.0 && policy.forgive_overdue_fine != Some(true) {
                 fine = Some(fines::charge(writer, loan, &item, amount, returned, actor)?);
             }

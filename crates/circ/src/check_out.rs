@@ -7,7 +7,7 @@
 
 use chrono::{DateTime, Utc};
 use circ_rules::PolicyKind;
-use folio::{Actor, Timestamp};
+use folio::{Actor, Stored, Timestamp};
 use inventory::ItemStatusName;
 use serde::Deserialize;
 use store::{Reader, Writer};
@@ -126,7 +126,7 @@ pub fn check_out(
         && let Some(user) = &user
     {
         let overridable = overrides.overridable(OverridableBlock::Patron);
-        let user_id = user.id.expect("a stored user has an id");
+        let user_id = user.id;
         let manual: Vec<_> = blocks::manual_blocks(writer, user_id, now)?
             .into_iter()
             .filter(|b| b.borrowing)
@@ -183,8 +183,7 @@ pub fn check_out(
             ));
         }
         if let Some(user) = &user
-            && let (Some(user_id), Some(proxy_id)) = (user.id, proxy.id)
-            && !auth::proxies_for(writer, user_id, proxy_id)?.is_some_and(|p| p.is_active_at(now))
+            && !auth::proxies_for(writer, user.id, proxy.id)?.is_some_and(|p| p.is_active_at(now))
         {
             refusals.push(Refusal::new(
                 "Cannot check out item via proxy when relationship is invalid",
@@ -228,7 +227,7 @@ pub fn check_out(
                 item.barcode(),
             ));
         }
-        let item_id = item.item.id.expect("a stored item has an id");
+        let item_id = item.item.id;
         if open_loan(writer, item_id)?.is_some() {
             refusals.push(
                 Refusal::new(
@@ -242,7 +241,7 @@ pub fn check_out(
         // 11. The head of the queue must be this patron's (or no one's).
         queue = queue::open_requests(writer, item_id)?;
         if let (Some(head), Some(user)) = (queue.first(), &user)
-            && Some(head.requester_id) != user.id
+            && head.requester_id != user.id
         {
             refusals.push(Refusal::new(
                 format!(
@@ -261,7 +260,7 @@ pub fn check_out(
     let (Some(user), Some(mut item)) = (user, item) else {
         return Err(Error::Refused(refusals));
     };
-    let user_id = user.id.expect("a stored user has an id");
+    let user_id = user.id;
     let Some(patron_group) = user.patron_group else {
         refusals.push(Refusal::new(
             "Cannot determine the patron group of the user",
@@ -272,8 +271,8 @@ pub fn check_out(
     };
     let rules = cache.get(writer)?;
     let inputs = RuleInputs::for_item(writer, &item.item, patron_group)?;
-    let policy: LoanPolicy = rules::policy(writer, &rules, PolicyKind::Loan, &inputs)?;
-    let policy_id = policy.id.expect("a stored policy has an id");
+    let policy: Stored<LoanPolicy> = rules::policy(writer, &rules, PolicyKind::Loan, &inputs)?;
+    let policy_id = policy.id;
     if !overrides.overridden(OverridableBlock::ItemLimit, loan_date, &mut refusals)
         && let Some(limit) = policy.loans_policy.as_ref().and_then(|l| l.item_limit)
         && let Some(refusal) =
@@ -297,9 +296,10 @@ pub fn check_out(
     }
 
     // 15. The other policies, and the due date.
-    let overdue: OverdueFinePolicy =
+    let overdue: Stored<OverdueFinePolicy> =
         rules::policy(writer, &rules, PolicyKind::OverdueFine, &inputs)?;
-    let lost: LostItemFeePolicy = rules::policy(writer, &rules, PolicyKind::LostItem, &inputs)?;
+    let lost: Stored<LostItemFeePolicy> =
+        rules::policy(writer, &rules, PolicyKind::LostItem, &inputs)?;
     let due = match overrides.due_date() {
         // The date staff gave with an item-not-loanable override stands as given.
         Some(due) => due,
@@ -331,7 +331,7 @@ pub fn check_out(
 
     // 16. Writes.
     let (action, action_comment) = overrides.loan_action();
-    let item_id = item.item.id.expect("a stored item has an id");
+    let item_id = item.item.id;
     let location_at_check_out = item.item.effective_location_id;
     let mut stored_item = item.item;
     stored_item.status.name = ItemStatusName::CheckedOut;
@@ -341,7 +341,7 @@ pub fn check_out(
     let mut loan = Loan {
         id: Some(Uuid::new_v4()),
         user_id: Some(user_id),
-        proxy_user_id: proxy.and_then(|p| p.id),
+        proxy_user_id: proxy.map(|p| p.id),
         item_id,
         item_effective_location_id_at_check_out: location_at_check_out,
         status: None,
@@ -358,8 +358,8 @@ pub fn check_out(
         checkin_service_point_id: None,
         patron_group_id_at_checkout: Some(patron_group),
         due_date_changed_by_recall: None,
-        overdue_fine_policy_id: overdue.id,
-        lost_item_policy_id: lost.id,
+        overdue_fine_policy_id: Some(overdue.id),
+        lost_item_policy_id: Some(lost.id),
         metadata: None,
         other: Default::default(),
     };
@@ -376,7 +376,7 @@ pub fn check_out(
     let loan = records::create(writer, loan, actor)?;
     let known = Embedded::default().knowing(
         &user,
-        &[(Some(policy_id), &policy.name), (overdue.id, &overdue.name), (lost.id, &lost.name)],
+        &[(policy.id, &policy.name), (overdue.id, &overdue.name), (lost.id, &lost.name)],
         service_point.as_ref(),
     );
     Ok(CheckedOut { loan, item, known })
@@ -405,7 +405,7 @@ pub(crate) fn schedule_of(
     policy: &LoanPolicy,
 ) -> Result<Option<FixedDueDateSchedule>> {
     match policy.loans_policy.as_ref().and_then(|l| l.fixed_due_date_schedule_id) {
-        Some(id) => records::get(reader, id),
+        Some(id) => Ok(records::get(reader, id)?.map(|s| s.record)),
         None => Ok(None),
     }
 }

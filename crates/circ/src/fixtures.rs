@@ -340,7 +340,7 @@ impl Library {
     }
 
     pub(crate) fn get<R: Record + Send>(&self, id: Uuid) -> R {
-        self.tenant.read(|r| records::get::<R>(r, id)).unwrap().expect("the record exists")
+        self.tenant.read(|r| records::get::<R>(r, id)).unwrap().expect("the record exists").record
     }
 
     /// The status of the item with this barcode.
@@ -351,7 +351,7 @@ impl Library {
 
     /// The item with this barcode.
     pub(crate) fn stored_item(&self, barcode: &str) -> inventory::Item {
-        self.tenant.read(|r| inventory::item_by_barcode(r, barcode)).unwrap().unwrap()
+        self.tenant.read(|r| inventory::item_by_barcode(r, barcode)).unwrap().unwrap().record
     }
 
     /// Every loan of the tenant, oldest loan date first.
@@ -376,7 +376,7 @@ impl Library {
                     .tenant
                     .read(|r| auth::get_user(r, request.requester_id))
                     .unwrap()
-                    .and_then(|u| u.barcode)
+                    .and_then(|u| u.record.barcode)
                     .unwrap_or_default();
                 let position = request.position.map_or("-".to_string(), |p| p.to_string());
                 let line = format!(

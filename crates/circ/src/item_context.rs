@@ -1,6 +1,7 @@
 //! An item with what circulation says about it: its title (from the instance), material
 //! type name, effective location, and call number.
 
+use folio::Stored;
 use inventory::{Item, RefKind};
 use serde_json::json;
 use store::Reader;
@@ -9,7 +10,7 @@ use uuid::Uuid;
 use crate::Result;
 
 pub(crate) struct ItemContext {
-    pub(crate) item: Item,
+    pub(crate) item: Stored<Item>,
     pub(crate) instance_id: Option<Uuid>,
     pub(crate) title: String,
     pub(crate) contributors: Vec<String>,
@@ -18,7 +19,7 @@ pub(crate) struct ItemContext {
 }
 
 impl ItemContext {
-    pub(crate) fn load(reader: &Reader<'_>, item: Item) -> Result<ItemContext> {
+    pub(crate) fn load(reader: &Reader<'_>, item: Stored<Item>) -> Result<ItemContext> {
         let instance_id = inventory::instance_of_holdings(reader, item.holdings_record_id)?;
         let instance = match instance_id {
             Some(id) => inventory::instance_summary(reader, id)?,

@@ -204,7 +204,7 @@ pub fn delete<R: Record>(writer: &mut Writer<'_>, id: Uuid) -> Result<()> {
 }
 
 /// The record with this id, typed.
-pub fn get<R: Record>(reader: &Reader<'_>, id: Uuid) -> Result<Option<R>> {
+pub fn get<R: Record>(reader: &Reader<'_>, id: Uuid) -> Result<Option<folio::Stored<R>>> {
     folio::record::get(reader, id).map_err(error::<R>)
 }
 

@@ -4,7 +4,7 @@
 
 use chrono::{DateTime, Utc};
 use circ_rules::PolicyKind;
-use folio::{Actor, Timestamp};
+use folio::{Actor, Stored, Timestamp};
 use serde::Deserialize;
 use store::Writer;
 
@@ -78,8 +78,8 @@ pub fn renew(
             .code("ITEM_BARCODE_NOT_FOUND"),
         ));
     };
-    let item_id = item.id.expect("a stored item has an id");
-    let user_id = user.id.expect("a stored user has an id");
+    let item_id = item.id;
+    let user_id = user.id;
     let Some(mut loan) = open_loan(writer, item_id)? else {
         return Err(Error::refused(Refusal::new(
             format!("No open loan for item with barcode {item_barcode}"),
@@ -131,10 +131,9 @@ pub fn renew(
         ))
     })?;
     let inputs = RuleInputs::for_item(writer, &item, group)?;
-    let policy: LoanPolicy = rules::policy(writer, &rules, PolicyKind::Loan, &inputs)?;
+    let policy: Stored<LoanPolicy> = rules::policy(writer, &rules, PolicyKind::Loan, &inputs)?;
     let policy_ref = |r: Refusal| {
-        r.with("loanPolicyId", policy.id.map(|i| i.to_string()).unwrap_or_default())
-            .with("loanPolicyName", &policy.name)
+        r.with("loanPolicyId", policy.id.to_string()).with("loanPolicyName", &policy.name)
     };
     let queue = queue::open_requests(writer, item_id)?;
     let renewals = policy.renewals_policy.as_ref();
@@ -250,7 +249,7 @@ pub fn renew(
     let overridden = overrides.renewal_requested() || overrides.requested(OverridableBlock::Patron);
     loan.action = Some(if overridden { "renewedThroughOverride" } else { "renewed" }.to_string());
     loan.action_comment = overridden.then(|| overrides.comment().map(str::to_string)).flatten();
-    loan.loan_policy_id = policy.id;
+    loan.loan_policy_id = Some(policy.id);
     records::update(writer, &mut loan, actor)?;
     Ok(loan)
 }

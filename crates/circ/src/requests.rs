@@ -4,7 +4,7 @@
 
 use chrono::{DateTime, Utc};
 use circ_rules::PolicyKind;
-use folio::{Actor, Timestamp};
+use folio::{Actor, Stored, Timestamp};
 use inventory::ItemStatusName;
 use store::Writer;
 use uuid::Uuid;
@@ -106,7 +106,8 @@ pub fn create_request(
     };
     let policy_allows = match &inputs {
         Some(inputs) => {
-            let policy: RequestPolicy = rules::policy(writer, &rules, PolicyKind::Request, inputs)?;
+            let policy: Stored<RequestPolicy> =
+                rules::policy(writer, &rules, PolicyKind::Request, inputs)?;
             policy.request_types.contains(&request.request_type)
         }
         None => false,

@@ -213,7 +213,7 @@ pub(crate) fn policy<R: Record>(
     rules: &circ_rules::Rules,
     kind: circ_rules::PolicyKind,
     inputs: &RuleInputs,
-) -> Result<R> {
+) -> Result<folio::Stored<R>> {
     let id = lookup(rules, kind, inputs)?.policy_id;
     records::get::<R>(reader, id)?.ok_or_else(|| {
         Error::Corrupt(format!("the circulation rules name a missing {} {id}", R::NAME))

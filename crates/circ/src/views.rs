@@ -51,17 +51,13 @@ impl Embedded {
     /// Adds what a transaction has already read, so the view does not read it again.
     pub(crate) fn knowing(
         mut self,
-        user: &auth::User,
-        policies: &[(Option<Uuid>, &str)],
+        user: &folio::Stored<auth::User>,
+        policies: &[(Uuid, &str)],
         service_point: Option<&inventory::model::ServicePoint>,
     ) -> Embedded {
-        if let Some(id) = user.id {
-            self.borrowers.insert(id, Some(borrower_of(user)));
-        }
+        self.borrowers.insert(user.id, Some(borrower_of(user)));
         for (id, name) in policies {
-            if let Some(id) = id {
-                self.policy_names.insert(*id, Some(json!({"name": name})));
-            }
+            self.policy_names.insert(*id, Some(json!({"name": name})));
         }
         if let Some(point) = service_point
             && let Some(id) = point.id

@@ -27,6 +27,6 @@ mod timestamp;
 pub use crate::{
     decode::{DecodeError, decode},
     metadata::{Actor, Metadata, stamp},
-    record::Record,
+    record::{Record, Stored},
     timestamp::Timestamp,
 };

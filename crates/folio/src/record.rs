@@ -105,11 +105,12 @@ pub enum Mode {
     Upsert,
 }
 
-/// What a [`write`] did.
+/// What a [`write`] did, and to which record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Written {
-    Created,
-    Replaced,
+pub struct Written {
+    pub id: Uuid,
+    /// Whether it replaced a stored record (else it created one).
+    pub replaced: bool,
 }
 
 /// The one write every verb of every record type comes to: assigns an id when the record
@@ -165,11 +166,11 @@ pub fn write<R: Record, E: From<Error>>(
             writer
                 .update_changed(&R::TABLE, (&id_text, version, &body), &columns, stored_columns)
                 .map_err(Error::from)?;
-            Ok(Written::Replaced)
+            Ok(Written { id, replaced: true })
         }
         None => {
             writer.insert(&R::TABLE, &id_text, version, &body, &columns).map_err(Error::from)?;
-            Ok(Written::Created)
+            Ok(Written { id, replaced: false })
         }
     }
 }
@@ -245,9 +246,51 @@ pub fn delete<R: Record>(writer: &mut Writer<'_>, id: Uuid) -> Result<()> {
     }
 }
 
+/// A record as read from its table. Its id is the row's, so it is a [`Uuid`], not the
+/// body's `Option`: code that holds a stored record never asks whether it has an id. It
+/// reads as the record (`Deref`); `id` names the row's.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stored<R> {
+    pub id: Uuid,
+    pub record: R,
+}
+
+impl<R: Record> Stored<R> {
+    /// Reads a stored row back as its type.
+    pub fn from_row(row: &store::StoredRecord) -> Result<Stored<R>> {
+        let id = Uuid::parse_str(&row.id).map_err(|e| Error::Corrupt {
+            record: R::NAME,
+            id: row.id.clone(),
+            message: e.to_string(),
+        })?;
+        Ok(Stored { id, record: parse(&row.body, &row.id)? })
+    }
+}
+
+/// A stored record serialises as the record: its body carries the same id.
+impl<R: Serialize> Serialize for Stored<R> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.record.serialize(serializer)
+    }
+}
+
+impl<R> std::ops::Deref for Stored<R> {
+    type Target = R;
+    fn deref(&self) -> &R {
+        &self.record
+    }
+}
+
+impl<R> std::ops::DerefMut for Stored<R> {
+    fn deref_mut(&mut self) -> &mut R {
+        &mut self.record
+    }
+}
+
 /// The record with this id, typed.
-pub fn get<R: Record>(reader: &Reader<'_>, id: Uuid) -> Result<Option<R>> {
-    reader.get(&R::TABLE, &id.to_string())?.map(|s| parse::<R>(&s.body, &s.id)).transpose()
+pub fn get<R: Record>(reader: &Reader<'_>, id: Uuid) -> Result<Option<Stored<R>>> {
+    let row = reader.get(&R::TABLE, &id.to_string())?;
+    row.map(|row| parse(&row.body, &row.id).map(|record| Stored { id, record })).transpose()
 }
 
 /// The stored JSON of a record (what a GET answers, with no JSON work).

@@ -10,7 +10,7 @@ use serde::Deserialize;
 use store::{Reader, Writer};
 use uuid::Uuid;
 
-use folio::Actor;
+use folio::{Actor, Stored};
 
 use crate::model::{Location, ServicePoint};
 use crate::records::{Checked, get, parse, save};
@@ -21,22 +21,22 @@ use crate::{HoldingsRecord, Instance, Item, RefKind, Result};
 use folio::record::Mode;
 
 /// The item with this barcode (barcodes compare case-insensitively, as in FOLIO).
-pub fn item_by_barcode(reader: &Reader<'_>, barcode: &str) -> Result<Option<Item>> {
+pub fn item_by_barcode(reader: &Reader<'_>, barcode: &str) -> Result<Option<Stored<Item>>> {
     match reader.find_by(&ITEMS, "barcode", barcode)?.into_iter().next() {
-        Some(stored) => Ok(Some(parse(&stored.body)?)),
+        Some(row) => Ok(Some(Stored::from_row(&row)?)),
         None => Ok(None),
     }
 }
 
-pub fn get_item(reader: &Reader<'_>, id: Uuid) -> Result<Option<Item>> {
+pub fn get_item(reader: &Reader<'_>, id: Uuid) -> Result<Option<Stored<Item>>> {
     get(reader, id)
 }
 
-pub fn get_holdings(reader: &Reader<'_>, id: Uuid) -> Result<Option<HoldingsRecord>> {
+pub fn get_holdings(reader: &Reader<'_>, id: Uuid) -> Result<Option<Stored<HoldingsRecord>>> {
     get(reader, id)
 }
 
-pub fn get_instance(reader: &Reader<'_>, id: Uuid) -> Result<Option<Instance>> {
+pub fn get_instance(reader: &Reader<'_>, id: Uuid) -> Result<Option<Stored<Instance>>> {
     get(reader, id)
 }
 
@@ -96,6 +96,12 @@ fn typed_reference<T: serde::de::DeserializeOwned>(
 /// Writes back an item circulation changed (status, in-transit destination, last
 /// check-in), with the same derivations and change-log entry as any item update. The
 /// item must have been read in this transaction, so its `_version` is current.
-pub fn update_item(writer: &mut Writer<'_>, item: Item, actor: Actor) -> Result<Item> {
-    save(writer, item, Mode::Replace, actor, &mut Checked::default())
+pub fn update_item(
+    writer: &mut Writer<'_>,
+    item: Stored<Item>,
+    actor: Actor,
+) -> Result<Stored<Item>> {
+    let Stored { id, record } = item;
+    let record = save(writer, record, Mode::Replace, actor, &mut Checked::default())?;
+    Ok(Stored { id, record })
 }

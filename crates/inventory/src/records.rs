@@ -9,8 +9,8 @@
 use store::{ColumnValue, Page, QueryField, Reader, RecordTable, Writer};
 use uuid::Uuid;
 
-use folio::record::{Mode, Written};
-use folio::{Actor, Metadata, Timestamp};
+use folio::record::Mode;
+use folio::{Actor, Metadata, Stored, Timestamp};
 
 use crate::{
     Authority, HoldingsRecord, Instance, Item,
@@ -32,7 +32,7 @@ pub trait Record: folio::Record + Clone + sealed::Sealed {
     fn prepare(&mut self, reader: &Reader<'_>, checked: &mut Checked) -> Result<()>;
 
     /// Keeps records derived from this one true after it was updated.
-    fn after_update(&self, _writer: &mut Writer<'_>, _actor: Actor) -> Result<()> {
+    fn after_update(&self, _id: Uuid, _writer: &mut Writer<'_>, _actor: Actor) -> Result<()> {
         Ok(())
     }
 }
@@ -69,8 +69,8 @@ pub(crate) fn save<R: Record>(
             record.prepare(writer, checked)
         })
         .map_err(|e| unique_error::<R>(e, &record))?;
-    if written == Written::Replaced {
-        record.after_update(writer, actor)?;
+    if written.replaced {
+        record.after_update(written.id, writer, actor)?;
     }
     Ok(record)
 }
@@ -110,7 +110,7 @@ fn unique_error<R: Record>(e: Error, record: &R) -> Error {
 }
 
 /// A stored record, parsed.
-pub(crate) fn get<R: Record>(reader: &Reader<'_>, id: Uuid) -> Result<Option<R>> {
+pub(crate) fn get<R: Record>(reader: &Reader<'_>, id: Uuid) -> Result<Option<Stored<R>>> {
     Ok(folio::record::get(reader, id)?)
 }
 
@@ -276,8 +276,8 @@ impl Record for HoldingsRecord {
 
     /// A holdings record's location and call number flow into its items' effective
     /// values; items whose values change are rewritten.
-    fn after_update(&self, writer: &mut Writer<'_>, actor: Actor) -> Result<()> {
-        let id = self.id.expect("a saved record has an id").to_string();
+    fn after_update(&self, id: Uuid, writer: &mut Writer<'_>, actor: Actor) -> Result<()> {
+        let id = id.to_string();
         for stored in writer.find_by(&ITEMS, "holdings_record_id", &id)? {
             let item: Item = folio::record::parse(&stored.body, &stored.id)?;
             let mut derived = item.clone();
@@ -332,7 +332,7 @@ impl Record for Item {
         let cached = checked.holdings.take().filter(|h| h.id == Some(self.holdings_record_id));
         let holdings = match cached {
             Some(holdings) => Some(holdings),
-            None => get::<HoldingsRecord>(reader, self.holdings_record_id)?,
+            None => get::<HoldingsRecord>(reader, self.holdings_record_id)?.map(|h| h.record),
         };
         let Some(holdings) = holdings else {
             return Err(Error::invalid(

@@ -95,9 +95,9 @@ impl Names {
 }
 
 fn item_view(reader: &Reader<'_>, item: Item, names: &mut Names) -> Result<ItemView> {
-    let holdings: Option<HoldingsRecord> = records::get(reader, item.holdings_record_id)?;
+    let holdings = records::get::<HoldingsRecord>(reader, item.holdings_record_id)?;
     let instance: Option<Instance> = match &holdings {
-        Some(h) => records::get(reader, h.instance_id)?,
+        Some(h) => records::get::<Instance>(reader, h.instance_id)?.map(|i| i.record),
         None => None,
     };
     let call_number =
@@ -128,11 +128,11 @@ fn item_view(reader: &Reader<'_>, item: Item, names: &mut Names) -> Result<ItemV
 
 /// One item as `/inventory/items/{id}` shows it.
 pub fn item_view_json(reader: &Reader<'_>, id: Uuid) -> Result<String> {
-    let item: Item = records::get(reader, id)?.ok_or_else(|| Error::NotFound {
+    let item = records::get::<Item>(reader, id)?.ok_or_else(|| Error::NotFound {
         record_type: <Item as folio::Record>::NAME,
         id: id.to_string(),
     })?;
-    let view = item_view(reader, item, &mut Names::default())?;
+    let view = item_view(reader, item.record, &mut Names::default())?;
     serde_json::to_string(&view).map_err(|e| Error::Corrupt(e.to_string()))
 }
 
@@ -165,11 +165,12 @@ fn instance_view(instance: Instance) -> InstanceView {
 
 /// One instance as `/inventory/instances/{id}` shows it.
 pub fn instance_view_json(reader: &Reader<'_>, id: Uuid) -> Result<String> {
-    let instance: Instance = records::get(reader, id)?.ok_or_else(|| Error::NotFound {
+    let instance = records::get::<Instance>(reader, id)?.ok_or_else(|| Error::NotFound {
         record_type: <Instance as folio::Record>::NAME,
         id: id.to_string(),
     })?;
-    serde_json::to_string(&instance_view(instance)).map_err(|e| Error::Corrupt(e.to_string()))
+    serde_json::to_string(&instance_view(instance.record))
+        .map_err(|e| Error::Corrupt(e.to_string()))
 }
 
 /// A page of instances as `/inventory/instances` shows them, and the total.

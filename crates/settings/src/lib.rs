@@ -137,7 +137,7 @@ pub fn delete(writer: &mut Writer<'_>, id: Uuid) -> Result<()> {
     folio::record::delete::<ConfigEntry>(writer, id).map_err(|e| error(e, String::new()))
 }
 
-pub fn get(reader: &Reader<'_>, id: Uuid) -> Result<Option<ConfigEntry>> {
+pub fn get(reader: &Reader<'_>, id: Uuid) -> Result<Option<folio::Stored<ConfigEntry>>> {
     folio::record::get(reader, id).map_err(|e| error(e, String::new()))
 }
 

@@ -199,13 +199,13 @@ async fn create_credentials(
                     ));
                 }
             };
-            let user_id = user.id.expect("a stored user has an id");
+            let user_id = user.id;
             // mod-login's answer comes first: credentials are never replaced here.
             if auth::has_credentials(w, user_id)? {
                 return Err(auth::Error::CredentialsExist(user_id).into());
             }
             may_act_on(w, &standing.permissions, user_id)?;
-            let username = user.username.ok_or_else(|| {
+            let username = user.record.username.ok_or_else(|| {
                 ApiError::validation("username", None, "The user has no username to log in with")
             })?;
             auth::create_credentials(w, user_id, &username, &request.password)?;
@@ -310,13 +310,13 @@ async fn update_credentials(caller: Caller, Body(body): Body) -> Result<Response
         tenant.write(|w| {
             let user_id = match (request.user_id, &request.username) {
                 (Some(id), _) => id,
-                (None, Some(username)) => auth::user_by_username(w, username)?
-                    .and_then(|user| user.id)
-                    .ok_or_else(|| {
+                (None, Some(username)) => {
+                    auth::user_by_username(w, username)?.map(|user| user.id).ok_or_else(|| {
                         ApiError::bad_request(format!(
                             "Error verifying user existence: No user found by username {username}"
                         ))
-                    })?,
+                    })?
+                }
                 (None, None) => unreachable!("checked above"),
             };
             auth::update_password(w, user_id, &request.password, &new_password)?;
