@@ -14,11 +14,11 @@ use store::Writer;
 use uuid::Uuid;
 
 use crate::check_out::open_loan;
-use crate::item_context::ItemContext;
+use crate::item_context::{ItemContext, ItemSummary};
 use crate::model::{
     Account, CheckIn, Loan, LoanPolicy, LoanStatus, OverdueFinePolicy, RequestStatus,
 };
-use crate::views::Embedded;
+use crate::views::{Embedded, LoanView};
 use crate::{Error, Refusal, Result, fines, queue, records};
 
 /// The check-in request body (mod-circulation `check-in-by-barcode-request.json`).
@@ -47,16 +47,38 @@ pub struct CheckInOutcome {
 
 impl CheckInOutcome {
     /// The item as the check-in response shows it.
-    pub fn item(&self) -> serde_json::Value {
+    pub fn item(&self) -> ItemSummary {
         self.item.summary()
     }
 
     /// The closed loan, if there was one, with its embedded objects; read in the
     /// check-in's own transaction, the item is not loaded again.
-    pub fn loan_view(&self, reader: &store::Reader<'_>) -> Result<Option<serde_json::Value>> {
+    pub fn loan_view(&self, reader: &store::Reader<'_>) -> Result<Option<LoanView>> {
         let view = |loan| Embedded::default().loan_view(reader, loan, Some(&self.item));
         self.loan.as_ref().map(view).transpose()
     }
+
+    /// FOLIO's check-in response.
+    pub fn view(&self, reader: &store::Reader<'_>) -> Result<CheckInView> {
+        Ok(CheckInView {
+            loan: self.loan_view(reader)?,
+            item: self.item(),
+            in_house_use: self.in_house_use,
+            staff_slip_context: serde_json::Map::new(),
+        })
+    }
+}
+
+/// What `POST /circulation/check-in-by-barcode` answers.
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CheckInView {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loan: Option<LoanView>,
+    pub item: ItemSummary,
+    pub in_house_use: bool,
+    /// Staff slips are not made yet; FOLIO's clients expect the object.
+    pub staff_slip_context: serde_json::Map<String, serde_json::Value>,
 }
 
 pub fn check_in(
@@ -266,8 +288,9 @@ mod tests {
                 let item = outcome.item();
                 let mut got = format!(
                     "item {} destination {} in-house use {}\n",
-                    item["status"]["name"].as_str().unwrap(),
-                    item["inTransitDestinationServicePointId"].as_str().unwrap_or("none"),
+                    item.status.name.as_str(),
+                    item.in_transit_destination_service_point_id
+                        .map_or("none".to_string(), |id| id.to_string()),
                     outcome.in_house_use
                 );
                 if let Some(loan) = &outcome.loan {

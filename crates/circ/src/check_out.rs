@@ -25,7 +25,7 @@ use crate::overrides::{BlockOverrides, OverridableBlock, Overrides};
 use crate::queue;
 use crate::records;
 use crate::rules::{self, RuleInputs, RulesCache};
-use crate::views::Embedded;
+use crate::views::{Embedded, LoanView};
 use crate::{Error, Refusal, Result};
 
 /// The check-out request body (mod-circulation `check-out-by-barcode-request.json`).
@@ -68,7 +68,7 @@ impl CheckedOut {
     /// The loan with its embedded objects, FOLIO's check-out response; read in the
     /// check-out's own transaction, without reading again the item, patron, policies
     /// and service point the check-out read.
-    pub fn view(self, reader: &Reader<'_>) -> Result<serde_json::Value> {
+    pub fn view(self, reader: &Reader<'_>) -> Result<LoanView> {
         let CheckedOut { loan, item, mut known } = self;
         known.loan_view(reader, &loan, Some(&item))
     }

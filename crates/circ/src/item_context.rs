@@ -2,8 +2,9 @@
 //! type name, effective location, and call number.
 
 use folio::Stored;
+use inventory::model::ItemStatus;
 use inventory::{Item, RefKind};
-use serde_json::json;
+use serde::Serialize;
 use store::Reader;
 use uuid::Uuid;
 
@@ -66,19 +67,44 @@ impl ItemContext {
     }
 
     /// The item summary FOLIO embeds in loans and check-in responses.
-    pub(crate) fn summary(&self) -> serde_json::Value {
-        json!({
-            "id": self.item.id,
-            "holdingsRecordId": self.item.holdings_record_id,
-            "instanceId": self.instance_id,
-            "title": self.title,
-            "barcode": self.item.barcode,
-            "contributors": self.contributors.iter().map(|n| json!({"name": n})).collect::<Vec<_>>(),
-            "callNumber": self.call_number(),
-            "status": self.item.status,
-            "location": {"name": self.location_name},
-            "materialType": {"name": self.material_type},
-            "inTransitDestinationServicePointId": self.item.in_transit_destination_service_point_id,
-        })
+    pub(crate) fn summary(&self) -> ItemSummary {
+        ItemSummary {
+            id: self.item.id,
+            holdings_record_id: self.item.holdings_record_id,
+            instance_id: self.instance_id,
+            title: self.title.clone(),
+            barcode: self.item.barcode.clone(),
+            contributors: self.contributors.iter().map(|n| Name { name: n.clone() }).collect(),
+            call_number: self.call_number(),
+            status: self.item.status.clone(),
+            location: Name { name: self.location_name.clone() },
+            material_type: Name { name: self.material_type.clone() },
+            in_transit_destination_service_point_id: self
+                .item
+                .in_transit_destination_service_point_id,
+        }
     }
+}
+
+/// The item as loans and check-in responses embed it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ItemSummary {
+    pub id: Uuid,
+    pub holdings_record_id: Uuid,
+    pub instance_id: Option<Uuid>,
+    pub title: String,
+    pub barcode: Option<String>,
+    pub contributors: Vec<Name>,
+    pub call_number: Option<String>,
+    pub status: ItemStatus,
+    pub location: Name,
+    pub material_type: Name,
+    pub in_transit_destination_service_point_id: Option<Uuid>,
+}
+
+/// `{"name": ...}`, the shape FOLIO embeds a named thing in.
+#[derive(Debug, Clone, Serialize)]
+pub struct Name {
+    pub name: String,
 }

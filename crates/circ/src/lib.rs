@@ -47,13 +47,14 @@ mod views;
 mod fixtures;
 
 pub use blocks::{AutomatedBlock, automated_blocks, condition};
-pub use check_in::{CheckInOutcome, CheckInRequest, check_in};
+pub use check_in::{CheckInOutcome, CheckInRequest, CheckInView, check_in};
 pub use check_out::{CheckOutRequest, CheckedOut, check_out};
 pub use defaults::{
     DEFAULT_LOAN_POLICY_ID, DEFAULT_LOST_ITEM_FEE_POLICY_ID, DEFAULT_NOTICE_POLICY_ID,
     DEFAULT_OVERDUE_FINE_POLICY_ID, DEFAULT_REQUEST_POLICY_ID, seed,
 };
 pub use fines::{OVERDUE_FINE_TYPE_ID, overdue_fine};
+pub use item_context::{ItemSummary, Name};
 pub use overrides::{BlockOverrides, NotLoanableOverride, Overridable, OverridableBlock};
 pub use records::{Record, create, decode, delete, get, get_json, list_json, replace};
 pub use renew::{RenewRequest, renew};
@@ -62,7 +63,10 @@ pub use rules::{
     PolicyMatch, RuleInputs, RulesCache, RulesDocument, get_rules, lookup, lookup_all, put_rules,
 };
 pub use storage::{Error, MIGRATIONS, Refusal, Result};
-pub use views::{list_loan_views, list_request_views, loan_view, request_view};
+pub use views::{
+    Borrower, FeesAndFines, LoanView, PatronGroupRef, PolicyName, RequestView, RequestedItem,
+    Requester, ServicePointSummary, list_loan_views, list_request_views, loan_view, request_view,
+};
 
 /// Re-exported so callers name policy kinds without depending on `circ-rules`.
 pub use circ_rules::PolicyKind;

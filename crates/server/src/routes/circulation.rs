@@ -230,7 +230,7 @@ async fn check_out(
         })?)
     })
     .await?;
-    let id = view["id"].as_str().unwrap_or_default().to_string();
+    let id = view.id().map(|id| id.to_string()).unwrap_or_default();
     let body = serde_json::to_string(&view).map_err(ApiError::internal)?;
     Ok(super::json::created(format!("/circulation/loans/{id}"), body))
 }
@@ -241,17 +241,7 @@ async fn check_in(caller: Caller, Body(body): Body) -> Result<Response, ApiError
     let tenant = caller.tenant.clone();
     let actor = actor(&caller);
     let body = blocking(move || {
-        let (outcome, loan) = tenant.write(|w| {
-            let outcome = circ::check_in(w, request, actor, Utc::now())?;
-            let loan = outcome.loan_view(w)?;
-            Ok::<_, circ::Error>((outcome, loan))
-        })?;
-        let mut body = json!({"item": outcome.item(), "inHouseUse": outcome.in_house_use,
-            "staffSlipContext": {}});
-        if let Some(loan) = loan {
-            body["loan"] = loan;
-        }
-        Ok(body)
+        Ok(tenant.write(|w| circ::check_in(w, request, actor, Utc::now())?.view(w))?)
     })
     .await?;
     Ok(super::json::value(StatusCode::OK, &body))
@@ -368,7 +358,7 @@ async fn create_request(
         Ok(tenant.read(|r| circ::request_view(r, &request))?)
     })
     .await?;
-    let id = view["id"].as_str().unwrap_or_default().to_string();
+    let id = view.id().map(|id| id.to_string()).unwrap_or_default();
     let body = serde_json::to_string(&view).map_err(ApiError::internal)?;
     Ok(super::json::created(format!("/circulation/requests/{id}"), body))
 }
