@@ -3,6 +3,8 @@
 
 use std::sync::Arc;
 
+use uuid::Uuid;
+
 use axum::{
     body::Bytes,
     extract::{FromRequest, FromRequestParts, Request},
@@ -151,20 +153,102 @@ impl FromRequest<AppState> for Body {
     }
 }
 
-/// `query`, `limit` and `offset` of a FOLIO list endpoint.
+/// The query string of a request: FOLIO's `query`, `limit` and `offset`, read as every
+/// list endpoint reads them, and the endpoint's other parameters, read typed through
+/// [`Param`] with [`ListParams::get`] and [`ListParams::require`].
 pub(crate) struct ListParams {
     pub(crate) query: Option<String>,
     pub(crate) page: store::Page,
     /// Whether the request named a `limit` (endpoints differ in their default).
     pub(crate) explicit_limit: bool,
     /// Other parameters, for endpoints that take more.
-    pub(crate) rest: Vec<(String, String)>,
+    rest: Vec<(String, String)>,
+}
+
+/// The type of a query parameter: how its text reads, and what it must be when it does
+/// not (for the 400, which names the parameter and quotes the value).
+pub(crate) trait Param: Sized {
+    /// What a value must be: "a UUID", "true or false".
+    const EXPECTED: &'static str;
+    fn read(value: &str) -> Option<Self>;
+}
+
+impl Param for String {
+    const EXPECTED: &'static str = "text";
+    fn read(value: &str) -> Option<String> {
+        Some(value.to_string())
+    }
+}
+
+impl Param for Uuid {
+    const EXPECTED: &'static str = "a UUID";
+    fn read(value: &str) -> Option<Uuid> {
+        Uuid::parse_str(value).ok()
+    }
+}
+
+impl Param for bool {
+    const EXPECTED: &'static str = "true or false";
+    fn read(value: &str) -> Option<bool> {
+        match value {
+            "true" => Some(true),
+            "false" => Some(false),
+            _ => None,
+        }
+    }
+}
+
+impl Param for chrono::NaiveDate {
+    const EXPECTED: &'static str = "a date (YYYY-MM-DD)";
+    fn read(value: &str) -> Option<chrono::NaiveDate> {
+        value.parse().ok()
+    }
+}
+
+impl Param for folio::Timestamp {
+    const EXPECTED: &'static str = "a date or date-time";
+    fn read(value: &str) -> Option<folio::Timestamp> {
+        folio::Timestamp::parse(value)
+    }
 }
 
 impl ListParams {
+    /// Whether the parameter is `true` (any case); anything else, or none, is false.
     pub(crate) fn flag(&self, name: &str) -> bool {
         self.rest.iter().any(|(k, v)| k == name && v.eq_ignore_ascii_case("true"))
     }
+
+    /// Every value of a parameter that may repeat, as sent.
+    pub(crate) fn all<'p>(&'p self, name: &'p str) -> impl Iterator<Item = &'p str> + 'p {
+        self.rest.iter().filter(move |(k, _)| k == name).map(|(_, v)| v.as_str())
+    }
+
+    /// The parameter read as `T`, if sent (the first, if repeated).
+    pub(crate) fn get<T: Param>(&self, name: &str) -> Result<Option<T>, ApiError> {
+        self.all(name).next().map(|value| read(name, value)).transpose()
+    }
+
+    /// Every value of a repeatable parameter, read as `T`.
+    pub(crate) fn get_all<T: Param>(&self, name: &str) -> Result<Vec<T>, ApiError> {
+        self.all(name).map(|value| read(name, value)).collect()
+    }
+
+    /// A parameter the endpoint cannot do without.
+    pub(crate) fn require<T: Param>(&self, name: &str) -> Result<T, ApiError> {
+        self.get(name)?.ok_or_else(|| {
+            ApiError::bad_parameter(name, "", format!("Parameter '{name}' is required"))
+        })
+    }
+}
+
+fn read<T: Param>(name: &str, value: &str) -> Result<T, ApiError> {
+    T::read(value).ok_or_else(|| {
+        ApiError::bad_parameter(
+            name,
+            value,
+            format!("Parameter '{name}' must be {}, got '{value}'", T::EXPECTED),
+        )
+    })
 }
 
 /// FOLIO storage modules return 10 records unless asked for more.
@@ -232,39 +316,7 @@ pub(crate) fn parse_count(name: &str, value: &str) -> Result<u64, ApiError> {
 
 /// Decodes `application/x-www-form-urlencoded` pairs (the query string).
 pub(crate) fn form_pairs(raw: &str) -> Vec<(String, String)> {
-    raw.split('&')
-        .filter(|p| !p.is_empty())
-        .map(|pair| {
-            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-            (percent_decode(k), percent_decode(v))
-        })
-        .collect()
-}
-
-fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut idx = 0;
-    while idx < bytes.len() {
-        match bytes[idx] {
-            b'+' => out.push(b' '),
-            b'%' if idx + 2 < bytes.len() => {
-                match std::str::from_utf8(&bytes[idx + 1..idx + 3])
-                    .ok()
-                    .and_then(|h| u8::from_str_radix(h, 16).ok())
-                {
-                    Some(b) => {
-                        out.push(b);
-                        idx += 2;
-                    }
-                    None => out.push(b'%'),
-                }
-            }
-            b => out.push(b),
-        }
-        idx += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    form_urlencoded::parse(raw.as_bytes()).into_owned().collect()
 }
 
 /// Runs blocking work (SQLite, argon2) off the async threads; a panic becomes a 500.
@@ -288,9 +340,45 @@ mod tests {
                 ("x".to_string(), String::new())
             ]
         );
-        assert_eq!(percent_decode("a+b%2"), "a b%2");
-        assert_eq!(percent_decode("%E2%82%AC"), "€");
-        assert_eq!(percent_decode("100%"), "100%");
+        assert_eq!(form_pairs("a=a+b%2"), vec![("a".to_string(), "a b%2".to_string())]);
+        assert_eq!(form_pairs("a=%E2%82%AC"), vec![("a".to_string(), "€".to_string())]);
+        assert_eq!(form_pairs("a=100%"), vec![("a".to_string(), "100%".to_string())]);
+    }
+
+    #[test]
+    fn parameters_read_typed_and_name_themselves_when_they_do_not() {
+        let params = ListParams {
+            query: None,
+            page: store::Page { offset: 0, limit: DEFAULT_LIMIT },
+            explicit_limit: false,
+            rest: form_pairs(
+                "id=00000000-0000-4000-8000-000000000001&id=00000000-0000-4000-8000-000000000002\
+                 &deleted=true&state=maybe&day=2026-02-30",
+            ),
+        };
+        let show = |r: Result<String, ApiError>| match r {
+            Ok(v) => v,
+            Err(e) => format!("{} {}", e.status().as_u16(), e.message()),
+        };
+        let all = params.get_all::<Uuid>("id").map(|ids| format!("{ids:?}"));
+        assert_eq!(
+            show(all),
+            "[00000000-0000-4000-8000-000000000001, 00000000-0000-4000-8000-000000000002]"
+        );
+        assert_eq!(show(params.get::<bool>("deleted").map(|b| format!("{b:?}"))), "Some(true)");
+        assert_eq!(show(params.get::<bool>("absent").map(|b| format!("{b:?}"))), "None");
+        assert_eq!(
+            show(params.get::<bool>("state").map(|b| format!("{b:?}"))),
+            "400 Parameter 'state' must be true or false, got 'maybe'"
+        );
+        assert_eq!(
+            show(params.get::<chrono::NaiveDate>("day").map(|d| format!("{d:?}"))),
+            "400 Parameter 'day' must be a date (YYYY-MM-DD), got '2026-02-30'"
+        );
+        assert_eq!(
+            show(params.require::<Uuid>("userId").map(|u| u.to_string())),
+            "400 Parameter 'userId' is required"
+        );
     }
 
     #[test]

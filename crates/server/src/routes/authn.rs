@@ -245,7 +245,7 @@ async fn delete_credentials(
     params: ListParams,
 ) -> Result<Response, ApiError> {
     caller.require("login.item.delete")?;
-    let user_id = user_id_parameter(&params)?;
+    let user_id = params.require("userId")?;
     let tenant = caller.tenant.clone();
     let standing = caller.standing.clone();
     blocking(move || {
@@ -266,19 +266,10 @@ async fn delete_credentials(
 /// `GET /authn/credentials-existence?userId=`: `{"credentialsExist": bool}`.
 async fn credentials_existence(caller: Caller, params: ListParams) -> Result<Response, ApiError> {
     caller.require("login.credentials-existence.get")?;
-    let user_id = user_id_parameter(&params)?;
+    let user_id = params.require("userId")?;
     let tenant = caller.tenant.clone();
     let exist = blocking(move || Ok(tenant.read(|r| auth::has_credentials(r, user_id))?)).await?;
     Ok(super::json::value(StatusCode::OK, &serde_json::json!({ "credentialsExist": exist })))
-}
-
-fn user_id_parameter(params: &ListParams) -> Result<Uuid, ApiError> {
-    let value = params.rest.iter().find(|(k, _)| k == "userId").map(|(_, v)| v.as_str());
-    let value = value
-        .ok_or_else(|| ApiError::bad_parameter("userId", "", "Parameter 'userId' is required"))?;
-    Uuid::parse_str(value).map_err(|_| {
-        ApiError::bad_parameter("userId", value, format!("Invalid UUID format of userId: {value}"))
-    })
 }
 
 #[derive(Deserialize)]

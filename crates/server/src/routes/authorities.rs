@@ -42,10 +42,8 @@ async fn search_authorities(
     request.offset = u32::try_from(params.page.offset).unwrap_or(u32::MAX);
     request.expand_all = params.flag("expandAll");
     // FOLIO counts titles unless told not to.
-    request.include_number_of_titles = !params
-        .rest
-        .iter()
-        .any(|(k, v)| k == "includeNumberOfTitles" && v.eq_ignore_ascii_case("false"));
+    request.include_number_of_titles =
+        !params.all("includeNumberOfTitles").any(|v| v.eq_ignore_ascii_case("false"));
     let tenant = caller.tenant.clone();
     let body = blocking(move || {
         let authorities = state.runtime.authorities(&tenant)?;
@@ -64,11 +62,9 @@ async fn authority_facets(
     caller.require("search.facets.collection.get")?;
     let query = super::search::required_query(&params)?;
     let mut facets = Vec::new();
-    for (key, value) in &params.rest {
-        if key == "facet" {
-            for spec in value.split(',').filter(|s| !s.trim().is_empty()) {
-                facets.push(search::FacetRequest::parse_authority(spec.trim())?);
-            }
+    for value in params.all("facet") {
+        for spec in value.split(',').filter(|s| !s.trim().is_empty()) {
+            facets.push(search::FacetRequest::parse_authority(spec.trim())?);
         }
     }
     if facets.is_empty() {

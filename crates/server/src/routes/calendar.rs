@@ -4,19 +4,13 @@
 //! - `GET /calendar/dates/{servicePointId}/surrounding-openings?date`
 //! - `GET /calendar/dates/{servicePointId}/all-openings?startDate&endDate&includeClosed&offset&limit`
 
-use axum::{
-    Router,
-    extract::{Path, RawQuery},
-    http::StatusCode,
-    response::Response,
-    routing::get,
-};
+use axum::{Router, extract::Path, http::StatusCode, response::Response, routing::get};
 use chrono::NaiveDate;
 use uuid::Uuid;
 
 use crate::{
     ApiError, AppState,
-    extract::{Body, Caller, blocking},
+    extract::{Body, Caller, ListParams, blocking},
 };
 
 pub(super) fn router() -> Router<AppState> {
@@ -27,54 +21,11 @@ pub(super) fn router() -> Router<AppState> {
         .route("/calendar/dates/{service_point}/all-openings", get(all_openings))
 }
 
-/// The query's parameters; `id` and `servicePointId` may repeat.
-struct Params(Vec<(String, String)>);
-
-impl Params {
-    fn new(query: Option<String>) -> Params {
-        Params(form_urlencoded::parse(query.unwrap_or_default().as_bytes()).into_owned().collect())
-    }
-
-    fn all(&self, name: &str) -> Vec<&str> {
-        self.0.iter().filter(|(k, _)| k == name).map(|(_, v)| v.as_str()).collect()
-    }
-
-    fn one(&self, name: &str) -> Option<&str> {
-        self.all(name).into_iter().next()
-    }
-
-    fn uuids(&self, name: &str) -> Result<Vec<Uuid>, ApiError> {
-        self.all(name)
-            .into_iter()
-            .map(|v| {
-                v.parse()
-                    .map_err(|_| ApiError::bad_parameter(name, v, format!("{name} must be a UUID")))
-            })
-            .collect()
-    }
-
-    fn date(&self, name: &str) -> Result<Option<NaiveDate>, ApiError> {
-        self.one(name)
-            .map(|v| {
-                v.parse().map_err(|_| {
-                    ApiError::bad_parameter(name, v, format!("{name} must be a date (YYYY-MM-DD)"))
-                })
-            })
-            .transpose()
-    }
-
-    /// A paging parameter, in FOLIO's range and words.
-    fn number(&self, name: &str, default: usize) -> Result<usize, ApiError> {
-        self.one(name).map_or(Ok(default), |v| Ok(crate::extract::parse_count(name, v)? as usize))
-    }
-}
-
-async fn list(caller: Caller, RawQuery(query): RawQuery) -> Result<Response, ApiError> {
+async fn list(caller: Caller, params: ListParams) -> Result<Response, ApiError> {
     caller.require("calendar.view")?;
-    let params = Params::new(query);
-    let (ids, points) = (params.uuids("id")?, params.uuids("servicePointId")?);
-    let (start, end) = (params.date("startDate")?, params.date("endDate")?);
-    let (offset, limit) = (params.number("offset", 0)?, params.number("limit", 10)?);
+    let (ids, points) = (params.get_all::<Uuid>("id")?, params.get_all::<Uuid>("servicePointId")?);
+    let (start, end) = (params.get::<NaiveDate>("startDate")?, params.get("endDate")?);
+    let (offset, limit) = page(&params);
     let tenant = caller.tenant.clone();
     let calendars = blocking(move || Ok(tenant.read(calendar::all)?)).await?;
     let matching: Vec<&calendar::Calendar> = calendars
@@ -133,28 +84,28 @@ async fn delete(caller: Caller, Path(id): Path<String>) -> Result<Response, ApiE
     Ok(super::no_content())
 }
 
-/// The hours of the service point in the path, and the query's parameters.
-async fn timetable(
-    caller: &Caller,
-    service_point: &str,
-    query: Option<String>,
-) -> Result<(calendar::Timetable, Params), ApiError> {
+/// mod-calendar's paging, as `usize` (the extractor keeps both within 2^31 - 1).
+fn page(params: &ListParams) -> (usize, usize) {
+    let as_usize = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+    (as_usize(params.page.offset), as_usize(params.page.limit))
+}
+
+/// The hours of the service point in the path.
+async fn timetable(caller: &Caller, service_point: &str) -> Result<calendar::Timetable, ApiError> {
     caller.require("calendar.view")?;
     let service_point = super::authn::parse_uuid(service_point)?;
     let tenant = caller.tenant.clone();
-    let hours =
-        blocking(move || Ok(tenant.read(|r| calendar::timetable(r, service_point))?)).await?;
-    Ok((hours, Params::new(query)))
+    blocking(move || Ok(tenant.read(|r| calendar::timetable(r, service_point))?)).await
 }
 
 async fn surrounding(
     caller: Caller,
     Path(service_point): Path<String>,
-    RawQuery(query): RawQuery,
+    params: ListParams,
 ) -> Result<Response, ApiError> {
-    let (hours, params) = timetable(&caller, &service_point, query).await?;
+    let hours = timetable(&caller, &service_point).await?;
     let date = params
-        .date("date")?
+        .get::<NaiveDate>("date")?
         .ok_or_else(|| ApiError::bad_request("The date parameter is required (YYYY-MM-DD)"))?;
     Ok(super::json::value(
         StatusCode::OK,
@@ -165,16 +116,16 @@ async fn surrounding(
 async fn all_openings(
     caller: Caller,
     Path(service_point): Path<String>,
-    RawQuery(query): RawQuery,
+    params: ListParams,
 ) -> Result<Response, ApiError> {
-    let (hours, params) = timetable(&caller, &service_point, query).await?;
+    let hours = timetable(&caller, &service_point).await?;
     let missing = |name: &str| {
         ApiError::bad_request(format!("The {name} parameter is required (YYYY-MM-DD)"))
     };
-    let start = params.date("startDate")?.ok_or_else(|| missing("startDate"))?;
-    let end = params.date("endDate")?.ok_or_else(|| missing("endDate"))?;
-    let include_closed = params.one("includeClosed").is_some_and(|v| v == "true");
-    let (offset, limit) = (params.number("offset", 0)?, params.number("limit", 10)?);
+    let start = params.get::<NaiveDate>("startDate")?.ok_or_else(|| missing("startDate"))?;
+    let end = params.get::<NaiveDate>("endDate")?.ok_or_else(|| missing("endDate"))?;
+    let include_closed = params.all("includeClosed").any(|v| v == "true");
+    let (offset, limit) = page(&params);
     // Ten years of days at most: a range beyond that is a mistake, not a request.
     if end < start || (end - start).num_days() > 3660 {
         return Err(ApiError::bad_request(

@@ -24,7 +24,6 @@ use axum::{
 };
 use chrono::Utc;
 use serde_json::json;
-use uuid::Uuid;
 
 use super::records::{Circ, Spec, actor, single_records};
 use crate::{
@@ -163,24 +162,11 @@ async fn lookup(
         "lost-item-policy" => (circ::PolicyKind::LostItem, "lostItemPolicyId"),
         _ => return Err(ApiError::not_found("No such endpoint")),
     };
-    let param = |key: &str| -> Result<Uuid, ApiError> {
-        let value = params.rest.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
-        match value {
-            None => Err(ApiError::bad_parameter(
-                key,
-                "",
-                format!("required query parameter missing: {key}"),
-            )),
-            Some(v) => Uuid::parse_str(v).map_err(|_| {
-                ApiError::bad_parameter(key, v, format!("invalid UUID in {key}: {v}"))
-            }),
-        }
-    };
     let (item_type, loan_type, patron_type, location) = (
-        param("item_type_id")?,
-        param("loan_type_id")?,
-        param("patron_type_id")?,
-        param("location_id")?,
+        params.require("item_type_id")?,
+        params.require("loan_type_id")?,
+        params.require("patron_type_id")?,
+        params.require("location_id")?,
     );
     let cache = state.runtime.circulation_rules(caller.tenant.name());
     let tenant = caller.tenant.clone();

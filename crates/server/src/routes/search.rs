@@ -75,11 +75,9 @@ async fn instance_facets(
     caller.require("search.facets.collection.get")?;
     let query = required_query(&params)?;
     let mut facets = Vec::new();
-    for (key, value) in &params.rest {
-        if key == "facet" {
-            for spec in value.split(',').filter(|s| !s.trim().is_empty()) {
-                facets.push(search::FacetRequest::parse(spec.trim())?);
-            }
+    for value in params.all("facet") {
+        for spec in value.split(',').filter(|s| !s.trim().is_empty()) {
+            facets.push(search::FacetRequest::parse(spec.trim())?);
         }
     }
     if facets.is_empty() {

@@ -20,7 +20,7 @@ use uuid::Uuid;
 
 use crate::{
     ApiError, AppState,
-    extract::{Body, Caller, ListParams, blocking},
+    extract::{Body, Caller, ListParams, Param, blocking},
 };
 
 pub(super) fn router() -> Router<AppState> {
@@ -50,69 +50,48 @@ fn actor(caller: &Caller) -> folio::Actor {
     folio::Actor { user_id: Some(caller.user_id) }
 }
 
-fn param<'p>(params: &'p ListParams, name: &str) -> Option<&'p str> {
-    params.rest.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+/// SRS's enumerated parameters, read by their FOLIO names.
+macro_rules! choice_param {
+    ($($ty:ty => $expected:literal, $read:expr;)*) => {
+        $(impl Param for $ty {
+            const EXPECTED: &'static str = $expected;
+            fn read(value: &str) -> Option<Self> {
+                $read(value)
+            }
+        })*
+    };
 }
 
-fn uuid_param(params: &ListParams, name: &str) -> Result<Option<Uuid>, ApiError> {
-    param(params, name)
-        .map(|v| {
-            Uuid::parse_str(v).map_err(|_| {
-                ApiError::bad_parameter(
-                    name,
-                    v,
-                    format!("Parameter '{name}' must be a UUID, got '{v}'"),
-                )
-            })
-        })
-        .transpose()
+choice_param! {
+    srs::RecordType => "one of MARC_BIB, MARC_AUTHORITY, MARC_HOLDING, EDIFACT", srs::RecordType::parse;
+    srs::State => "one of ACTUAL, OLD, DRAFT, DELETED", srs::State::parse;
+    srs::IdType => "one of RECORD, INSTANCE, HOLDINGS, AUTHORITY, EXTERNAL", srs::IdType::parse;
+    srs::SnapshotStatus => "a snapshot status such as NEW or COMMITTED", |s: &str| {
+        serde_json::from_value(serde_json::Value::String(s.to_string())).ok()
+    };
+    LeaderStatus => "one of a, c, d, n, p, o, s, x", LeaderStatus::read;
 }
 
-fn bool_param(params: &ListParams, name: &str) -> Result<Option<bool>, ApiError> {
-    param(params, name)
-        .map(|v| match v {
-            "true" => Ok(true),
-            "false" => Ok(false),
-            _ => Err(ApiError::bad_parameter(
-                name,
-                v,
-                format!("Parameter '{name}' must be true or false, got '{v}'"),
-            )),
-        })
-        .transpose()
-}
+/// A MARC leader's record status (position 05), as a parameter.
+struct LeaderStatus(char);
 
-fn enum_param<T>(
-    params: &ListParams,
-    name: &str,
-    parse: impl Fn(&str) -> Option<T>,
-) -> Result<Option<T>, ApiError> {
-    param(params, name)
-        .map(|v| {
-            parse(v).ok_or_else(|| {
-                ApiError::bad_parameter(
-                    name,
-                    v,
-                    format!("Invalid value '{v}' for parameter '{name}'"),
-                )
-            })
-        })
-        .transpose()
+impl LeaderStatus {
+    fn read(value: &str) -> Option<LeaderStatus> {
+        let mut chars = value.chars();
+        match (chars.next(), chars.next()) {
+            (Some(c), None) if "acdnposx".contains(c) => Some(LeaderStatus(c)),
+            _ => None,
+        }
+    }
 }
 
 fn id_type(params: &ListParams) -> Result<srs::IdType, ApiError> {
-    Ok(enum_param(params, "idType", srs::IdType::parse)?.unwrap_or_default())
+    Ok(params.get("idType")?.unwrap_or_default())
 }
 
 /// A date-time parameter in the stored `metadata.updatedDate` format.
 fn date_param(params: &ListParams, name: &str) -> Result<Option<String>, ApiError> {
-    param(params, name)
-        .map(|v| {
-            folio::Timestamp::parse(v).map(|t| t.to_string()).ok_or_else(|| {
-                ApiError::bad_parameter(name, v, format!("Parameter '{name}' is not a date: '{v}'"))
-            })
-        })
-        .transpose()
+    Ok(params.get::<folio::Timestamp>(name)?.map(|t| t.to_string()))
 }
 
 fn path_uuid(id: &str) -> Result<Uuid, ApiError> {
@@ -138,9 +117,9 @@ fn collection<T: serde::Serialize>(
 async fn list_records(caller: Caller, params: ListParams) -> Result<Response, ApiError> {
     caller.require("source-storage.records.collection.get")?;
     let filter = srs::RecordFilter {
-        snapshot_id: uuid_param(&params, "snapshotId")?,
-        record_type: enum_param(&params, "recordType", srs::RecordType::parse)?,
-        state: enum_param(&params, "state", srs::State::parse)?,
+        snapshot_id: params.get("snapshotId")?,
+        record_type: params.get("recordType")?,
+        state: params.get("state")?,
         ..srs::RecordFilter::default()
     };
     let tenant = caller.tenant.clone();
@@ -231,30 +210,19 @@ async fn formatted_record(
 
 async fn list_source_records(caller: Caller, params: ListParams) -> Result<Response, ApiError> {
     caller.require("source-storage.source-records.collection.get")?;
-    let leader_record_status = param(&params, "leaderRecordStatus")
-        .map(|v| {
-            let mut chars = v.chars();
-            match (chars.next(), chars.next()) {
-                (Some(c), None) if "acdnposx".contains(c) => Ok(c),
-                _ => Err(ApiError::bad_parameter(
-                    "leaderRecordStatus",
-                    v,
-                    format!("Invalid value '{v}' for parameter 'leaderRecordStatus'"),
-                )),
-            }
-        })
-        .transpose()?;
+    let leader_record_status =
+        params.get::<LeaderStatus>("leaderRecordStatus")?.map(|status| status.0);
     let filter = srs::RecordFilter {
-        record_id: uuid_param(&params, "recordId")?,
-        snapshot_id: uuid_param(&params, "snapshotId")?,
-        external_id: uuid_param(&params, "externalId")?,
-        external_hrid: param(&params, "externalHrid").map(str::to_string),
-        instance_id: uuid_param(&params, "instanceId")?,
-        instance_hrid: param(&params, "instanceHrid").map(str::to_string),
-        record_type: enum_param(&params, "recordType", srs::RecordType::parse)?,
+        record_id: params.get("recordId")?,
+        snapshot_id: params.get("snapshotId")?,
+        external_id: params.get("externalId")?,
+        external_hrid: params.get("externalHrid")?,
+        instance_id: params.get("instanceId")?,
+        instance_hrid: params.get("instanceHrid")?,
+        record_type: params.get("recordType")?,
         state: None,
-        suppress_from_discovery: bool_param(&params, "suppressFromDiscovery")?,
-        deleted: bool_param(&params, "deleted")?,
+        suppress_from_discovery: params.get("suppressFromDiscovery")?,
+        deleted: params.get("deleted")?,
         leader_record_status,
         updated_after: date_param(&params, "updatedAfter")?,
         updated_before: date_param(&params, "updatedBefore")?,
@@ -273,7 +241,7 @@ async fn source_records_by_ids(
 ) -> Result<Response, ApiError> {
     caller.require("source-storage.source-records.collection.get")?;
     let id_type = id_type(&params)?;
-    let include_deleted = bool_param(&params, "deleted")?.unwrap_or(false);
+    let include_deleted = params.get("deleted")?.unwrap_or(false);
     let ids: Vec<Uuid> = serde_json::from_slice(&body).map_err(|e| {
         ApiError::bad_request(format!("The body must be a JSON array of UUIDs: {e}"))
     })?;
@@ -331,9 +299,7 @@ async fn batch_records(caller: Caller, Body(body): Body) -> Result<Response, Api
 
 async fn list_snapshots(caller: Caller, params: ListParams) -> Result<Response, ApiError> {
     caller.require("source-storage.snapshots.collection.get")?;
-    let status = enum_param(&params, "status", |s| {
-        serde_json::from_value::<srs::SnapshotStatus>(serde_json::Value::String(s.to_string())).ok()
-    })?;
+    let status = params.get::<srs::SnapshotStatus>("status")?;
     let tenant = caller.tenant.clone();
     let page = params.page;
     let (bodies, total) =
