@@ -1,6 +1,8 @@
 //! Snapshots: the import jobs record generations come from (`jobExecutionId`).
 
-use store::{ColumnValue, Page, Reader, Writer};
+use folio::Actor;
+use folio::record::Mode;
+use store::{ColumnValue, Page, QueryField, Reader, RecordTable, Writer};
 use uuid::Uuid;
 
 use crate::model::{Snapshot, SnapshotStatus};
@@ -15,29 +17,63 @@ pub fn decode_snapshot(body: &[u8]) -> Result<Snapshot> {
     crate::records::decode_json(body)
 }
 
+/// A snapshot is a FOLIO record keyed by its `jobExecutionId`.
+impl folio::Record for Snapshot {
+    const TABLE: RecordTable = SNAPSHOTS;
+    const NAME: &'static str = "Snapshot";
+    const QUERY: &'static [QueryField] =
+        &[QueryField { index: "status", column: "status", kind: store::FieldKind::Exact }];
+
+    fn id(&self) -> Option<Uuid> {
+        Some(self.job_execution_id)
+    }
+    fn set_id(&mut self, id: Uuid) {
+        self.job_execution_id = id;
+    }
+    fn metadata(&self) -> Option<&folio::Metadata> {
+        self.metadata.as_ref()
+    }
+    fn set_metadata(&mut self, metadata: folio::Metadata) {
+        self.metadata = Some(metadata);
+    }
+    fn columns(&self) -> Vec<ColumnValue> {
+        vec![ColumnValue::Text(status_name(self.status).to_string())]
+    }
+}
+
 /// `POST /source-storage/snapshots`.
 pub fn create_snapshot(w: &mut Writer<'_>, mut snapshot: Snapshot) -> Result<Snapshot> {
-    let id = snapshot.job_execution_id.to_string();
-    stamp(&mut snapshot, None);
-    let body = serde_json::to_string(&snapshot).map_err(|e| Error::Corrupt(e.to_string()))?;
-    w.insert(&SNAPSHOTS, &id, 1, &body, &[status(&snapshot)]).map_err(|e| match e {
-        store::Error::DuplicateId { id, .. } => {
-            Error::invalid("jobExecutionId", &id, format!("Snapshot with id '{id}' already exists"))
-        }
-        other => other.into(),
-    })?;
+    folio::record::write(w, &mut snapshot, Mode::Create, Actor::default(), start_processing)
+        .map_err(|e| match e {
+            Error::Store(store::Error::DuplicateId { id, .. }) => Error::invalid(
+                "jobExecutionId",
+                &id,
+                format!("Snapshot with id '{id}' already exists"),
+            ),
+            other => other,
+        })?;
     Ok(snapshot)
 }
 
-/// `PUT /source-storage/snapshots/{jobExecutionId}`.
+/// `PUT /source-storage/snapshots/{jobExecutionId}`: the path names the snapshot.
 pub fn replace_snapshot(w: &mut Writer<'_>, id: Uuid, mut snapshot: Snapshot) -> Result<Snapshot> {
-    let previous = get_snapshot(w, id)?;
     snapshot.job_execution_id = id;
-    stamp(&mut snapshot, Some(&previous));
-    let body = serde_json::to_string(&snapshot).map_err(|e| Error::Corrupt(e.to_string()))?;
-    let version = w.get(&SNAPSHOTS, &id.to_string())?.map_or(1, |r| r.version + 1);
-    w.update(&SNAPSHOTS, &id.to_string(), version, &body, &[status(&snapshot)])?;
+    folio::record::write(w, &mut snapshot, Mode::Replace, Actor::default(), start_processing)?;
     Ok(snapshot)
+}
+
+/// FOLIO sets the start of processing when parsing starts.
+fn start_processing(
+    _: &mut Writer<'_>,
+    snapshot: &mut Snapshot,
+    _: Option<&Snapshot>,
+) -> Result<()> {
+    if snapshot.status == SnapshotStatus::ParsingInProgress
+        && snapshot.processing_started_date.is_none()
+    {
+        snapshot.processing_started_date = Some(now());
+    }
+    Ok(())
 }
 
 /// `DELETE /source-storage/snapshots/{jobExecutionId}`: the snapshot and, as in FOLIO,
@@ -55,8 +91,7 @@ pub fn delete_snapshot(w: &mut Writer<'_>, id: Uuid) -> Result<()> {
 
 /// `GET /source-storage/snapshots/{jobExecutionId}`.
 pub fn get_snapshot(r: &Reader<'_>, id: Uuid) -> Result<Snapshot> {
-    let row = r.get(&SNAPSHOTS, &id.to_string())?.ok_or_else(|| not_found(id))?;
-    serde_json::from_str(&row.body).map_err(|e| Error::Corrupt(e.to_string()))
+    Ok(folio::record::get::<Snapshot>(r, id)?.ok_or_else(|| not_found(id))?.record)
 }
 
 /// `GET /source-storage/snapshots`: one page, stored JSON, and the total.
@@ -65,11 +100,8 @@ pub fn list_snapshots(
     status: Option<SnapshotStatus>,
     page: Page,
 ) -> Result<(Vec<String>, u64)> {
-    const FIELDS: &[store::QueryField] =
-        &[store::QueryField { index: "status", column: "status", kind: store::FieldKind::Exact }];
     let cql = status.map(|s| format!("status==\"{}\"", status_name(s)));
-    let (rows, total) = r.list(&SNAPSHOTS, FIELDS, cql.as_deref(), page)?;
-    Ok((rows.into_iter().map(|r| r.body).collect(), total))
+    Ok(folio::record::list_json::<Snapshot>(r, cql.as_deref(), page)?)
 }
 
 /// Creates the snapshot of generated data if it is missing.
@@ -86,21 +118,6 @@ pub fn ensure_generated_snapshot(w: &mut Writer<'_>) -> Result<Uuid> {
         )?;
     }
     Ok(GENERATED_SNAPSHOT)
-}
-
-fn stamp(snapshot: &mut Snapshot, previous: Option<&Snapshot>) {
-    let previous = previous.and_then(|p| p.metadata.as_ref());
-    snapshot.metadata = Some(folio::stamp(previous, folio::Actor::default()));
-    // FOLIO sets the start of processing when parsing starts.
-    if snapshot.status == SnapshotStatus::ParsingInProgress
-        && snapshot.processing_started_date.is_none()
-    {
-        snapshot.processing_started_date = Some(now());
-    }
-}
-
-fn status(snapshot: &Snapshot) -> ColumnValue {
-    ColumnValue::Text(status_name(snapshot.status).to_string())
 }
 
 /// The wire name of a status.

@@ -59,6 +59,24 @@ pub enum Error {
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// FOLIO's shared verbs' errors in SRS's words.
+impl From<folio::record::Error> for Error {
+    fn from(e: folio::record::Error) -> Error {
+        match e {
+            folio::record::Error::NotFound { record, id } => {
+                Error::NotFound { what: record, id: id.to_string() }
+            }
+            e @ folio::record::Error::IdMismatch { body, .. } => {
+                Error::invalid("id", body, e.to_string())
+            }
+            folio::record::Error::Store(e) => Error::Store(e),
+            // Snapshots carry no `_version`: a conflict means a fault.
+            e @ (folio::record::Error::VersionConflict { .. }
+            | folio::record::Error::Corrupt { .. }) => Error::Corrupt(e.to_string()),
+        }
+    }
+}
+
 impl Error {
     pub(crate) fn invalid(field: &str, value: impl ToString, message: impl Into<String>) -> Error {
         Error::Invalid {
