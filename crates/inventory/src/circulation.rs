@@ -14,7 +14,6 @@ use folio::{Actor, Stored};
 
 use crate::model::{Location, ServicePoint};
 use crate::records::{Checked, get, parse, save};
-use crate::refdata::table;
 use crate::storage::{Error, HOLDINGS, INSTANCES, ITEMS};
 use crate::views::ContributorName;
 use crate::{HoldingsRecord, Instance, Item, RefKind, Result};
@@ -87,7 +86,7 @@ fn typed_reference<T: serde::de::DeserializeOwned>(
     kind: RefKind,
     id: Uuid,
 ) -> Result<Option<T>> {
-    match reader.get(&table(kind), &id.to_string())? {
+    match reader.get(&kind.table(), &id.to_string())? {
         Some(stored) => Ok(Some(parse(&stored.body)?)),
         None => Ok(None),
     }

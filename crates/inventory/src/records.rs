@@ -193,7 +193,7 @@ impl Record for Instance {
 
     hrid_accessors!();
     fn prepare(&mut self, reader: &Reader<'_>, checked: &mut Checked) -> Result<()> {
-        let types = crate::refdata::table(crate::RefKind::InstanceType);
+        let types = crate::RefKind::InstanceType.table();
         require_reference(
             reader,
             checked,
@@ -242,7 +242,7 @@ impl Record for HoldingsRecord {
             self.instance_id,
             "instances",
         )?;
-        let locations = crate::refdata::table(crate::RefKind::Location);
+        let locations = crate::RefKind::Location.table();
         require_reference(
             reader,
             checked,
@@ -261,7 +261,7 @@ impl Record for HoldingsRecord {
                 "locations",
             )?;
         }
-        let sources = crate::refdata::table(crate::RefKind::HoldingsSource);
+        let sources = crate::RefKind::HoldingsSource.table();
         require_reference(
             reader,
             checked,
@@ -344,7 +344,7 @@ impl Record for Item {
                 ),
             ));
         };
-        let material_types = crate::refdata::table(crate::RefKind::MaterialType);
+        let material_types = crate::RefKind::MaterialType.table();
         require_reference(
             reader,
             checked,
@@ -353,7 +353,7 @@ impl Record for Item {
             self.material_type_id,
             "material types",
         )?;
-        let loan_types = crate::refdata::table(crate::RefKind::LoanType);
+        let loan_types = crate::RefKind::LoanType.table();
         require_reference(
             reader,
             checked,
@@ -372,7 +372,7 @@ impl Record for Item {
                 "loan types",
             )?;
         }
-        let locations = crate::refdata::table(crate::RefKind::Location);
+        let locations = crate::RefKind::Location.table();
         for (field, location) in [
             ("permanentLocationId", self.permanent_location_id),
             ("temporaryLocationId", self.temporary_location_id),

@@ -4,72 +4,17 @@
 //! unique code) compared case-insensitively; the location hierarchy's links must point
 //! to existing records; a record other records use cannot be deleted.
 
-use store::{ColumnValue, FieldKind::Text, Page, QueryField, Reader, RecordTable, Writer};
+use store::{Page, Reader, RecordTable, Writer};
 use uuid::Uuid;
 
 use folio::Actor;
+use folio::record::Mode;
 
+use crate::reference::{KindVisitor, Reference};
 use crate::{
     RefKind, RefRecord,
     storage::{Error, HOLDINGS, ITEMS, Result},
 };
-
-const COLUMNS: &[&str] = &["name", "code", "institution_id", "campus_id", "library_id"];
-
-macro_rules! tables {
-    ($($kind:ident => $table:literal, $type:literal;)*) => {
-        /// The table of a kind.
-        pub(crate) fn table(kind: RefKind) -> RecordTable {
-            match kind {
-                $(RefKind::$kind => RecordTable { table: $table, record_type: $type, columns: COLUMNS },)*
-            }
-        }
-    };
-}
-
-tables! {
-    InstanceType => "ref_instance_type", "instance_type";
-    ContributorNameType => "ref_contributor_name_type", "contributor_name_type";
-    IdentifierType => "ref_identifier_type", "identifier_type";
-    HoldingsType => "ref_holdings_type", "holdings_type";
-    CallNumberType => "ref_call_number_type", "call_number_type";
-    MaterialType => "ref_material_type", "material_type";
-    LoanType => "ref_loan_type", "loan_type";
-    Institution => "ref_institution", "institution";
-    Campus => "ref_campus", "campus";
-    Library => "ref_library", "library";
-    Location => "ref_location", "location";
-    ServicePoint => "ref_service_point", "service_point";
-    HoldingsSource => "ref_holdings_source", "holdings_source";
-}
-
-const QUERY_FIELDS: &[QueryField] = &[
-    QueryField { index: "id", column: "id", kind: Text },
-    QueryField { index: "name", column: "name", kind: Text },
-    QueryField { index: "code", column: "code", kind: Text },
-    QueryField { index: "institutionId", column: "institution_id", kind: Text },
-    QueryField { index: "campusId", column: "campus_id", kind: Text },
-    QueryField { index: "libraryId", column: "library_id", kind: Text },
-];
-
-fn columns(record: &RefRecord) -> Vec<ColumnValue> {
-    let code =
-        record.unique_fields().into_iter().find(|(f, _)| *f == "code").map(|(_, v)| v.to_string());
-    let link = |field: &str| {
-        record
-            .references()
-            .into_iter()
-            .find(|(f, _, _)| *f == field)
-            .map(|(_, _, id)| id.to_string())
-    };
-    vec![
-        ColumnValue::Text(record.name().to_string()),
-        code.into(),
-        link("institutionId").into(),
-        link("campusId").into(),
-        link("libraryId").into(),
-    ]
-}
 
 /// Adds the seed records of every kind that are not there yet; returns how many it added.
 /// Safe to run on every start of a tenant: an existing record, or one whose name is taken
@@ -77,25 +22,42 @@ fn columns(record: &RefRecord) -> Vec<ColumnValue> {
 pub fn load_reference_data(writer: &mut Writer<'_>) -> Result<usize> {
     let mut n_added = 0;
     for &kind in RefKind::all() {
-        let records = kind
-            .decode_array(crate::seed_records(kind))
-            .map_err(|e| Error::Corrupt(format!("seed data for {}: {e}", kind.record_type())))?;
-        let table = table(kind);
+        n_added += kind.visit(Seed { writer: &mut *writer })?;
+    }
+    Ok(n_added)
+}
+
+/// Stores the seed records of one kind that are missing.
+struct Seed<'w, 'c> {
+    writer: &'w mut Writer<'c>,
+}
+
+impl KindVisitor for Seed<'_, '_> {
+    type Out = Result<usize>;
+
+    fn visit<T: Reference>(self) -> Result<usize> {
+        let name = T::KIND.record_type();
+        let records: Vec<T> = serde_json::from_str(T::KIND.seed_json())
+            .map_err(|e| Error::Corrupt(format!("seed data for {name}: {e}")))?;
+        let mut n_added = 0;
         for mut record in records {
-            let id = record
-                .id()
-                .ok_or_else(|| Error::Corrupt(format!("seed {} has no id", kind.record_type())))?;
-            if writer.exists(&table, &id.to_string())?
-                || unique_clash(writer, &record, Some(id))?.is_some()
+            let id = record.id().ok_or_else(|| Error::Corrupt(format!("seed {name} has no id")))?;
+            if self.writer.exists(&T::TABLE, &id.to_string())?
+                || unique_clash(self.writer, &record.clone().into())?.is_some()
             {
                 continue;
             }
-            record.set_metadata(Some(folio::stamp(None, Actor::default())));
-            write(writer, &record, 1, false)?;
+            folio::record::write(
+                self.writer,
+                &mut record,
+                Mode::Create,
+                Actor::default(),
+                |_, _, _| Ok::<_, Error>(()),
+            )?;
             n_added += 1;
         }
+        Ok(n_added)
     }
-    Ok(n_added)
 }
 
 /// Creates a reference record from a request body.
@@ -105,26 +67,7 @@ pub fn create_reference(
     body: &[u8],
     actor: Actor,
 ) -> Result<RefRecord> {
-    let mut record = kind.decode(body)?;
-    let id = match record.id() {
-        Some(id) => id,
-        None => {
-            let id = Uuid::new_v4();
-            record.set_id(id);
-            id
-        }
-    };
-    if writer.exists(&table(kind), &id.to_string())? {
-        return Err(Error::invalid(
-            "id",
-            id,
-            format!("id value already exists in table {}: {id}", table(kind).table),
-        ));
-    }
-    check(writer, &record, id)?;
-    record.set_metadata(Some(folio::stamp(None, actor)));
-    write(writer, &record, 1, false)?;
-    Ok(record)
+    kind.visit(Store { writer, body, path_id: None, actor })
 }
 
 /// Replaces a reference record.
@@ -135,25 +78,45 @@ pub fn replace_reference(
     body: &[u8],
     actor: Actor,
 ) -> Result<()> {
-    let mut record = kind.decode(body)?;
-    match record.id() {
-        Some(body_id) if body_id != id => {
-            return Err(Error::invalid(
+    kind.visit(Store { writer, body, path_id: Some(id), actor })?;
+    Ok(())
+}
+
+/// One write of a request body through FOLIO's shared verb, typed by its kind: a POST,
+/// or a PUT to `path_id`. Unique names and codes, and links to other reference
+/// records, are checked in the write's hook.
+struct Store<'w, 'c, 'b> {
+    writer: &'w mut Writer<'c>,
+    body: &'b [u8],
+    path_id: Option<Uuid>,
+    actor: Actor,
+}
+
+impl KindVisitor for Store<'_, '_, '_> {
+    type Out = Result<RefRecord>;
+
+    fn visit<T: Reference>(self) -> Result<RefRecord> {
+        let mut record: T = folio::decode(self.body)?;
+        let mode = match self.path_id {
+            Some(id) => {
+                folio::record::claim_id(&mut record, id)?;
+                Mode::Replace
+            }
+            None => Mode::Create,
+        };
+        folio::record::write(self.writer, &mut record, mode, self.actor, |w, record, _| {
+            check(w, &record.clone().into())
+        })
+        .map_err(|e| match e {
+            Error::Store(store::Error::DuplicateId { id, .. }) => Error::invalid(
                 "id",
-                body_id,
-                format!("The id in the body ({body_id}) does not match the id in the path ({id})"),
-            ));
-        }
-        _ => record.set_id(id),
+                &id,
+                format!("id value already exists in table {}: {id}", T::TABLE.table),
+            ),
+            other => other,
+        })?;
+        Ok(record.into())
     }
-    let table = table(kind);
-    let Some(stored) = writer.get(&table, &id.to_string())? else {
-        return Err(Error::NotFound { record_type: kind.record_type(), id: id.to_string() });
-    };
-    check(writer, &record, id)?;
-    let previous = kind.decode(stored.body.as_bytes())?;
-    record.set_metadata(Some(folio::stamp(previous.metadata(), actor)));
-    write(writer, &record, stored.version + 1, true)
 }
 
 /// Deletes a reference record that nothing uses.
@@ -186,12 +149,12 @@ pub fn delete_reference(writer: &mut Writer<'_>, kind: RefKind, id: Uuid) -> Res
         _ => &[],
     };
     for (child, column) in children {
-        if !writer.find_by(&table(*child), column, &id_text)?.is_empty() {
+        if !writer.find_by(&child.table(), column, &id_text)?.is_empty() {
             let message = format!("{} records refer to it", child.record_type());
             return Err(Error::InUse { record_type: kind.record_type(), id: id_text, message });
         }
     }
-    if writer.delete(&table(kind), &id_text)? {
+    if writer.delete(&kind.table(), &id_text)? {
         Ok(())
     } else {
         Err(Error::NotFound { record_type: kind.record_type(), id: id_text })
@@ -201,7 +164,7 @@ pub fn delete_reference(writer: &mut Writer<'_>, kind: RefKind, id: Uuid) -> Res
 /// A reference record's stored JSON.
 pub fn get_reference_json(reader: &Reader<'_>, kind: RefKind, id: Uuid) -> Result<String> {
     reader
-        .get(&table(kind), &id.to_string())?
+        .get(&kind.table(), &id.to_string())?
         .map(|r| r.body)
         .ok_or_else(|| Error::NotFound { record_type: kind.record_type(), id: id.to_string() })
 }
@@ -222,14 +185,14 @@ pub fn list_reference_json(
             Some(default_sort.as_str())
         }
     };
-    let (records, total) = reader.list(&table(kind), QUERY_FIELDS, cql, page)?;
+    let (records, total) = reader.list(&kind.table(), crate::reference::QUERY_FIELDS, cql, page)?;
     Ok((records.into_iter().map(|r| r.body).collect(), total))
 }
 
 /// The name of one reference record, if it exists (for views that show names).
 pub(crate) fn name_of(reader: &Reader<'_>, kind: RefKind, id: Uuid) -> Result<Option<String>> {
     // The name column holds the record's name as written: no need to parse the body.
-    Ok(reader.get_column(&table(kind), &id.to_string(), "name")?.map(Option::unwrap_or_default))
+    Ok(reader.get_column(&kind.table(), &id.to_string(), "name")?.map(Option::unwrap_or_default))
 }
 
 /// The id of the record of a kind with this name, if any (names are unique per kind).
@@ -238,29 +201,29 @@ pub fn reference_id_by_name(
     kind: RefKind,
     name: &str,
 ) -> Result<Option<Uuid>> {
-    let found = reader.find_by(&table(kind), "name", name)?;
+    let found = reader.find_by(&kind.table(), "name", name)?;
     Ok(found.first().and_then(|r| Uuid::parse_str(&r.id).ok()))
 }
 
-fn check(writer: &Writer<'_>, record: &RefRecord, id: Uuid) -> Result<()> {
-    if let Some((field, value)) = unique_clash(writer, record, Some(id))? {
+fn check(writer: &Writer<'_>, record: &RefRecord) -> Result<()> {
+    if let Some((field, value)) = unique_clash(writer, record)? {
         return Err(Error::invalid(
             field,
             &value,
             format!(
                 "{field} value already exists in table {}: {value}",
-                table(record.kind()).table
+                record.kind().table().table
             ),
         ));
     }
     for (field, kind, target) in record.references() {
-        if !writer.exists(&table(kind), &target.to_string())? {
+        if !writer.exists(&kind.table(), &target.to_string())? {
             return Err(Error::invalid(
                 field,
                 target,
                 format!(
                     "Cannot set {field} = {target} because it does not exist in {}",
-                    table(kind).table
+                    kind.table().table
                 ),
             ));
         }
@@ -269,12 +232,9 @@ fn check(writer: &Writer<'_>, record: &RefRecord, id: Uuid) -> Result<()> {
 }
 
 /// The first unique field whose value another record of the kind already has.
-fn unique_clash(
-    reader: &Reader<'_>,
-    record: &RefRecord,
-    own_id: Option<Uuid>,
-) -> Result<Option<(&'static str, String)>> {
-    let table = table(record.kind());
+fn unique_clash(reader: &Reader<'_>, record: &RefRecord) -> Result<Option<(&'static str, String)>> {
+    let own_id = record.id();
+    let table = record.kind().table();
     for (field, value) in record.unique_fields() {
         let others = reader.find_by(&table, field, value)?;
         if others
@@ -285,16 +245,4 @@ fn unique_clash(
         }
     }
     Ok(None)
-}
-
-fn write(writer: &mut Writer<'_>, record: &RefRecord, version: i64, exists: bool) -> Result<()> {
-    let body = serde_json::to_string(record).map_err(|e| Error::Corrupt(e.to_string()))?;
-    let id = record.id().expect("id assigned before writing").to_string();
-    let table = table(record.kind());
-    if exists {
-        writer.update(&table, &id, version, &body, &columns(record))?;
-    } else {
-        writer.insert(&table, &id, version, &body, &columns(record))?;
-    }
-    Ok(())
 }

@@ -1,6 +1,8 @@
-//! The thirteen kinds of reference record as one small surface: [`RefKind`] names a
-//! kind (its FOLIO path, collection key and storage name) and [`RefRecord`] holds a
-//! decoded record of any kind, typed.
+//! The kinds of reference record as one declaration table ([`kinds!`] below): each line
+//! names a kind's model, FOLIO path, collection key, stable storage name, unique code
+//! and links. From it come [`RefKind`] (the kind as a value), [`RefRecord`] (a record of
+//! any kind, typed), the kind's storage table and its [`folio::Record`] impl, so a new
+//! kind of reference data is a model struct and one line.
 //!
 //! Useful for: generic CRUD over reference data (one route table and one store table
 //! shape for all kinds), uniqueness and foreign-key checks. Not useful for: anything
@@ -8,7 +10,7 @@
 //! matches on the variant and uses the model struct.
 
 use serde::Serialize;
-use serde::de::DeserializeOwned;
+use store::{ColumnValue, QueryField, RecordTable};
 use uuid::Uuid;
 
 use folio::Metadata;
@@ -19,328 +21,315 @@ use crate::model::{
     InstanceType, Institution, Library, LoanType, Location, MaterialType, ServicePoint,
 };
 
-/// A kind of reference record FOLIO's inventory storage serves.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum RefKind {
-    InstanceType,
-    ContributorNameType,
-    IdentifierType,
-    HoldingsType,
-    HoldingsSource,
-    CallNumberType,
-    MaterialType,
-    LoanType,
-    Institution,
-    Campus,
-    Library,
-    Location,
-    ServicePoint,
+/// `(field, kind, id)`: a reference record's link to another.
+pub type Link = (&'static str, RefKind, Uuid);
+
+/// What reference data storage reads of a kind's model, beyond FOLIO's record verbs.
+/// Written by [`kinds!`]; `links` by hand for the kinds that have them.
+pub trait Reference: folio::Record + Clone + Into<RefRecord> {
+    const KIND: RefKind;
+    /// Whether FOLIO keeps the kind's codes unique.
+    const UNIQUE_CODE: bool;
+    /// Every kind has a required name, unique per tenant.
+    fn name(&self) -> &str;
+    /// The code, for the kinds whose code FOLIO keeps unique.
+    fn unique_code(&self) -> Option<&str>;
+    /// The other reference records this one points to.
+    fn links(&self) -> Vec<Link>;
+}
+
+/// Calls [`KindVisitor::visit`] with a kind's model type, so generic code over
+/// [`Reference`] can be chosen by a [`RefKind`] value.
+pub trait KindVisitor {
+    type Out;
+    fn visit<T: Reference>(self) -> Self::Out;
+}
+
+/// The columns every reference table has, and the CQL indexes they answer.
+pub(crate) const COLUMNS: &[&str] = &["name", "code", "institution_id", "campus_id", "library_id"];
+
+pub(crate) const QUERY_FIELDS: &[QueryField] = {
+    use store::FieldKind::Text;
+    &[
+        QueryField { index: "id", column: "id", kind: Text },
+        QueryField { index: "name", column: "name", kind: Text },
+        QueryField { index: "code", column: "code", kind: Text },
+        QueryField { index: "institutionId", column: "institution_id", kind: Text },
+        QueryField { index: "campusId", column: "campus_id", kind: Text },
+        QueryField { index: "libraryId", column: "library_id", kind: Text },
+    ]
+};
+
+fn columns<T: Reference>(record: &T) -> Vec<ColumnValue> {
+    let links = record.links();
+    let link =
+        |field: &str| links.iter().find(|(f, _, _)| *f == field).map(|(_, _, id)| id.to_string());
+    vec![
+        ColumnValue::Text(record.name().to_string()),
+        record.unique_code().map(str::to_string).into(),
+        link("institutionId").into(),
+        link("campusId").into(),
+        link("libraryId").into(),
+    ]
+}
+
+macro_rules! kinds {
+    (@has) => { false };
+    (@has $code:ident) => { true };
+    (@links $record:expr) => { Vec::new() };
+    (@links $record:expr, $links:path) => { $links($record) };
+    ($(
+        $kind:ident {
+            path: $path:literal,
+            key: $key:literal,
+            name: $name:literal
+            $(, code: $code:ident)?
+            $(, links: $links:path)?
+        }
+    )*) => {
+        /// A kind of reference record FOLIO's inventory storage serves.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum RefKind {
+            $($kind,)*
+        }
+
+        impl RefKind {
+            /// Every kind, ordered so that a kind comes after the kinds its records
+            /// point to (institution → campus → library, service point → location):
+            /// seeding in this order never meets a dangling reference.
+            pub const ALL: &'static [RefKind] = &[$(RefKind::$kind,)*];
+
+            /// The FOLIO collection path, e.g. `/material-types`; a record is at
+            /// `{path}/{id}`.
+            pub fn path(self) -> &'static str {
+                match self { $(RefKind::$kind => $path,)* }
+            }
+
+            /// The array key of a collection response, e.g. `mtypes` in
+            /// `{"mtypes": [...], "totalRecords": 8}`.
+            pub fn collection_key(self) -> &'static str {
+                match self { $(RefKind::$kind => $key,)* }
+            }
+
+            /// A short, stable snake-case name (`material_type`), for storage table
+            /// names, seed files and messages. Invariant: never changes once released,
+            /// since stored data is keyed by it.
+            pub fn record_type(self) -> &'static str {
+                match self { $(RefKind::$kind => $name,)* }
+            }
+
+            /// The kind's storage table, `ref_{record_type}`.
+            pub fn table(self) -> RecordTable {
+                match self { $(RefKind::$kind => <$kind as folio::Record>::TABLE,)* }
+            }
+
+            /// The kind's seed records, a JSON array compiled in from
+            /// `reference_data/{record_type}.json`.
+            pub fn seed_json(self) -> &'static str {
+                match self {
+                    $(RefKind::$kind => include_str!(concat!("../reference_data/", $name, ".json")),)*
+                }
+            }
+
+            /// Calls `visitor` with this kind's model type.
+            pub fn visit<V: KindVisitor>(self, visitor: V) -> V::Out {
+                match self { $(RefKind::$kind => visitor.visit::<$kind>(),)* }
+            }
+        }
+
+        /// One reference record of any kind, typed. Serialises as the inner record,
+        /// in FOLIO's shape.
+        #[derive(Clone, Debug, PartialEq, Serialize)]
+        #[serde(untagged)]
+        pub enum RefRecord {
+            $($kind($kind),)*
+        }
+
+        impl RefRecord {
+            pub fn kind(&self) -> RefKind {
+                match self { $(RefRecord::$kind(_) => RefKind::$kind,)* }
+            }
+
+            /// `None` on a create request without an id; the server then assigns one.
+            pub fn id(&self) -> Option<Uuid> {
+                match self { $(RefRecord::$kind(r) => r.id,)* }
+            }
+
+            pub fn set_id(&mut self, id: Uuid) {
+                match self { $(RefRecord::$kind(r) => r.id = Some(id),)* }
+            }
+
+            /// Every kind has a required name.
+            pub fn name(&self) -> &str {
+                match self { $(RefRecord::$kind(r) => &r.name,)* }
+            }
+
+            pub fn metadata(&self) -> Option<&Metadata> {
+                match self { $(RefRecord::$kind(r) => r.metadata.as_ref(),)* }
+            }
+
+            pub fn set_metadata(&mut self, metadata: Option<Metadata>) {
+                match self { $(RefRecord::$kind(r) => r.metadata = metadata,)* }
+            }
+
+            /// `(field, value)` for each of [`RefKind::unique_field_names`], in that
+            /// order.
+            pub fn unique_fields(&self) -> Vec<(&'static str, &str)> {
+                let code = match self { $(RefRecord::$kind(r) => r.unique_code(),)* };
+                let mut fields = vec![("name", self.name())];
+                fields.extend(code.map(|code| ("code", code)));
+                fields
+            }
+
+            /// The other reference records this one points to, as `(field, kind, id)`.
+            pub fn references(&self) -> Vec<Link> {
+                match self { $(RefRecord::$kind(r) => r.links(),)* }
+            }
+        }
+
+        $(
+            impl folio::Record for $kind {
+                const TABLE: RecordTable = RecordTable {
+                    table: concat!("ref_", $name),
+                    record_type: $name,
+                    columns: COLUMNS,
+                };
+                const NAME: &'static str = $name;
+                const QUERY: &'static [QueryField] = QUERY_FIELDS;
+
+                folio::id_and_metadata!();
+                fn columns(&self) -> Vec<ColumnValue> {
+                    columns(self)
+                }
+            }
+
+            impl Reference for $kind {
+                const KIND: RefKind = RefKind::$kind;
+                const UNIQUE_CODE: bool = kinds!(@has $($code)?);
+                fn name(&self) -> &str {
+                    &self.name
+                }
+                fn unique_code(&self) -> Option<&str> {
+                    None$(.or(Some(self.$code.as_str())))?
+                }
+                fn links(&self) -> Vec<Link> {
+                    kinds!(@links self $(, $links)?)
+                }
+            }
+
+            impl From<$kind> for RefRecord {
+                fn from(record: $kind) -> RefRecord {
+                    RefRecord::$kind(record)
+                }
+            }
+        )*
+    };
+}
+
+// The declaration table. Order matters: see `RefKind::ALL`.
+kinds! {
+    InstanceType { path: "/instance-types", key: "instanceTypes", name: "instance_type", code: code }
+    ContributorNameType {
+        path: "/contributor-name-types", key: "contributorNameTypes", name: "contributor_name_type"
+    }
+    IdentifierType { path: "/identifier-types", key: "identifierTypes", name: "identifier_type" }
+    HoldingsType { path: "/holdings-types", key: "holdingsTypes", name: "holdings_type" }
+    HoldingsSource {
+        path: "/holdings-sources", key: "holdingsRecordsSources", name: "holdings_source"
+    }
+    CallNumberType { path: "/call-number-types", key: "callNumberTypes", name: "call_number_type" }
+    MaterialType { path: "/material-types", key: "mtypes", name: "material_type" }
+    LoanType { path: "/loan-types", key: "loantypes", name: "loan_type" }
+    Institution { path: "/location-units/institutions", key: "locinsts", name: "institution" }
+    Campus {
+        path: "/location-units/campuses", key: "loccamps", name: "campus", links: campus_links
+    }
+    Library {
+        path: "/location-units/libraries", key: "loclibs", name: "library", links: library_links
+    }
+    ServicePoint { path: "/service-points", key: "servicepoints", name: "service_point", code: code }
+    Location {
+        path: "/locations", key: "locations", name: "location", code: code, links: location_links
+    }
+}
+
+// FOLIO enforces the location-unit links (`institutionId`, `campusId`, `libraryId`) with
+// foreign keys; it does not check a location's `primaryServicePoint` or
+// `servicePointIds`, which are listed too so that the caller can choose.
+
+fn campus_links(campus: &Campus) -> Vec<Link> {
+    vec![("institutionId", RefKind::Institution, campus.institution_id)]
+}
+
+fn library_links(library: &Library) -> Vec<Link> {
+    vec![("campusId", RefKind::Campus, library.campus_id)]
+}
+
+fn location_links(location: &Location) -> Vec<Link> {
+    let mut links = vec![
+        ("institutionId", RefKind::Institution, location.institution_id),
+        ("campusId", RefKind::Campus, location.campus_id),
+        ("libraryId", RefKind::Library, location.library_id),
+        ("primaryServicePoint", RefKind::ServicePoint, location.primary_service_point),
+    ];
+    links.extend(
+        location.service_point_ids.iter().map(|id| ("servicePointIds", RefKind::ServicePoint, *id)),
+    );
+    links
 }
 
 impl RefKind {
-    /// Every kind. Ordered so that a kind comes after the kinds its records point to
-    /// (institution → campus → library, service point → location): seeding in this
-    /// order never meets a dangling reference.
-    pub const ALL: [RefKind; 13] = [
-        RefKind::InstanceType,
-        RefKind::ContributorNameType,
-        RefKind::IdentifierType,
-        RefKind::HoldingsType,
-        RefKind::HoldingsSource,
-        RefKind::CallNumberType,
-        RefKind::MaterialType,
-        RefKind::LoanType,
-        RefKind::Institution,
-        RefKind::Campus,
-        RefKind::Library,
-        RefKind::ServicePoint,
-        RefKind::Location,
-    ];
-
     pub fn all() -> &'static [RefKind] {
-        &RefKind::ALL
-    }
-
-    /// The FOLIO collection path, e.g. `/material-types`; a record is at
-    /// `{path}/{id}`.
-    pub fn path(self) -> &'static str {
-        match self {
-            RefKind::InstanceType => "/instance-types",
-            RefKind::ContributorNameType => "/contributor-name-types",
-            RefKind::IdentifierType => "/identifier-types",
-            RefKind::HoldingsType => "/holdings-types",
-            RefKind::HoldingsSource => "/holdings-sources",
-            RefKind::CallNumberType => "/call-number-types",
-            RefKind::MaterialType => "/material-types",
-            RefKind::LoanType => "/loan-types",
-            RefKind::Institution => "/location-units/institutions",
-            RefKind::Campus => "/location-units/campuses",
-            RefKind::Library => "/location-units/libraries",
-            RefKind::Location => "/locations",
-            RefKind::ServicePoint => "/service-points",
-        }
-    }
-
-    /// The array key of a collection response, e.g. `mtypes` in
-    /// `{"mtypes": [...], "totalRecords": 8}`.
-    pub fn collection_key(self) -> &'static str {
-        match self {
-            RefKind::InstanceType => "instanceTypes",
-            RefKind::ContributorNameType => "contributorNameTypes",
-            RefKind::IdentifierType => "identifierTypes",
-            RefKind::HoldingsType => "holdingsTypes",
-            RefKind::HoldingsSource => "holdingsRecordsSources",
-            RefKind::CallNumberType => "callNumberTypes",
-            RefKind::MaterialType => "mtypes",
-            RefKind::LoanType => "loantypes",
-            RefKind::Institution => "locinsts",
-            RefKind::Campus => "loccamps",
-            RefKind::Library => "loclibs",
-            RefKind::Location => "locations",
-            RefKind::ServicePoint => "servicepoints",
-        }
-    }
-
-    /// A short, stable snake-case name (`material_type`), for storage table names and
-    /// logs. Invariant: never changes once released, since stored data is keyed by it.
-    pub fn record_type(self) -> &'static str {
-        match self {
-            RefKind::InstanceType => "instance_type",
-            RefKind::ContributorNameType => "contributor_name_type",
-            RefKind::IdentifierType => "identifier_type",
-            RefKind::HoldingsType => "holdings_type",
-            RefKind::HoldingsSource => "holdings_source",
-            RefKind::CallNumberType => "call_number_type",
-            RefKind::MaterialType => "material_type",
-            RefKind::LoanType => "loan_type",
-            RefKind::Institution => "institution",
-            RefKind::Campus => "campus",
-            RefKind::Library => "library",
-            RefKind::Location => "location",
-            RefKind::ServicePoint => "service_point",
-        }
+        RefKind::ALL
     }
 
     /// The kind served at `path` (exactly [`RefKind::path`]), if any.
     pub fn from_path(path: &str) -> Option<RefKind> {
-        RefKind::ALL.into_iter().find(|kind| kind.path() == path)
+        RefKind::ALL.iter().copied().find(|kind| kind.path() == path)
     }
 
     /// The fields whose values must be unique among the records of this kind: the
     /// unique indexes of FOLIO's mod-inventory-storage (`db_scripts/schema.json`).
-    /// Every kind has a unique `name`; instance types, locations and service points
-    /// also a unique `code`. Location units' codes are *not* unique in FOLIO.
+    /// Every kind has a unique `name`; some also a unique `code`. Location units'
+    /// codes are *not* unique in FOLIO.
     ///
     /// FOLIO compares these values case-insensitively and ignoring accents
     /// (`lower(f_unaccent(value))`, RMB's default for a unique index): "Book" and
     /// "book" clash.
     pub fn unique_field_names(self) -> &'static [&'static str] {
-        match self {
-            RefKind::InstanceType | RefKind::Location | RefKind::ServicePoint => &["name", "code"],
-            RefKind::ContributorNameType
-            | RefKind::IdentifierType
-            | RefKind::HoldingsType
-            | RefKind::HoldingsSource
-            | RefKind::CallNumberType
-            | RefKind::MaterialType
-            | RefKind::LoanType
-            | RefKind::Institution
-            | RefKind::Campus
-            | RefKind::Library => &["name"],
+        struct UniqueNames;
+        impl KindVisitor for UniqueNames {
+            type Out = &'static [&'static str];
+            fn visit<T: Reference>(self) -> Self::Out {
+                if T::UNIQUE_CODE { &["name", "code"] } else { &["name"] }
+            }
         }
+        self.visit(UniqueNames)
     }
 
     /// Decodes one record of this kind from a request body, with the same errors as
     /// [`decode`].
     pub fn decode(self, body: &[u8]) -> Result<RefRecord, DecodeError> {
-        fn typed<T: DeserializeOwned>(
-            body: &[u8],
-            wrap: fn(T) -> RefRecord,
-        ) -> Result<RefRecord, DecodeError> {
-            decode::<T>(body).map(wrap)
+        struct Decode<'b>(&'b [u8]);
+        impl KindVisitor for Decode<'_> {
+            type Out = Result<RefRecord, DecodeError>;
+            fn visit<T: Reference>(self) -> Self::Out {
+                decode::<T>(self.0).map(Into::into)
+            }
         }
-        match self {
-            RefKind::InstanceType => typed(body, RefRecord::InstanceType),
-            RefKind::ContributorNameType => typed(body, RefRecord::ContributorNameType),
-            RefKind::IdentifierType => typed(body, RefRecord::IdentifierType),
-            RefKind::HoldingsType => typed(body, RefRecord::HoldingsType),
-            RefKind::HoldingsSource => typed(body, RefRecord::HoldingsSource),
-            RefKind::CallNumberType => typed(body, RefRecord::CallNumberType),
-            RefKind::MaterialType => typed(body, RefRecord::MaterialType),
-            RefKind::LoanType => typed(body, RefRecord::LoanType),
-            RefKind::Institution => typed(body, RefRecord::Institution),
-            RefKind::Campus => typed(body, RefRecord::Campus),
-            RefKind::Library => typed(body, RefRecord::Library),
-            RefKind::Location => typed(body, RefRecord::Location),
-            RefKind::ServicePoint => typed(body, RefRecord::ServicePoint),
-        }
+        self.visit(Decode(body))
     }
 
     /// Decodes a JSON array of records of this kind (the seed files' shape).
     pub fn decode_array(self, json: &str) -> Result<Vec<RefRecord>, serde_json::Error> {
-        fn typed<T: DeserializeOwned>(
-            json: &str,
-            wrap: fn(T) -> RefRecord,
-        ) -> Result<Vec<RefRecord>, serde_json::Error> {
-            Ok(serde_json::from_str::<Vec<T>>(json)?.into_iter().map(wrap).collect())
-        }
-        match self {
-            RefKind::InstanceType => typed(json, RefRecord::InstanceType),
-            RefKind::ContributorNameType => typed(json, RefRecord::ContributorNameType),
-            RefKind::IdentifierType => typed(json, RefRecord::IdentifierType),
-            RefKind::HoldingsType => typed(json, RefRecord::HoldingsType),
-            RefKind::HoldingsSource => typed(json, RefRecord::HoldingsSource),
-            RefKind::CallNumberType => typed(json, RefRecord::CallNumberType),
-            RefKind::MaterialType => typed(json, RefRecord::MaterialType),
-            RefKind::LoanType => typed(json, RefRecord::LoanType),
-            RefKind::Institution => typed(json, RefRecord::Institution),
-            RefKind::Campus => typed(json, RefRecord::Campus),
-            RefKind::Library => typed(json, RefRecord::Library),
-            RefKind::Location => typed(json, RefRecord::Location),
-            RefKind::ServicePoint => typed(json, RefRecord::ServicePoint),
-        }
-    }
-}
-
-/// One reference record of any kind, typed. Serialises as the inner record, in
-/// FOLIO's shape.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(untagged)]
-pub enum RefRecord {
-    InstanceType(InstanceType),
-    ContributorNameType(ContributorNameType),
-    IdentifierType(IdentifierType),
-    HoldingsType(HoldingsType),
-    HoldingsSource(HoldingsSource),
-    CallNumberType(CallNumberType),
-    MaterialType(MaterialType),
-    LoanType(LoanType),
-    Institution(Institution),
-    Campus(Campus),
-    Library(Library),
-    Location(Location),
-    ServicePoint(ServicePoint),
-}
-
-/// Applies `$body` to the inner record, whatever its kind; for the accessors every
-/// model has under the same name.
-macro_rules! each_record {
-    ($record:expr, $r:ident => $body:expr) => {
-        match $record {
-            RefRecord::InstanceType($r) => $body,
-            RefRecord::ContributorNameType($r) => $body,
-            RefRecord::IdentifierType($r) => $body,
-            RefRecord::HoldingsType($r) => $body,
-            RefRecord::HoldingsSource($r) => $body,
-            RefRecord::CallNumberType($r) => $body,
-            RefRecord::MaterialType($r) => $body,
-            RefRecord::LoanType($r) => $body,
-            RefRecord::Institution($r) => $body,
-            RefRecord::Campus($r) => $body,
-            RefRecord::Library($r) => $body,
-            RefRecord::Location($r) => $body,
-            RefRecord::ServicePoint($r) => $body,
-        }
-    };
-}
-
-impl RefRecord {
-    pub fn kind(&self) -> RefKind {
-        match self {
-            RefRecord::InstanceType(_) => RefKind::InstanceType,
-            RefRecord::ContributorNameType(_) => RefKind::ContributorNameType,
-            RefRecord::IdentifierType(_) => RefKind::IdentifierType,
-            RefRecord::HoldingsType(_) => RefKind::HoldingsType,
-            RefRecord::HoldingsSource(_) => RefKind::HoldingsSource,
-            RefRecord::CallNumberType(_) => RefKind::CallNumberType,
-            RefRecord::MaterialType(_) => RefKind::MaterialType,
-            RefRecord::LoanType(_) => RefKind::LoanType,
-            RefRecord::Institution(_) => RefKind::Institution,
-            RefRecord::Campus(_) => RefKind::Campus,
-            RefRecord::Library(_) => RefKind::Library,
-            RefRecord::Location(_) => RefKind::Location,
-            RefRecord::ServicePoint(_) => RefKind::ServicePoint,
-        }
-    }
-
-    /// `None` on a create request without an id; the server then assigns one.
-    pub fn id(&self) -> Option<Uuid> {
-        each_record!(self, r => r.id)
-    }
-
-    pub fn set_id(&mut self, id: Uuid) {
-        each_record!(self, r => r.id = Some(id))
-    }
-
-    /// Every kind has a required name.
-    pub fn name(&self) -> &str {
-        each_record!(self, r => &r.name)
-    }
-
-    pub fn metadata(&self) -> Option<&Metadata> {
-        each_record!(self, r => r.metadata.as_ref())
-    }
-
-    pub fn set_metadata(&mut self, metadata: Option<Metadata>) {
-        each_record!(self, r => r.metadata = metadata)
-    }
-
-    /// `(field, value)` for each of [`RefKind::unique_field_names`], in that order.
-    pub fn unique_fields(&self) -> Vec<(&'static str, &str)> {
-        let mut fields = vec![("name", self.name())];
-        match self {
-            RefRecord::InstanceType(r) => fields.push(("code", &r.code)),
-            RefRecord::Location(r) => fields.push(("code", &r.code)),
-            RefRecord::ServicePoint(r) => fields.push(("code", &r.code)),
-            RefRecord::ContributorNameType(_)
-            | RefRecord::IdentifierType(_)
-            | RefRecord::HoldingsType(_)
-            | RefRecord::HoldingsSource(_)
-            | RefRecord::CallNumberType(_)
-            | RefRecord::MaterialType(_)
-            | RefRecord::LoanType(_)
-            | RefRecord::Institution(_)
-            | RefRecord::Campus(_)
-            | RefRecord::Library(_) => {}
-        }
-        fields
-    }
-
-    /// The other reference records this one points to, as `(field, kind, id)`.
-    ///
-    /// FOLIO enforces the location-unit links (`institutionId`, `campusId`,
-    /// `libraryId`) with foreign keys; it does not check a location's
-    /// `primaryServicePoint` or `servicePointIds`, which are listed too so that the
-    /// caller can choose.
-    pub fn references(&self) -> Vec<(&'static str, RefKind, Uuid)> {
-        match self {
-            RefRecord::Campus(r) => vec![("institutionId", RefKind::Institution, r.institution_id)],
-            RefRecord::Library(r) => vec![("campusId", RefKind::Campus, r.campus_id)],
-            RefRecord::Location(r) => {
-                let mut refs = vec![
-                    ("institutionId", RefKind::Institution, r.institution_id),
-                    ("campusId", RefKind::Campus, r.campus_id),
-                    ("libraryId", RefKind::Library, r.library_id),
-                    ("primaryServicePoint", RefKind::ServicePoint, r.primary_service_point),
-                ];
-                refs.extend(
-                    r.service_point_ids
-                        .iter()
-                        .map(|id| ("servicePointIds", RefKind::ServicePoint, *id)),
-                );
-                refs
+        struct DecodeArray<'j>(&'j str);
+        impl KindVisitor for DecodeArray<'_> {
+            type Out = Result<Vec<RefRecord>, serde_json::Error>;
+            fn visit<T: Reference>(self) -> Self::Out {
+                Ok(serde_json::from_str::<Vec<T>>(self.0)?.into_iter().map(Into::into).collect())
             }
-            RefRecord::InstanceType(_)
-            | RefRecord::ContributorNameType(_)
-            | RefRecord::IdentifierType(_)
-            | RefRecord::HoldingsType(_)
-            | RefRecord::HoldingsSource(_)
-            | RefRecord::CallNumberType(_)
-            | RefRecord::MaterialType(_)
-            | RefRecord::LoanType(_)
-            | RefRecord::Institution(_)
-            | RefRecord::ServicePoint(_) => Vec::new(),
         }
+        self.visit(DecodeArray(json))
     }
 }
 

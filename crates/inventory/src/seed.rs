@@ -13,23 +13,7 @@ use crate::reference::{RefKind, RefRecord};
 
 /// The seed records of `kind`: a JSON array of records in FOLIO's shape.
 pub fn seed_records(kind: RefKind) -> &'static str {
-    match kind {
-        RefKind::InstanceType => include_str!("../reference_data/instance_type.json"),
-        RefKind::ContributorNameType => {
-            include_str!("../reference_data/contributor_name_type.json")
-        }
-        RefKind::IdentifierType => include_str!("../reference_data/identifier_type.json"),
-        RefKind::HoldingsType => include_str!("../reference_data/holdings_type.json"),
-        RefKind::HoldingsSource => include_str!("../reference_data/holdings_source.json"),
-        RefKind::CallNumberType => include_str!("../reference_data/call_number_type.json"),
-        RefKind::MaterialType => include_str!("../reference_data/material_type.json"),
-        RefKind::LoanType => include_str!("../reference_data/loan_type.json"),
-        RefKind::Institution => include_str!("../reference_data/institution.json"),
-        RefKind::Campus => include_str!("../reference_data/campus.json"),
-        RefKind::Library => include_str!("../reference_data/library.json"),
-        RefKind::Location => include_str!("../reference_data/location.json"),
-        RefKind::ServicePoint => include_str!("../reference_data/service_point.json"),
-    }
+    kind.seed_json()
 }
 
 /// The seed records of `kind`, decoded. Every record has an id.
