@@ -36,12 +36,12 @@ pub(crate) fn run(args: DemoArgs) -> anyhow::Result<()> {
     runtime::provision_tenant(&store, TENANT, Some(&admin), runtime::ExistingUsers::MayAdd)
         .context("cannot create the demo tenant")?;
     let tenant = store.tenant(TENANT)?;
-    let options = load::GenerateOptions {
+    let options = generate::GenerateOptions {
         instances: args.instances,
         seed: 42,
-        ..load::GenerateOptions::default()
+        ..generate::GenerateOptions::default()
     };
-    let report = load::generate(&tenant, &options, &mut |_| {})?;
+    let report = generate::generate(&tenant, &options, &mut |_| {})?;
     eprintln!(
         "generated {} instances, {} holdings, {} items, {} patrons, {} open loans, {} requests in {:.1} s",
         report.instances,

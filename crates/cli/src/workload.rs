@@ -40,8 +40,8 @@ pub(crate) struct GenerateArgs {
 
 /// The LC corpus: the given file, the cached one, or one fetched from PyPI; `None`
 /// (with the reason printed) when none can be had.
-fn lc_corpus(args: &GenerateArgs) -> anyhow::Result<Option<Arc<load::marc_bibs::LcCorpus>>> {
-    use load::marc_bibs::{LcCorpus, fetch};
+fn lc_corpus(args: &GenerateArgs) -> anyhow::Result<Option<Arc<generate::marc_bibs::LcCorpus>>> {
+    use generate::marc_bibs::{LcCorpus, fetch};
     if args.no_marc {
         return Ok(None);
     }
@@ -110,16 +110,16 @@ pub(crate) fn generate(args: GenerateArgs) -> anyhow::Result<()> {
         .expect("valid template")
         .progress_chars("=> "),
     );
-    let options = load::GenerateOptions {
+    let options = generate::GenerateOptions {
         instances: args.instances,
         seed: args.seed,
         corpus: lc_corpus(&args)?,
         authority_records: Arc::new(authority_records(&args)?),
-        ..load::GenerateOptions::default()
+        ..generate::GenerateOptions::default()
     };
     let index = if args.no_index { None } else { open_instance_index(&tenant)? };
     let Some(index) = index else {
-        let report = load::generate(&tenant, &options, &mut |written| {
+        let report = generate::generate(&tenant, &options, &mut |written| {
             bar.set_position(written.done as u64)
         })?;
         bar.finish_and_clear();
@@ -130,7 +130,7 @@ pub(crate) fn generate(args: GenerateArgs) -> anyhow::Result<()> {
     // The instance index is built from the records as they are written, on a thread of
     // its own, so the two cores share records and index and nothing is read back.
     let build = index.bulk_build(&tenant)?;
-    let (sender, receiver) = std::sync::mpsc::sync_channel::<load::Written>(1);
+    let (sender, receiver) = std::sync::mpsc::sync_channel::<generate::Written>(1);
     let indexer = std::thread::Builder::new().name("generate-index".into()).spawn(move || {
         let mut build = build;
         for written in receiver {
@@ -138,7 +138,7 @@ pub(crate) fn generate(args: GenerateArgs) -> anyhow::Result<()> {
         }
         Ok::<_, search::Error>(build)
     })?;
-    let generated = load::generate(&tenant, &options, &mut |written| {
+    let generated = generate::generate(&tenant, &options, &mut |written| {
         bar.set_position(written.done as u64);
         // A closed channel means the indexer failed: its error is reported below.
         let _ignored = sender.send(written);

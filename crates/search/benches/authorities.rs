@@ -22,7 +22,7 @@ fn authorities() -> Vec<Authority> {
     let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     marc::Reader::new(std::io::BufReader::new(file))
         .filter_map(|r| r.ok())
-        .filter_map(|r| load::authorities::authority_from_marc(&r))
+        .filter_map(|r| generate::authorities::authority_from_marc(&r))
         .collect()
 }
 

@@ -1,6 +1,6 @@
 //! Authority search on the Library of Congress subject authorities in the shared data
 //! set (`5000.mrc`; `2500.mrc` is its first half), mapped with
-//! `load::authorities::authority_from_marc` and stored through the inventory verbs:
+//! `generate::authorities::authority_from_marc` and stored through the inventory verbs:
 //! one document per heading, aliases and relations, wildcards, sorting, paging,
 //! `numberOfTitles`, facets, and the index's life (following, restart, reindex under
 //! writes, a lost index).
@@ -26,7 +26,9 @@ const INSTANCE_TYPE: &str = "6312d172-f0cf-40f6-b27d-9fa8feaf332f";
 fn lc_authorities() -> Vec<Authority> {
     let file = std::fs::File::open(MARC).unwrap_or_else(|e| panic!("{MARC}: {e}"));
     let reader = marc::Reader::new(std::io::BufReader::new(file));
-    reader.map(|record| load::authorities::authority_from_marc(&record.unwrap()).unwrap()).collect()
+    reader
+        .map(|record| generate::authorities::authority_from_marc(&record.unwrap()).unwrap())
+        .collect()
 }
 
 /// Headings (and tracings) of a record: the documents it becomes, counted from the

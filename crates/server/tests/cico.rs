@@ -40,8 +40,8 @@ async fn cico_scenario_runs_folio_workflow_and_keeps_loans_consistent() {
     runtime::provision_tenant(&store, "cico", Some(&admin), runtime::ExistingUsers::MayAdd)
         .unwrap();
     let tenant = store.tenant("cico").unwrap();
-    let options = load::GenerateOptions { instances: 800, seed: 3, ..Default::default() };
-    let generated = load::generate(&tenant, &options, &mut |_| {}).unwrap();
+    let options = generate::GenerateOptions { instances: 800, seed: 3, ..Default::default() };
+    let generated = generate::generate(&tenant, &options, &mut |_| {}).unwrap();
     let loans_before = count(&tenant, r#"status.name=="Open""#);
     assert_eq!(loans_before as usize, generated.circulation.open_loans);
     assert_eq!(checked_out_items(&tenant), loans_before, "a loan for every item Checked out");

@@ -109,7 +109,7 @@ impl Circulation {
 
         let (locations, pickup_points, course_reserves, reading_room) = tenant.read(|r| {
             let mut locations = HashMap::new();
-            for id in crate::generate::ids_of(r, RefKind::Location)? {
+            for id in crate::dataset::ids_of(r, RefKind::Location)? {
                 let location = inventory::get_location(r, id)?.context("listed location")?;
                 locations.insert(
                     id,
@@ -122,7 +122,7 @@ impl Circulation {
                 );
             }
             let mut pickup = Vec::new();
-            for id in crate::generate::ids_of(r, RefKind::ServicePoint)? {
+            for id in crate::dataset::ids_of(r, RefKind::ServicePoint)? {
                 let point = inventory::get_service_point(r, id)?.context("listed service point")?;
                 if point.pickup_location == Some(true) {
                     pickup.push(id);
@@ -177,7 +177,7 @@ impl Circulation {
             }
             for idx in 0..n_patrons {
                 let number = first + idx + 1;
-                let id = crate::generate::uuid(&mut rng);
+                let id = crate::dataset::uuid(&mut rng);
                 let group = weighted_id(&mut rng, &group_shares);
                 let active = rng.gen_bool(0.95);
                 // Fixed dates keep runs reproducible; active patrons expire years ahead.
@@ -255,7 +255,7 @@ impl Circulation {
                     let due = item.since + Duration::days(days);
                     self.report.overdue_loans += (due < now) as usize;
                     let loan: circ::model::Loan = serde_json::from_value(json!({
-                        "id": crate::generate::uuid(&mut self.rng),
+                        "id": crate::dataset::uuid(&mut self.rng),
                         "userId": borrower.id,
                         "itemId": item.item,
                         "itemEffectiveLocationIdAtCheckOut": item.location,
@@ -309,7 +309,7 @@ impl Circulation {
         let requester = self.patron();
         let pickup = self.pickup_points[self.rng.gen_range(0..self.pickup_points.len())];
         let mut request = json!({
-            "id": crate::generate::uuid(&mut self.rng),
+            "id": crate::dataset::uuid(&mut self.rng),
             "requestType": kind,
             "requestLevel": "Item",
             "requestDate": timestamp(at),

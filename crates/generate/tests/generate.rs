@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 fn generated(
     seed: u64,
     n: usize,
-) -> (load::GenerateReport, BTreeMap<String, String>, tempfile::TempDir) {
+) -> (generate::GenerateReport, BTreeMap<String, String>, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let store = store::Store::open(
         dir.path(),
@@ -17,16 +17,16 @@ fn generated(
     tenant.write(inventory::load_reference_data).unwrap();
     tenant.write(auth::seed_groups).unwrap();
     tenant.write(circ::seed).unwrap();
-    let options = load::GenerateOptions {
+    let options = generate::GenerateOptions {
         instances: n,
         seed,
         batch_size: 500,
         corpus: Some(corpus()),
         authority_records: authority_records(),
-        ..load::GenerateOptions::default()
+        ..generate::GenerateOptions::default()
     };
     let mut calls = 0;
-    let report = load::generate(&tenant, &options, &mut |_| calls += 1).unwrap();
+    let report = generate::generate(&tenant, &options, &mut |_| calls += 1).unwrap();
     assert_eq!(calls, n.div_ceil(500), "progress after each batch");
     // Every record, without the metadata dates that say when it was written.
     let mut records = BTreeMap::new();
@@ -84,10 +84,10 @@ fn shared_marc(name: &str) -> std::path::PathBuf {
 
 /// Real bibliographic records to derive from (the LC corpus stands in for them in
 /// `quire generate`; the 62 Cornell exemplars and 100 FOLIO test records keep this fast).
-fn corpus() -> std::sync::Arc<load::marc_bibs::LcCorpus> {
+fn corpus() -> std::sync::Arc<generate::marc_bibs::LcCorpus> {
     let mut bytes = std::fs::read(shared_marc("100.mrc")).unwrap();
     bytes.extend(std::fs::read(shared_marc("CornellFOLIOExemplars.mrc")).unwrap());
-    std::sync::Arc::new(load::marc_bibs::LcCorpus::from_bytes(bytes).unwrap())
+    std::sync::Arc::new(generate::marc_bibs::LcCorpus::from_bytes(bytes).unwrap())
 }
 
 fn authority_records() -> std::sync::Arc<Vec<marc::Record>> {
