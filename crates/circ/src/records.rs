@@ -32,12 +32,16 @@ macro_rules! field {
 const NAMED: &[QueryField] = &[field!("id", "id"), field!("name", "name")];
 
 macro_rules! record {
-    ($type:ty, $table:expr, $name:literal, $query:expr, |$r:ident| $columns:expr $(, put_creates = $pc:literal)?) => {
+    (
+        $type:ty, $table:expr, $name:literal, $query:expr, |$r:ident| $columns:expr
+        $(, put_creates = $pc:literal)? $(, read_only = $ro:expr)?
+    ) => {
         impl Record for $type {
             const TABLE: RecordTable = $table;
             const NAME: &'static str = $name;
             const QUERY: &'static [QueryField] = $query;
             $(const PUT_CREATES: bool = $pc;)?
+            $(const READ_ONLY: &'static [&'static str] = $ro;)?
             folio::id_and_metadata!();
             fn columns(&self) -> Vec<ColumnValue> {
                 let $r = self;
@@ -91,7 +95,8 @@ record!(
         opt(r.due_date),
         opt(r.proxy_user_id),
     ],
-    put_creates = true
+    put_creates = true,
+    read_only = &crate::views::LoanView::EMBEDDED
 );
 record!(
     Request,
@@ -118,7 +123,8 @@ record!(
         text(r.request_date),
         opt(r.pickup_service_point_id),
     ],
-    put_creates = true
+    put_creates = true,
+    read_only = &crate::views::RequestView::EMBEDDED
 );
 record!(
     Account,
@@ -176,7 +182,7 @@ record!(
 
 /// Decodes a request body into a record type, with FOLIO's 400/422 distinctions.
 pub fn decode<R: Record>(body: &[u8]) -> Result<R> {
-    Ok(folio::decode(body)?)
+    Ok(folio::record::decode(body)?)
 }
 
 /// Stores a new record; assigns an id when it has none.

@@ -44,7 +44,7 @@ pub struct LoanView {
 impl LoanView {
     /// The properties the view adds. A stored loan may carry them from a client that
     /// PUT a view back; the view's own take their place.
-    const EMBEDDED: [&'static str; 9] = [
+    pub(crate) const EMBEDDED: [&'static str; 9] = [
         "item",
         "borrower",
         "loanPolicy",
@@ -281,7 +281,7 @@ pub struct RequestView {
 
 impl RequestView {
     /// The properties the view adds (see [`LoanView`]'s).
-    const EMBEDDED: [&'static str; 3] = ["item", "requester", "pickupServicePoint"];
+    pub(crate) const EMBEDDED: [&'static str; 3] = ["item", "requester", "pickupServicePoint"];
 
     pub fn id(&self) -> Option<Uuid> {
         self.request.id

@@ -62,6 +62,18 @@ pub fn decode<T: DeserializeOwned>(body: &[u8]) -> Result<T, DecodeError> {
     }
 }
 
+/// Decodes `body`, a JSON object, into `T` without the top-level properties `drop`: the
+/// read-only ones of a view a client sends back. Errors are [`decode`]'s, located in
+/// what is left.
+pub fn decode_without<T: DeserializeOwned>(body: &[u8], drop: &[&str]) -> Result<T, DecodeError> {
+    let mut object: serde_json::Map<String, serde_json::Value> = decode(body)?;
+    for key in drop {
+        object.remove(*key);
+    }
+    let rest = serde_json::to_vec(&object).map_err(|e| malformed(&e))?;
+    decode(&rest)
+}
+
 /// serde's derived structs also read JSON arrays, positionally. Every body Quire
 /// decodes is an object, so anything else at the top is rejected here. (Nested
 /// struct positions still take the positional form; no FOLIO client sends it.)

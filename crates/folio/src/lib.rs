@@ -25,7 +25,7 @@ pub mod record;
 mod timestamp;
 
 pub use crate::{
-    decode::{DecodeError, decode},
+    decode::{DecodeError, decode, decode_without},
     metadata::{Actor, Metadata, stamp},
     record::{Record, Stored},
     timestamp::Timestamp,

@@ -24,6 +24,11 @@ pub trait Record: Serialize + DeserializeOwned {
     /// Whether a PUT of a missing record creates it, as FOLIO's storage does for some
     /// types (loans, requests).
     const PUT_CREATES: bool = false;
+    /// Top-level properties FOLIO marks read-only for the type: what a GET of its
+    /// business view embeds and a client may PUT back. [`decode`] drops them. Models that
+    /// refuse unknown properties drop theirs at parse time instead ([`crate::decode`]'s
+    /// callers declare them as ignored fields), which costs nothing on a hot path.
+    const READ_ONLY: &'static [&'static str] = &[];
 
     fn id(&self) -> Option<Uuid>;
     fn set_id(&mut self, id: Uuid);
@@ -69,6 +74,16 @@ macro_rules! id_and_metadata {
             self.metadata = Some(metadata);
         }
     };
+}
+
+/// Decodes a request body into a record (FOLIO's 400/422 split, as [`crate::decode`]),
+/// dropping the type's [`Record::READ_ONLY`] properties first, as FOLIO's storage
+/// modules do: a read-only property never fails a write.
+pub fn decode<R: Record>(body: &[u8]) -> Result<R, crate::DecodeError> {
+    if R::READ_ONLY.is_empty() {
+        return crate::decode(body);
+    }
+    crate::decode_without(body, R::READ_ONLY)
 }
 
 /// What a verb can meet; the owning crate words each for its FOLIO module.

@@ -71,6 +71,6 @@ pub use reference::{KindVisitor, Link, RefKind, RefRecord, Reference};
 pub use seed::{Language, language_list, languages, seed, seed_records};
 pub use storage::{AUTHORITIES, Error, HOLDINGS, INSTANCES, ITEMS, MIGRATIONS, Result};
 pub use views::{
-    ContributorName, InstanceView, ItemView, NamedRef, instance_view_json, item_view_json,
-    list_instance_views_json, list_item_views_json,
+    ContributorName, INSTANCE_VIEW, ITEM_VIEW, InstanceView, ItemView, NamedRef, ViewShape,
+    instance_view_json, item_view_json, list_instance_views_json, list_item_views_json,
 };

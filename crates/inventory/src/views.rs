@@ -66,6 +66,85 @@ pub struct InstanceView {
     pub succeeding_titles: Vec<serde_json::Value>,
 }
 
+/// What a business view adds to its stored record, and how a body in the view's shape
+/// (what a GET gave, or what a FOLIO client writes to `/inventory/...`) becomes one in
+/// the storage shape.
+pub struct ViewShape {
+    /// Derived, read-only properties: dropped.
+    added: &'static [&'static str],
+    /// Linked records mod-inventory takes as `{"id": ...}` objects, and the storage id
+    /// each gives when the body does not name that id itself.
+    links: &'static [(&'static str, &'static str)],
+    /// Relationships Quire does not store yet: refused unless empty, so a client's
+    /// intent is never dropped in silence.
+    unsupported: &'static [&'static str],
+}
+
+/// `/inventory/items`.
+pub const ITEM_VIEW: ViewShape = ViewShape {
+    added: &[
+        "title",
+        "contributorNames",
+        "callNumber",
+        "effectiveLocation",
+        "permanentLocation",
+        "temporaryLocation",
+        "materialType",
+        "permanentLoanType",
+        "temporaryLoanType",
+        "isBoundWith",
+    ],
+    links: &[
+        ("materialType", "materialTypeId"),
+        ("permanentLoanType", "permanentLoanTypeId"),
+        ("temporaryLoanType", "temporaryLoanTypeId"),
+        ("permanentLocation", "permanentLocationId"),
+        ("temporaryLocation", "temporaryLocationId"),
+    ],
+    unsupported: &[],
+};
+
+/// `/inventory/instances`.
+pub const INSTANCE_VIEW: ViewShape = ViewShape {
+    added: &["isBoundWith"],
+    links: &[],
+    unsupported: &["parentInstances", "childInstances", "precedingTitles", "succeedingTitles"],
+};
+
+impl ViewShape {
+    /// `body` in the storage shape.
+    pub fn storage_body(&self, body: &[u8]) -> Result<Vec<u8>> {
+        let mut object: serde_json::Map<String, serde_json::Value> = folio::decode(body)?;
+        for (object_key, id_key) in self.links {
+            let id = object.get(*object_key).and_then(|linked| linked.get("id")).cloned();
+            if let Some(id) = id
+                && !object.contains_key(*id_key)
+            {
+                object.insert(id_key.to_string(), id);
+            }
+        }
+        for key in self.unsupported {
+            match object.remove(*key) {
+                None | Some(serde_json::Value::Null) => {}
+                Some(serde_json::Value::Array(list)) if list.is_empty() => {}
+                Some(value) => {
+                    return Err(Error::invalid(
+                        key,
+                        value,
+                        format!(
+                            "{key} must be empty: Quire does not store instance relationships yet"
+                        ),
+                    ));
+                }
+            }
+        }
+        for key in self.added {
+            object.remove(*key);
+        }
+        serde_json::to_vec(&object).map_err(|e| Error::Corrupt(e.to_string()))
+    }
+}
+
 /// Names of the reference records a request shows, each looked up once by id: a desk's
 /// barcode lookup names three records and should not read every location the tenant has.
 #[derive(Default)]

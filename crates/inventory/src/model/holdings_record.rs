@@ -7,7 +7,7 @@ use uuid::Uuid;
 use folio::Metadata;
 
 use crate::model::nullable;
-use crate::model::{CallNumberComponents, ElectronicAccess, Tags};
+use crate::model::{CallNumberComponents, ElectronicAccess, Tags, Virtual};
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -83,6 +83,14 @@ pub struct HoldingsRecord {
     pub tags: Option<Tags>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Metadata>,
+    /// Read-only in FOLIO: the items and instance a holdings record's GET may embed; a
+    /// PUT drops them.
+    #[serde(default, skip_serializing)]
+    pub holdings_items: Virtual,
+    #[serde(default, skip_serializing)]
+    pub bare_holdings_items: Virtual,
+    #[serde(default, skip_serializing)]
+    pub holdings_instance: Virtual,
 }
 
 impl HoldingsRecord {

@@ -101,6 +101,9 @@ pub struct Instance {
     pub metadata: Option<Metadata>,
     #[serde(default, rename = "holdingsRecords2", skip_serializing)]
     pub holdings_records2: Virtual,
+    /// Read-only in FOLIO (computed from bound-with parts); a GET gives it, a PUT drops it.
+    #[serde(default, skip_serializing)]
+    pub is_bound_with: Virtual,
     #[serde(default, deserialize_with = "nullable::set")]
     pub nature_of_content_term_ids: Vec<Uuid>,
 }

@@ -121,6 +121,11 @@ pub struct Item {
     pub metadata: Option<Metadata>,
     #[serde(default, rename = "holdingsRecord2", skip_serializing)]
     pub holdings_record2: Virtual,
+    /// Read-only in FOLIO (computed from bound-with parts): a PUT drops them.
+    #[serde(default, skip_serializing)]
+    pub is_bound_with: Virtual,
+    #[serde(default, skip_serializing)]
+    pub bound_with_titles: Virtual,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_check_in: Option<LastCheckIn>,
 }

@@ -36,6 +36,14 @@ fn noun<R: inventory::Record>() -> (&'static str, &'static str) {
     }
 }
 
+/// How a body in the view's shape becomes one in the storage shape.
+fn view_shape<R: inventory::Record>() -> &'static inventory::ViewShape {
+    match R::TABLE.table {
+        "instances" => &inventory::INSTANCE_VIEW,
+        _ => &inventory::ITEM_VIEW,
+    }
+}
+
 async fn list_instances(caller: Caller, params: ListParams) -> Result<Response, ApiError> {
     caller.require("inventory.instances.collection.get")?;
     let tenant = caller.tenant.clone();
@@ -83,6 +91,7 @@ async fn create<R: inventory::Record + Send + 'static>(
     caller.require(&format!("{perm}.item.post"))?;
     let tenant = caller.tenant.clone();
     let actor = super::records::actor(&caller);
+    let body = view_shape::<R>().storage_body(&body)?;
     let record =
         blocking(move || Ok(tenant.write(|w| inventory::create::<R>(w, &body, actor))?)).await?;
     let id = record.id().map(|id| id.to_string()).unwrap_or_default();
@@ -100,6 +109,7 @@ async fn replace<R: inventory::Record + Send + 'static>(
     let id = super::authn::parse_uuid(&id)?;
     let tenant = caller.tenant.clone();
     let actor = super::records::actor(&caller);
+    let body = view_shape::<R>().storage_body(&body)?;
     blocking(move || Ok(tenant.write(|w| inventory::replace::<R>(w, id, &body, actor))?)).await?;
     Ok(super::no_content())
 }

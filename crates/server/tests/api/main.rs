@@ -11,6 +11,7 @@ mod hostile;
 mod instances;
 mod query_languages;
 mod reference;
+mod round_trip;
 mod search;
 mod settings;
 mod srs;

@@ -5,7 +5,7 @@ use uuid::Uuid;
 use crate::support::{Client, TestApp};
 
 /// Real bibliographic records from FOLIO's data-import test files.
-fn load_bibs(n: usize) -> Vec<marc::Record> {
+pub(crate) fn load_bibs(n: usize) -> Vec<marc::Record> {
     let file = std::fs::File::open(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../../shared/data/marc/100.mrc"
@@ -14,7 +14,7 @@ fn load_bibs(n: usize) -> Vec<marc::Record> {
     marc::Reader::new(std::io::BufReader::new(file)).filter_map(Result::ok).take(n).collect()
 }
 
-fn record_json(idx: usize, snapshot: &str, marc: &marc::Record) -> Value {
+pub(crate) fn record_json(idx: usize, snapshot: &str, marc: &marc::Record) -> Value {
     let id = Uuid::from_u128(0x1000 + idx as u128).to_string();
     let instance = Uuid::from_u128(0x9000 + idx as u128).to_string();
     let iso = String::from_utf8(marc::encode(marc).unwrap()).unwrap();
@@ -27,7 +27,7 @@ fn record_json(idx: usize, snapshot: &str, marc: &marc::Record) -> Value {
     })
 }
 
-async fn new_snapshot(c: &Client<'_>) -> String {
+pub(crate) async fn new_snapshot(c: &Client<'_>) -> String {
     let id = Uuid::new_v4().to_string();
     let r =
         c.post("/source-storage/snapshots", &json!({"jobExecutionId": id, "status": "NEW"})).await;
