@@ -29,6 +29,7 @@ mod password;
 mod permissions;
 mod proxies;
 mod schema;
+mod sessions;
 mod token;
 mod users;
 
@@ -49,6 +50,7 @@ pub use crate::{
         update_proxy,
     },
     schema::MIGRATIONS,
+    sessions::{end_all_sessions, is_revoked, revoke_refresh_token},
     token::{Claims, TokenKey, TokenType},
     users::{
         Personal, User, create_user, decode_user, delete_user, get_user, list_users, update_user,

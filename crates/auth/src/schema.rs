@@ -82,6 +82,17 @@ pub const MIGRATIONS: store::Component = store::Component {
             CREATE INDEX proxies_for_proxy_user_id ON proxies_for (proxy_user_id);
         ",
         },
+        Migration {
+            version: 3,
+            description: "refresh tokens ended by a logout",
+            sql: "
+            CREATE TABLE auth_revoked_tokens (
+                id TEXT PRIMARY KEY, version INTEGER NOT NULL, body TEXT NOT NULL,
+                expires INTEGER NOT NULL
+            );
+            CREATE INDEX auth_revoked_tokens_expires ON auth_revoked_tokens (expires);
+        ",
+        },
     ],
 };
 

@@ -31,6 +31,8 @@ pub(super) fn router() -> Router<AppState> {
         .route("/authn/login", post(login))
         .route("/authn/login-with-expiry", post(login_with_expiry))
         .route("/authn/refresh", post(refresh))
+        .route("/authn/logout", post(logout))
+        .route("/authn/logout-all", post(logout_all))
         .route("/authn/credentials", post(create_credentials).delete(delete_credentials))
         .route("/authn/credentials-existence", get(credentials_existence))
         .route("/authn/update", post(update_credentials))
@@ -110,13 +112,72 @@ async fn refresh(
     // be active, with the credentials it was issued for.
     let t = tenant.0.clone();
     let user_id = claims.user_id;
-    let standing = blocking(move || Ok(t.read(|r| auth::standing(r, user_id))?)).await?;
+    let presented = token.clone();
+    let (standing, revoked) = blocking(move || {
+        Ok(t.read(|r| {
+            Ok::<_, auth::Error>((auth::standing(r, user_id)?, auth::is_revoked(r, &presented)?))
+        })?)
+    })
+    .await?;
+    if revoked {
+        return Err(ApiError::unauthorized("Invalid token: it was ended by a logout"));
+    }
     if !standing.admits(&claims) {
         return Err(ApiError::unauthorized(
             "Invalid token: its user is inactive or deleted, or it was revoked",
         ));
     }
     token_pair(&state, tenant.0.name(), &claims.sub, claims.user_id, claims.epoch)
+}
+
+/// `POST /authn/logout`: ends the session of the refresh token in the request's cookie
+/// (it is refused from now on) and clears both cookies. A session already over (an
+/// expired refresh token) ends without complaint.
+async fn logout(
+    State(state): State<AppState>,
+    tenant: TenantCtx,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let token = cookie(&headers, "folioRefreshToken").ok_or_else(|| {
+        ApiError::bad_request(
+            "No refresh token in the request: the folioRefreshToken cookie is missing",
+        )
+    })?;
+    let claims = match state.key.verify(&token) {
+        Ok(claims) => claims,
+        Err(auth::Error::ExpiredToken) => return Ok(cleared_cookies()),
+        Err(e) => return Err(e.into()),
+    };
+    if claims.token_type != auth::TokenType::Refresh {
+        return Err(ApiError::unauthorized("Invalid token: not a refresh token"));
+    }
+    if claims.tenant != tenant.0.name() {
+        return Err(ApiError::forbidden("Refresh token is for another tenant"));
+    }
+    let t = tenant.0.clone();
+    blocking(move || Ok(t.write(|w| auth::revoke_refresh_token(w, &token, claims.exp))?)).await?;
+    Ok(cleared_cookies())
+}
+
+/// `POST /authn/logout-all`: ends every session of the caller, on every device.
+async fn logout_all(State(state): State<AppState>, caller: Caller) -> Result<Response, ApiError> {
+    let tenant = caller.tenant.clone();
+    let user_id = caller.user_id;
+    blocking(move || Ok(tenant.write(|w| auth::end_all_sessions(w, user_id))?)).await?;
+    state.runtime.standings().invalidate(caller.tenant.name(), user_id);
+    Ok(cleared_cookies())
+}
+
+/// A 204 that tells the browser to drop both token cookies.
+fn cleared_cookies() -> Response {
+    let mut response = super::no_content();
+    for (name, path) in [("folioAccessToken", "/"), ("folioRefreshToken", "/authn")] {
+        let cookie = format!("{name}=; Max-Age=0; Path={path}; HttpOnly; Secure; SameSite=Lax");
+        if let Ok(value) = HeaderValue::from_str(&cookie) {
+            response.headers_mut().append(header::SET_COOKIE, value);
+        }
+    }
+    response
 }
 
 /// FOLIO's cookie shape: an access token for every path, a refresh token for `/authn`.

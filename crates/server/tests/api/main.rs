@@ -5,6 +5,7 @@ mod auth;
 mod authorities;
 mod batch;
 mod circulation;
+mod client_flow;
 mod errors;
 mod holdings_items;
 mod hostile;
