@@ -53,7 +53,7 @@ fn parse_json<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, ApiError
     Ok(folio::decode(body)?)
 }
 
-async fn check_login(
+pub(super) async fn check_login(
     tenant: TenantCtx,
     body: &[u8],
 ) -> Result<(std::sync::Arc<store::Tenant>, auth::LoginOutcome), ApiError> {
@@ -72,11 +72,7 @@ async fn login(
     Body(body): Body,
 ) -> Result<Response, ApiError> {
     let (tenant, who) = check_login(tenant, &body).await?;
-    let ttl = state.config.legacy_token_ttl.as_secs() as i64;
-    let claims =
-        auth::Claims::new(&who.username, who.user_id, tenant.name(), auth::TokenType::Legacy, ttl)
-            .in_epoch(who.token_epoch);
-    let token = state.key.sign(&claims);
+    let token = legacy_token(&state, tenant.name(), &who);
     let mut response =
         super::json::value(StatusCode::CREATED, &serde_json::json!({ "okapiToken": token }));
     response
@@ -180,7 +176,7 @@ fn cleared_cookies() -> Response {
     response
 }
 
-/// FOLIO's cookie shape: an access token for every path, a refresh token for `/authn`.
+/// A 201 with the token pair's cookies and its expirations as the body.
 fn token_pair(
     state: &AppState,
     tenant: &str,
@@ -188,36 +184,71 @@ fn token_pair(
     user_id: Uuid,
     epoch: u64,
 ) -> Result<Response, ApiError> {
-    let access_ttl = state.config.access_token_ttl.as_secs() as i64;
-    let refresh_ttl = state.config.refresh_token_ttl.as_secs() as i64;
-    let claims =
-        |kind, ttl| auth::Claims::new(username, user_id, tenant, kind, ttl).in_epoch(epoch);
-    let access = claims(auth::TokenType::Access, access_ttl);
-    let refresh = claims(auth::TokenType::Refresh, refresh_ttl);
-    let iso = |secs: i64| {
-        chrono::DateTime::from_timestamp(secs, 0)
-            .unwrap_or_default()
-            .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
-    };
-    let mut response = super::json::value(
-        StatusCode::CREATED,
-        &serde_json::json!({
-            "accessTokenExpiration": iso(access.exp),
-            "refreshTokenExpiration": iso(refresh.exp),
-        }),
-    );
-    for (name, token, ttl, path) in [
-        ("folioAccessToken", state.key.sign(&access), access_ttl, "/"),
-        ("folioRefreshToken", state.key.sign(&refresh), refresh_ttl, "/authn"),
-    ] {
-        let cookie =
-            format!("{name}={token}; Max-Age={ttl}; Path={path}; HttpOnly; Secure; SameSite=Lax");
-        response.headers_mut().append(
-            header::SET_COOKIE,
-            HeaderValue::from_str(&cookie).map_err(ApiError::internal)?,
-        );
+    let pair = TokenPair::issue(state, tenant, username, user_id, epoch);
+    pair.with_cookies(super::json::value(StatusCode::CREATED, &pair.expiration))
+}
+
+/// An access and a refresh token, in FOLIO's cookie shape: the access token for every
+/// path, the refresh token for `/authn` only.
+pub(super) struct TokenPair {
+    /// `{"accessTokenExpiration", "refreshTokenExpiration"}`, ISO 8601.
+    pub(super) expiration: serde_json::Value,
+    cookies: [String; 2],
+}
+
+impl TokenPair {
+    pub(super) fn issue(
+        state: &AppState,
+        tenant: &str,
+        username: &str,
+        user_id: Uuid,
+        epoch: u64,
+    ) -> TokenPair {
+        let access_ttl = state.config.access_token_ttl.as_secs() as i64;
+        let refresh_ttl = state.config.refresh_token_ttl.as_secs() as i64;
+        let claims =
+            |kind, ttl| auth::Claims::new(username, user_id, tenant, kind, ttl).in_epoch(epoch);
+        let access = claims(auth::TokenType::Access, access_ttl);
+        let refresh = claims(auth::TokenType::Refresh, refresh_ttl);
+        let iso = |secs: i64| {
+            chrono::DateTime::from_timestamp(secs, 0)
+                .unwrap_or_default()
+                .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+        };
+        let cookie = |name: &str, token: String, ttl: i64, path: &str| {
+            format!("{name}={token}; Max-Age={ttl}; Path={path}; HttpOnly; Secure; SameSite=Lax")
+        };
+        TokenPair {
+            expiration: serde_json::json!({
+                "accessTokenExpiration": iso(access.exp),
+                "refreshTokenExpiration": iso(refresh.exp),
+            }),
+            cookies: [
+                cookie("folioAccessToken", state.key.sign(&access), access_ttl, "/"),
+                cookie("folioRefreshToken", state.key.sign(&refresh), refresh_ttl, "/authn"),
+            ],
+        }
     }
-    Ok(response)
+
+    /// `response` with the two `Set-Cookie` headers.
+    pub(super) fn with_cookies(&self, mut response: Response) -> Result<Response, ApiError> {
+        for cookie in &self.cookies {
+            response.headers_mut().append(
+                header::SET_COOKIE,
+                HeaderValue::from_str(cookie).map_err(ApiError::internal)?,
+            );
+        }
+        Ok(response)
+    }
+}
+
+/// A token that does not expire by time (FOLIO's legacy `/authn/login`).
+pub(super) fn legacy_token(state: &AppState, tenant: &str, who: &auth::LoginOutcome) -> String {
+    let ttl = state.config.legacy_token_ttl.as_secs() as i64;
+    let claims =
+        auth::Claims::new(&who.username, who.user_id, tenant, auth::TokenType::Legacy, ttl)
+            .in_epoch(who.token_epoch);
+    state.key.sign(&claims)
 }
 
 #[derive(Deserialize)]

@@ -17,6 +17,7 @@ use crate::{ApiError, AppState};
 mod admin;
 mod authn;
 mod authorities;
+mod bl_users;
 mod calendar;
 mod circulation;
 mod groups;
@@ -40,6 +41,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .merge(admin::router())
         .merge(tenant::router())
         .merge(authn::router())
+        .merge(bl_users::router())
         .merge(users::router())
         .merge(groups::router())
         .merge(proxies::router())

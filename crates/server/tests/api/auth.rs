@@ -161,3 +161,48 @@ async fn permissions_are_checked_per_route() {
     let r = reader.post("/perms/users", &json!({"userId": user_id, "permissions": ["*"]})).await;
     assert_eq!(r.status, StatusCode::FORBIDDEN);
 }
+
+#[tokio::test]
+async fn bl_users_answers_the_composite_user() {
+    let app = TestApp::new();
+    let body = json!({"username": "admin", "password": PASSWORD}).to_string().into_bytes();
+    let r = app.send(Method::POST, "/bl-users/login", Some("diku"), None, Some(body)).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    assert_eq!(r.body["user"]["username"], "admin");
+    assert!(r.body["permissions"]["permissions"].as_array().is_some_and(|p| !p.is_empty()));
+    let token = r.headers["x-okapi-token"].to_str().unwrap().to_string();
+    let admin = Client { app: &app, tenant: "diku".into(), token };
+    let own = admin.get("/bl-users/_self").await;
+    assert_eq!(own.status, StatusCode::OK, "{}", own.text);
+    assert_eq!(own.body["user"]["id"], r.body["user"]["id"]);
+
+    // Another user, with a patron group and a sponsor, read by id and by username.
+    let group = admin.first_id("/groups", "usergroups").await;
+    let reader = json!({"username": "reader", "active": true, "patronGroup": group,
+        "personal": {"lastName": "Reader"}});
+    let reader = admin.post("/users", &reader).await.body;
+    let sponsor = admin.post("/users", &json!({"username": "sponsor", "active": true})).await.body;
+    let proxy = json!({"userId": reader["id"], "proxyUserId": sponsor["id"]});
+    assert_eq!(admin.post("/proxiesfor", &proxy).await.status, StatusCode::CREATED);
+    let by_id = admin.get(&format!("/bl-users/by-id/{}", reader["id"].as_str().unwrap())).await;
+    assert_eq!(by_id.status, StatusCode::OK, "{}", by_id.text);
+    assert_eq!(by_id.body["patronGroup"]["id"], group);
+    assert_eq!(by_id.body["proxiesFor"][0]["proxyUserId"], sponsor["id"]);
+    assert_eq!(by_id.body["permissions"]["permissions"], json!([]));
+    let by_name = admin.get("/bl-users/by-username/READER").await;
+    assert_eq!(by_name.body["user"]["id"], reader["id"], "usernames compare without case");
+    let missing = admin.get("/bl-users/by-id/00000000-0000-4000-8000-000000000000").await;
+    assert_eq!(missing.status, StatusCode::NOT_FOUND, "{}", missing.text);
+
+    // With expiry: the composite, the expirations and FOLIO's two cookies.
+    let body = json!({"username": "admin", "password": PASSWORD}).to_string().into_bytes();
+    let r =
+        app.send(Method::POST, "/bl-users/login-with-expiry", Some("diku"), None, Some(body)).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    assert!(r.body["tokenExpiration"]["accessTokenExpiration"].is_string());
+    assert_eq!(r.body["user"]["username"], "admin");
+    assert_eq!(r.headers.get_all("set-cookie").iter().count(), 2);
+    let body = json!({"username": "admin", "password": "wrong"}).to_string().into_bytes();
+    let r = app.send(Method::POST, "/bl-users/login", Some("diku"), None, Some(body)).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
+}
