@@ -10,12 +10,13 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
+mod common;
+use common::{POLL, followed};
+
 use folio::Actor;
 use inventory::model::HeadingKind;
 use inventory::{Authority, Instance};
-use search::{
-    AuthorityIndex, AuthoritySearchRequest, FacetRequest, FollowedIndex, Follower, InstanceIndex,
-};
+use search::{AuthorityIndex, AuthoritySearchRequest, FacetRequest, Follower, InstanceIndex};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
@@ -404,24 +405,6 @@ fn create_linked_instance(tenant: &store::Tenant, title: &str, authority: Uuid) 
         .unwrap()
         .id
         .unwrap()
-}
-
-/// The pause between two looks at an index's sequence number or a writer's progress.
-/// It paces a loop and bounds nothing: the loop ends on what it watches, and CI's time
-/// limit reports a test that hangs.
-const POLL: Duration = Duration::from_millis(5);
-
-/// Waits until the follower of `index` has applied every change committed so far, then
-/// makes sure its searcher shows them: `catch_up` takes the index's apply lock, so it
-/// returns only once the follower's last batch is committed and its searcher reloaded,
-/// and that it applies nothing itself shows the follower did the work. How long
-/// following takes is measured by `cargo bench -p quire-search --bench follower`.
-fn followed(tenant: &store::Tenant, index: &dyn FollowedIndex) {
-    let seq = tenant.last_seq().unwrap();
-    while index.applied_seq() < seq {
-        std::thread::sleep(POLL);
-    }
-    assert_eq!(index.catch_up(tenant).unwrap(), 0, "the follower applied every change");
 }
 
 #[test]

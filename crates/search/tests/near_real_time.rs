@@ -6,29 +6,11 @@
 //! `cargo bench -p quire-search --bench follower`.
 
 use std::sync::Arc;
-use std::time::Duration;
 
-use search::{FollowedIndex, Follower, InstanceIndex};
+use search::{Follower, InstanceIndex};
 
 mod common;
-use common::{count, create_instance, fixture};
-
-/// The pause between two looks at the index's sequence number. It paces the loop and
-/// bounds nothing: a follower that never gets there hangs the test, and CI's time limit
-/// reports it.
-const POLL: Duration = Duration::from_millis(5);
-
-/// Waits until the follower of `index` has applied every change `tenant` knows of,
-/// then makes sure its searcher shows them: `catch_up` takes the index's apply lock,
-/// so it returns only once the follower's last batch is committed and its searcher
-/// reloaded, and that it applies nothing itself shows the follower did the work.
-fn followed(tenant: &store::Tenant, index: &dyn FollowedIndex) {
-    let seq = tenant.last_seq().unwrap();
-    while index.applied_seq() < seq {
-        std::thread::sleep(POLL);
-    }
-    assert_eq!(index.catch_up(tenant).unwrap(), 0, "the follower applied every change");
-}
+use common::{count, create_instance, fixture, followed};
 
 #[test]
 fn follower_applies_writes_of_this_process_and_of_another() {

@@ -1,4 +1,6 @@
-//! What the index tests share: a tenant with FOLIO's reference data, and instances.
+//! What the index tests share: a tenant with FOLIO's reference data, instances, and a
+//! wait for a follower. Each test binary uses a part of it.
+#![allow(dead_code)]
 
 use std::sync::Arc;
 
@@ -12,7 +14,6 @@ pub(crate) const INSTANCE_TYPE: &str = "6312d172-f0cf-40f6-b27d-9fa8feaf332f";
 
 pub(crate) struct Fixture {
     /// Kept so the directory lives as long as the fixture; not every binary reads it.
-    #[allow(dead_code)]
     pub(crate) dir: tempfile::TempDir,
     pub(crate) tenant: Arc<store::Tenant>,
 }
@@ -38,4 +39,22 @@ pub(crate) fn create_instance(tenant: &store::Tenant, hrid: &str, title: &str) -
 
 pub(crate) fn count(index: &InstanceIndex, query: &str) -> u64 {
     index.count(query).unwrap()
+}
+
+/// The pause between two looks at an index's sequence number or a writer's progress.
+/// It paces a loop and bounds nothing: the loop ends on what it watches, and CI's time
+/// limit reports a test that hangs.
+pub(crate) const POLL: std::time::Duration = std::time::Duration::from_millis(5);
+
+/// Waits until the follower of `index` has applied every change committed so far, then
+/// makes sure its searcher shows them: `catch_up` takes the index's apply lock, so it
+/// returns only once the follower's last batch is committed and its searcher reloaded,
+/// and that it applies nothing itself shows the follower did the work. How long
+/// following takes is measured by `cargo bench -p quire-search --bench follower`.
+pub(crate) fn followed(tenant: &store::Tenant, index: &dyn search::FollowedIndex) {
+    let seq = tenant.last_seq().unwrap();
+    while index.applied_seq() < seq {
+        std::thread::sleep(POLL);
+    }
+    assert_eq!(index.catch_up(tenant).unwrap(), 0, "the follower applied every change");
 }

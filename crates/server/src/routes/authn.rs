@@ -72,13 +72,7 @@ async fn login(
     Body(body): Body,
 ) -> Result<Response, ApiError> {
     let (tenant, who) = check_login(tenant, &body).await?;
-    let token = legacy_token(&state, tenant.name(), &who);
-    let mut response =
-        super::json::value(StatusCode::CREATED, &serde_json::json!({ "okapiToken": token }));
-    response
-        .headers_mut()
-        .insert("x-okapi-token", HeaderValue::from_str(&token).map_err(ApiError::internal)?);
-    Ok(response)
+    legacy_login(&state, tenant.name(), &who, |token| serde_json::json!({ "okapiToken": token }))
 }
 
 async fn login_with_expiry(
@@ -242,13 +236,24 @@ impl TokenPair {
     }
 }
 
-/// A token that does not expire by time (FOLIO's legacy `/authn/login`).
-pub(super) fn legacy_token(state: &AppState, tenant: &str, who: &auth::LoginOutcome) -> String {
+/// FOLIO's legacy login answer: a 201 with `body` (given the token) and the token, which
+/// does not expire by time, in `x-okapi-token`.
+pub(super) fn legacy_login(
+    state: &AppState,
+    tenant: &str,
+    who: &auth::LoginOutcome,
+    body: impl FnOnce(&str) -> serde_json::Value,
+) -> Result<Response, ApiError> {
     let ttl = state.config.legacy_token_ttl.as_secs() as i64;
     let claims =
         auth::Claims::new(&who.username, who.user_id, tenant, auth::TokenType::Legacy, ttl)
             .in_epoch(who.token_epoch);
-    state.key.sign(&claims)
+    let token = state.key.sign(&claims);
+    let mut response = super::json::value(StatusCode::CREATED, &body(&token));
+    response
+        .headers_mut()
+        .insert("x-okapi-token", HeaderValue::from_str(&token).map_err(ApiError::internal)?);
+    Ok(response)
 }
 
 #[derive(Deserialize)]

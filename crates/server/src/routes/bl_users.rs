@@ -12,7 +12,7 @@ use std::sync::Arc;
 use axum::{
     Router,
     extract::{Path, State},
-    http::{HeaderValue, StatusCode},
+    http::StatusCode,
     response::Response,
     routing::{get, post},
 };
@@ -24,7 +24,7 @@ use crate::{
     extract::{Body, Caller, TenantCtx, blocking},
 };
 
-use super::authn::{TokenPair, check_login, legacy_token, parse_uuid};
+use super::authn::{TokenPair, check_login, legacy_login, parse_uuid};
 
 pub(super) fn router() -> Router<AppState> {
     Router::new()
@@ -84,13 +84,8 @@ async fn login(
     Body(body): Body,
 ) -> Result<Response, ApiError> {
     let (tenant, who) = check_login(tenant, &body).await?;
-    let token = legacy_token(&state, tenant.name(), &who);
-    let body = composite(tenant, Whom::Id(who.user_id)).await?;
-    let mut response = super::json::value(StatusCode::CREATED, &body);
-    response
-        .headers_mut()
-        .insert("x-okapi-token", HeaderValue::from_str(&token).map_err(ApiError::internal)?);
-    Ok(response)
+    let body = composite(tenant.clone(), Whom::Id(who.user_id)).await?;
+    legacy_login(&state, tenant.name(), &who, |_| body)
 }
 
 async fn login_with_expiry(
