@@ -223,7 +223,15 @@ pub fn check_in(
             };
             let amount = fines::overdue_fine(loan, loan_policy.as_deref(), &policy, returned);
             if amount > 0.0 && policy.forgive_overdue_fine != Some(true) {
-                fine = Some(fines::charge(writer, loan, &item, amount, returned, actor)?);
+                fine = Some(fines::charge(
+                    writer,
+                    loan,
+                    &item,
+                    fines::OVERDUE_FINE,
+                    amount,
+                    Some(returned),
+                    actor,
+                )?);
             }
         }
     }

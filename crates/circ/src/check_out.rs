@@ -360,6 +360,8 @@ pub fn check_out(
         due_date_changed_by_recall: None,
         overdue_fine_policy_id: Some(overdue.id),
         lost_item_policy_id: Some(lost.id),
+        declared_lost_date: None,
+        claimed_returned_date: None,
         metadata: None,
         other: Default::default(),
     };

@@ -49,13 +49,28 @@ pub fn overdue_fine(
     (fine * 100.0).round() / 100.0
 }
 
-/// Charges an overdue fine to the borrower as an open account.
+/// One of mod-feesfines' automatic fee/fine types: its name and fixed id.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FeeType {
+    pub(crate) name: &'static str,
+    pub(crate) id: &'static str,
+}
+
+pub(crate) const OVERDUE_FINE: FeeType = FeeType { name: "Overdue fine", id: OVERDUE_FINE_TYPE_ID };
+pub(crate) const LOST_ITEM_FEE: FeeType =
+    FeeType { name: "Lost item fee", id: "cf238f9f-7018-47b7-b815-bb2db798e19f" };
+pub(crate) const LOST_ITEM_PROCESSING_FEE: FeeType =
+    FeeType { name: "Lost item processing fee", id: "c7dede15-aa48-45ed-860b-f996540180e0" };
+
+/// Charges a fee of `fee_type` for `loan`'s item to the borrower as an open account;
+/// `returned` is when the item came back, for a fine on return.
 pub(crate) fn charge(
     writer: &mut Writer<'_>,
     loan: &Loan,
     item: &ItemContext,
+    fee_type: FeeType,
     amount: f64,
-    returned: DateTime<Utc>,
+    returned: Option<DateTime<Utc>>,
     actor: Actor,
 ) -> Result<Account> {
     let account = Account {
@@ -64,8 +79,8 @@ pub(crate) fn charge(
         remaining: amount,
         status: AccountStatus { name: "Open".to_string() },
         payment_status: Some(AccountStatus { name: "Outstanding".to_string() }),
-        fee_fine_type: Some("Overdue fine".to_string()),
-        fee_fine_id: Uuid::parse_str(OVERDUE_FINE_TYPE_ID).ok(),
+        fee_fine_type: Some(fee_type.name.to_string()),
+        fee_fine_id: Uuid::parse_str(fee_type.id).ok(),
         fee_fine_owner: None,
         owner_id: None,
         user_id: loan.user_id.unwrap_or_default(),
@@ -78,7 +93,7 @@ pub(crate) fn charge(
         call_number: item.call_number(),
         location: Some(item.location_name.clone()),
         due_date: loan.due_date,
-        returned_date: Some(Timestamp::from(returned)),
+        returned_date: returned.map(Timestamp::from),
         metadata: None,
         other: Default::default(),
     };

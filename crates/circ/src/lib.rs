@@ -33,6 +33,7 @@ mod due_date;
 mod fines;
 mod item_context;
 mod item_limit;
+mod loan_actions;
 mod opening_hours;
 mod overrides;
 mod queue;
@@ -55,6 +56,11 @@ pub use defaults::{
 };
 pub use fines::{OVERDUE_FINE_TYPE_ID, overdue_fine};
 pub use item_context::{ItemSummary, Name};
+pub use loan_actions::{
+    ChangeDueDateRequest, ClaimReturnedRequest, DeclareLostRequest, MissingRequest,
+    change_due_date, claim_item_returned, declare_claimed_returned_item_as_missing,
+    declare_item_lost,
+};
 pub use overrides::{BlockOverrides, NotLoanableOverride, Overridable, OverridableBlock};
 pub use records::{Record, create, decode, delete, get, get_json, list_json, replace};
 pub use renew::{RenewRequest, renew};

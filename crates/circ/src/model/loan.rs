@@ -70,6 +70,12 @@ pub struct Loan {
     pub overdue_fine_policy_id: Option<Uuid>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lost_item_policy_id: Option<Uuid>,
+    /// When the item was declared lost (`declare-item-lost`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub declared_lost_date: Option<Timestamp>,
+    /// When the patron says they returned the item (`claim-item-returned`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claimed_returned_date: Option<Timestamp>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Metadata>,
     #[serde(flatten)]

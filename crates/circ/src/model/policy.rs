@@ -359,8 +359,27 @@ pub struct LostItemFeePolicy {
     pub name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// What a lost item costs the patron.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub charge_amount_item: Option<ChargeAmount>,
+    /// The processing fee charged on top, ...
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lost_item_processing_fee: Option<f64>,
+    /// ... when a patron's item is declared lost.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub charge_amount_item_patron: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Metadata>,
     #[serde(flatten)]
     pub other: Other,
+}
+
+/// A lost item's charge: a set amount (`anotherCost`), or the item's actual cost, which
+/// staff work out later (`actualCost`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChargeAmount {
+    pub charge_type: String,
+    #[serde(default)]
+    pub amount: f64,
 }

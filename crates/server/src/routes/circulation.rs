@@ -118,6 +118,7 @@ pub(super) fn router() -> Router<AppState> {
         .route("/circulation/renew-by-barcode", post(renew))
         .route("/circulation/loans", get(list_loans))
         .route("/circulation/loans/{id}", get(get_loan).put(put_loan).delete(delete_loan))
+        .route("/circulation/loans/{id}/{action}", post(loan_action))
         .route("/circulation/requests", get(list_requests).post(create_request))
         .route("/circulation/requests/{id}", get(get_request).put(put_request))
         .route("/automated-patron-blocks/{user_id}", get(automated_blocks))
@@ -300,6 +301,49 @@ async fn delete_loan(caller: Caller, Path(id): Path<String>) -> Result<Response,
     let id = super::authn::parse_uuid(&id)?;
     let tenant = caller.tenant.clone();
     blocking(move || Ok(tenant.write(|w| circ::delete::<circ::model::Loan>(w, id))?)).await?;
+    Ok(super::no_content())
+}
+
+/// `POST /circulation/loans/{id}/{action}`: change-due-date, declare-item-lost,
+/// claim-item-returned, declare-claimed-returned-item-as-missing (204 when done).
+async fn loan_action(
+    caller: Caller,
+    Path((id, action)): Path<(String, String)>,
+    Body(body): Body,
+) -> Result<Response, ApiError> {
+    let known = [
+        "change-due-date",
+        "declare-item-lost",
+        "claim-item-returned",
+        "declare-claimed-returned-item-as-missing",
+    ];
+    if !known.contains(&action.as_str()) {
+        return Err(ApiError::not_found(format!("No such loan action: {action}")));
+    }
+    caller.require(&format!("circulation.loans.{action}.post"))?;
+    let id = super::authn::parse_uuid(&id)?;
+    let tenant = caller.tenant.clone();
+    let actor = actor(&caller);
+    blocking(move || {
+        let now = Utc::now();
+        Ok(tenant.write(|w| match action.as_str() {
+            "change-due-date" => circ::change_due_date(w, id, folio::decode(&body)?, actor),
+            "declare-item-lost" => {
+                circ::declare_item_lost(w, id, folio::decode(&body)?, actor, now)
+            }
+            "claim-item-returned" => {
+                circ::claim_item_returned(w, id, folio::decode(&body)?, actor, now)
+            }
+            _ => circ::declare_claimed_returned_item_as_missing(
+                w,
+                id,
+                folio::decode(&body)?,
+                actor,
+                now,
+            ),
+        })?)
+    })
+    .await?;
     Ok(super::no_content())
 }
 

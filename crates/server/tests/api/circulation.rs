@@ -772,3 +772,112 @@ async fn closed_library_due_dates_follow_the_calendar_in_the_tenant_zone() {
     let due = chrono::DateTime::parse_from_rfc3339(r.body["dueDate"].as_str().unwrap()).unwrap();
     assert_eq!(due.to_utc().to_rfc3339(), "2026-03-10T03:59:59+00:00");
 }
+
+#[tokio::test]
+async fn loan_actions_change_due_dates_claims_losses_and_missing_items() {
+    let app = TestApp::new();
+    let desk = Desk::new(&app).await;
+    // The default lost item policy charges a set cost and a processing fee.
+    let policy_path = format!("/lost-item-fees-policies/{}", circ::DEFAULT_LOST_ITEM_FEE_POLICY_ID);
+    let mut policy = desk.c.get(&policy_path).await.body;
+    policy["chargeAmountItem"] = json!({"chargeType": "anotherCost", "amount": 25.0});
+    policy["lostItemProcessingFee"] = json!(5.0);
+    policy["chargeAmountItemPatron"] = json!(true);
+    assert_eq!(desk.c.put(&policy_path, &policy).await.status, StatusCode::NO_CONTENT);
+    let claimed = desk.item("LA-1").await;
+    let lost = desk.item("LA-2").await;
+    let patron = desk.patron("LA-P", json!({})).await;
+    let loan_of = |r: Response| r.body["id"].as_str().unwrap().to_string();
+    let claimed_loan = loan_of(desk.check_out("LA-1", "LA-P", json!({})).await);
+    let lost_loan = loan_of(desk.check_out("LA-2", "LA-P", json!({})).await);
+    let act = |loan: &str, action: &str, body: Value| {
+        let path = format!("/circulation/loans/{loan}/{action}");
+        let c = &desk.c;
+        async move { c.post(&path, &body).await }
+    };
+    let refusal = |r: &Response| {
+        assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
+        r.error()
+    };
+
+    // A new due date, given or refused.
+    let r = act(&claimed_loan, "change-due-date", json!({})).await;
+    assert_eq!(refusal(&r).0, "A new due date is required in order to change the due date");
+    let r = act(&claimed_loan, "change-due-date", json!({"dueDate": "2030-01-31T23:59:59Z"})).await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
+    let loan = desk.c.get(&format!("/circulation/loans/{claimed_loan}")).await.body;
+    assert_eq!(loan["dueDate"], "2030-01-31T23:59:59.000+00:00");
+
+    // The patron says they returned it: the item is claimed returned, and counted.
+    let r = act(&claimed_loan, "claim-item-returned", json!({"comment": "in the drop box"})).await;
+    assert_eq!(refusal(&r).0, "Item claimed returned date is a required field");
+    let claim = json!({"itemClaimedReturnedDateTime": "2026-03-05T10:00:00Z",
+        "comment": "in the drop box"});
+    let r = act(&claimed_loan, "claim-item-returned", claim).await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
+    assert_eq!(desk.item_status(&claimed).await, "Claimed returned");
+    let count_query = format!(
+        "userId=={} and status.name<>Closed and action==claimedReturned",
+        patron["id"].as_str().unwrap()
+    );
+    let count_path = format!("/circulation/loans?limit=0&query={}", urlencode(&count_query));
+    assert_eq!(desk.c.get(&count_path).await.body["totalRecords"], 1);
+    let r = act(&claimed_loan, "change-due-date", json!({"dueDate": "2030-02-28T23:59:59Z"})).await;
+    let (message, parameters) = refusal(&r);
+    assert_eq!(message, "item is Claimed returned");
+    assert_eq!(parameters, vec![("itemId".to_string(), claimed["id"].as_str().unwrap().into())]);
+
+    // Not found after all: the loan closes and the item is missing.
+    let r = act(&claimed_loan, "declare-claimed-returned-item-as-missing", json!({})).await;
+    assert_eq!(refusal(&r).0, "Comment is a required field");
+    let r = act(
+        &claimed_loan,
+        "declare-claimed-returned-item-as-missing",
+        json!({"comment": "searched twice"}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
+    assert_eq!(desk.item_status(&claimed).await, "Missing");
+    let loan = desk.c.get(&format!("/loan-storage/loans/{claimed_loan}")).await.body;
+    assert_eq!(
+        (&loan["status"]["name"], &loan["action"]),
+        (&json!("Closed"), &json!("markedMissing"))
+    );
+    let r = act(
+        &claimed_loan,
+        "claim-item-returned",
+        json!({"itemClaimedReturnedDateTime":
+        "2026-03-06T10:00:00Z"}),
+    )
+    .await;
+    assert_eq!(refusal(&r).0, "Loan is closed");
+
+    // Declared lost: the policy's fees are charged, once.
+    let r = act(&lost_loan, "declare-item-lost", json!({"comment": "patron lost it"})).await;
+    assert_eq!(refusal(&r).0, "A service point is required for item to be declared lost");
+    let declare = json!({"comment": "patron lost it", "servicePointId": DESK_1,
+        "declaredLostDateTime": "2026-03-07T10:00:00Z"});
+    let r = act(&lost_loan, "declare-item-lost", declare.clone()).await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
+    assert_eq!(desk.item_status(&lost).await, "Declared lost");
+    let loan = desk.c.get(&format!("/circulation/loans/{lost_loan}")).await.body;
+    assert_eq!(loan["action"], "declaredLost");
+    assert_eq!(loan["declaredLostDate"], "2026-03-07T10:00:00.000+00:00");
+    assert_eq!(loan["feesAndFines"]["amountRemainingToPay"], 30.0);
+    let accounts = desk.c.get(&format!("/accounts?query=loanId=={lost_loan}")).await.body;
+    let mut fees: Vec<(String, f64)> = accounts["accounts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| (a["feeFineType"].as_str().unwrap().to_string(), a["amount"].as_f64().unwrap()))
+        .collect();
+    fees.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(
+        fees,
+        vec![("Lost item fee".to_string(), 25.0), ("Lost item processing fee".to_string(), 5.0)]
+    );
+    let r = act(&lost_loan, "declare-item-lost", declare).await;
+    assert_eq!(refusal(&r).0, "The item is already declared lost");
+    let r = act(&lost_loan, "renounce", json!({})).await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND, "{}", r.text);
+}
