@@ -43,6 +43,9 @@ pub trait Record: Serialize + DeserializeOwned {
         None
     }
     fn set_version(&mut self, _version: i64) {}
+    /// Forgets the `_version` a body sent: FOLIO's `-unsafe` batch writes skip
+    /// optimistic locking.
+    fn clear_version(&mut self) {}
 }
 
 /// The accessors of [`Record`] for a type with FOLIO's usual fields, `id: Option<Uuid>`
@@ -58,6 +61,9 @@ macro_rules! id_and_metadata {
         }
         fn set_version(&mut self, version: i64) {
             self.version = Some(version);
+        }
+        fn clear_version(&mut self) {
+            self.version = None;
         }
     };
     () => {

@@ -149,12 +149,66 @@ pub(super) fn router<R>(spec: &'static Spec) -> Router<AppState>
 where
     R: inventory::Record + Send + 'static,
 {
-    single_records::<Inventory<R>>(spec).route(
-        spec.batch_path,
-        post(move |caller: Caller, params: ListParams, body: Body| {
-            batch::<R>(spec, caller, params, body)
-        }),
-    )
+    single_records::<Inventory<R>>(spec)
+        .route(
+            spec.batch_path,
+            post(move |caller: Caller, params: ListParams, body: Body| {
+                batch::<R>(spec, caller, params, body, Locking::Optimistic)
+            }),
+        )
+        // FOLIO's migration variant: `_version` ignored, no optimistic locking.
+        .route(
+            &format!("{}-unsafe", spec.batch_path),
+            post(move |caller: Caller, params: ListParams, body: Body| {
+                batch::<R>(spec, caller, params, body, Locking::Skipped)
+            }),
+        )
+        .route(
+            &format!("{}/retrieve", spec.path),
+            post(move |caller: Caller, body: Body| retrieve::<Inventory<R>>(spec, caller, body)),
+        )
+}
+
+/// Whether a batch write checks each record's `_version`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Locking {
+    Optimistic,
+    Skipped,
+}
+
+/// FOLIO's `POST .../retrieve`: a list request with its CQL in the body, for queries too
+/// long for a URL.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Retrieve {
+    #[serde(default)]
+    query: Option<String>,
+    #[serde(default)]
+    limit: Option<i64>,
+    #[serde(default)]
+    offset: Option<i64>,
+}
+
+async fn retrieve<S: Storage>(
+    spec: &'static Spec,
+    caller: Caller,
+    Body(body): Body,
+) -> Result<Response, ApiError> {
+    caller.require(&perm(spec, "collection.get"))?;
+    let request: Retrieve = folio::decode(&body)?;
+    let count = |name: &str, value: Option<i64>, default: u64| match value {
+        Some(n) => crate::extract::parse_count(name, &n.to_string()),
+        None => Ok(default),
+    };
+    let page = store::Page {
+        offset: count("offset", request.offset, 0)?,
+        limit: count("limit", request.limit, 10)?,
+    };
+    let query = request.query.filter(|q| !q.trim().is_empty());
+    let tenant = caller.tenant.clone();
+    let (bodies, total) =
+        blocking(move || tenant.read(|r| S::list(r, query.as_deref(), page))).await?;
+    Ok(super::json::collection(spec.collection_key, &bodies, total))
 }
 
 /// The endpoints without the batch upsert (record types FOLIO has no batch API for;
@@ -251,6 +305,7 @@ async fn batch<R: inventory::Record + Send + 'static>(
     caller: Caller,
     params: ListParams,
     Body(body): Body,
+    locking: Locking,
 ) -> Result<Response, ApiError> {
     caller.require(&perm(spec, "batch.post"))?;
     let upsert = params.flag("upsert");
@@ -259,7 +314,10 @@ async fn batch<R: inventory::Record + Send + 'static>(
     let key = spec.collection_key;
     blocking(move || {
         // Decoded before the write lock is taken, so a bad body never holds up writers.
-        let records = inventory::decode_batch::<R>(&body, key)?;
+        let mut records = inventory::decode_batch::<R>(&body, key)?;
+        if locking == Locking::Skipped {
+            records.iter_mut().for_each(folio::Record::clear_version);
+        }
         Ok(tenant.write(|w| inventory::save_batch::<R>(w, records, upsert, actor))?)
     })
     .await?;

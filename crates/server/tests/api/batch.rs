@@ -104,3 +104,49 @@ async fn every_write_is_in_the_change_log() {
     );
     assert_eq!(tenant.last_seq().unwrap(), last);
 }
+
+#[tokio::test]
+async fn unsafe_batches_skip_optimistic_locking_and_retrieve_takes_cql_in_the_body() {
+    let app = TestApp::new();
+    let c = Client::admin(&app, "diku").await;
+    let holdings = c.create_holdings().await;
+    let mut items = Vec::new();
+    for n in 0..3 {
+        let item = c.item_json(&holdings["id"], &format!("UN-{n}")).await;
+        items.push(c.post("/item-storage/items", &item).await.body);
+    }
+    // A stale `_version`: the safe batch refuses it, the unsafe one writes over it.
+    let path = format!("/item-storage/items/{}", items[0]["id"].as_str().unwrap());
+    let mut edited = c.get(&path).await.body;
+    edited["copyNumber"] = json!("c.1");
+    assert_eq!(c.put(&path, &edited).await.status, StatusCode::NO_CONTENT);
+    let mut stale = items.clone();
+    stale[0]["copyNumber"] = json!("c.2");
+    let body = json!({ "items": stale });
+    let r = c.post("/item-storage/batch/synchronous?upsert=true", &body).await;
+    assert_eq!(r.status, StatusCode::CONFLICT, "{}", r.text);
+    let r = c.post("/item-storage/batch/synchronous-unsafe?upsert=true", &body).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    let item = c.get(&path).await.body;
+    assert_eq!((&item["copyNumber"], &item["_version"]), (&json!("c.2"), &json!(3)));
+
+    // `retrieve`: the list, with its query and paging in the body.
+    let ids: Vec<&str> = items.iter().map(|i| i["id"].as_str().unwrap()).collect();
+    let query = format!("id==({}) sortBy barcode", ids.join(" or "));
+    let r = c.post("/item-storage/items/retrieve", &json!({"query": query, "limit": 2})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(r.body["totalRecords"], 3);
+    let barcodes: Vec<&str> = r.body["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["barcode"].as_str().unwrap())
+        .collect();
+    assert_eq!(barcodes, ["UN-0", "UN-1"]);
+    let r = c.post("/holdings-storage/holdings/retrieve", &json!({})).await;
+    assert_eq!(r.body["totalRecords"], 1, "{}", r.text);
+    let r = c.post("/item-storage/items/retrieve", &json!({"limit": -1})).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.text);
+    let r = c.post("/item-storage/items/retrieve", &json!({"query": "id==", "limt": 2})).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
+}
