@@ -630,9 +630,9 @@ fn generate_with_cache(
         let Batch { mut bibs, mut instances, holdings, items, circulating, report: part } = batch;
         let stored = tenant.write(|w| {
             // FOLIO keeps a MARC instance's HRID in the 001 of its source record.
-            for bib in &mut bibs {
-                let hrid = inventory::next_hrid::<inventory::Instance>(w)?
-                    .context("instances have HRIDs")?;
+            let hrids = inventory::next_hrids::<inventory::Instance>(w, bibs.len())?;
+            anyhow::ensure!(hrids.len() == bibs.len(), "instances have HRIDs");
+            for (bib, hrid) in bibs.iter_mut().zip(hrids) {
                 if let Some(field) = bib.record.field_mut("001") {
                     field.set_value(hrid.clone())?;
                 }

@@ -42,6 +42,7 @@
 //! - The model and decoding do no I/O; the verbs work inside a `store` transaction
 //!   they are handed, so a caller composes them atomically.
 
+mod hrid;
 pub mod model;
 
 mod circulation;
@@ -58,10 +59,11 @@ pub use circulation::{
     InstanceSummary, get_holdings, get_instance, get_item, get_location, get_service_point,
     instance_of_holdings, instance_summary, item_by_barcode, reference_name, update_item,
 };
+pub use hrid::{HridKind, HridSetting, HridSettings, hrid_settings, replace_hrid_settings};
 pub use model::{Authority, HoldingsRecord, Instance, Item, ItemStatusName};
 pub use records::{
-    Checked, Record, create, decode_batch, delete, get_json, list_json, next_hrid, replace,
-    save_batch,
+    Checked, Record, create, decode_batch, delete, get_json, list_json, next_hrid, next_hrids,
+    replace, save_batch,
 };
 pub use refdata::{
     create_reference, delete_reference, get_reference_json, list_reference_json,

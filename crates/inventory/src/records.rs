@@ -12,6 +12,8 @@ use uuid::Uuid;
 use folio::record::Mode;
 use folio::{Actor, Metadata, Stored, Timestamp};
 
+use crate::hrid::{HridKind, HridSettings};
+
 use crate::{
     Authority, HoldingsRecord, Instance, Item,
     storage::{AUTHORITIES, Error, HOLDINGS, INSTANCES, ITEMS, Result},
@@ -22,9 +24,9 @@ use crate::{
 /// [`folio::Record`]; this adds what inventory storage does beyond them. Sealed: the set
 /// is fixed by this crate.
 pub trait Record: folio::Record + Clone + sealed::Sealed {
-    /// FOLIO's default HRID prefix (`in`, `ho`, `it`); `None` for records without
-    /// HRIDs (authorities).
-    const HRID_PREFIX: Option<&'static str>;
+    /// Which HRID setting numbers the type; `None` for records without HRIDs
+    /// (authorities).
+    const HRID: Option<HridKind>;
 
     fn hrid(&self) -> Option<&str>;
     fn set_hrid(&mut self, hrid: String);
@@ -46,6 +48,8 @@ pub struct Checked {
     // together, and each needs its parent to derive its effective fields. Only item
     // batches fill it, and they change no holdings record.
     holdings: Option<HoldingsRecord>,
+    // The tenant's HRID settings, read once per transaction's batch.
+    hrid_settings: Option<HridSettings>,
 }
 
 /// Stores one record through FOLIO's shared write, adding an HRID (kept from the stored
@@ -62,7 +66,12 @@ pub(crate) fn save<R: Record>(
             if record.hrid().is_none() {
                 // An update without an HRID keeps the one assigned at creation.
                 let kept = previous.and_then(|p| p.hrid()).map(str::to_string);
-                if let Some(hrid) = kept.map_or_else(|| next_hrid::<R>(writer), |h| Ok(Some(h)))? {
+                let hrid = match (kept, R::HRID) {
+                    (Some(kept), _) => Some(kept),
+                    (None, Some(kind)) => Some(next_in_batch(writer, checked, kind)?),
+                    (None, None) => None,
+                };
+                if let Some(hrid) = hrid {
                     record.set_hrid(hrid);
                 }
             }
@@ -73,6 +82,17 @@ pub(crate) fn save<R: Record>(
         record.after_update(written.id, writer, actor)?;
     }
     Ok(record)
+}
+
+/// The next HRID of `kind`, with the settings read once for a whole batch.
+fn next_in_batch(writer: &mut Writer<'_>, checked: &mut Checked, kind: HridKind) -> Result<String> {
+    let settings = match checked.hrid_settings.take() {
+        Some(settings) => settings,
+        None => crate::hrid::hrid_settings(writer)?,
+    };
+    let hrid = crate::hrid::next(writer, &settings, kind);
+    checked.hrid_settings = Some(settings);
+    hrid
 }
 
 /// Names the field behind a unique-index violation, as FOLIO's 422 does.
@@ -189,7 +209,7 @@ impl folio::Record for Instance {
 }
 
 impl Record for Instance {
-    const HRID_PREFIX: Option<&'static str> = Some("in");
+    const HRID: Option<HridKind> = Some(HridKind::Instances);
 
     hrid_accessors!();
     fn prepare(&mut self, reader: &Reader<'_>, checked: &mut Checked) -> Result<()> {
@@ -230,7 +250,7 @@ impl folio::Record for HoldingsRecord {
 }
 
 impl Record for HoldingsRecord {
-    const HRID_PREFIX: Option<&'static str> = Some("ho");
+    const HRID: Option<HridKind> = Some(HridKind::Holdings);
 
     hrid_accessors!();
     fn prepare(&mut self, reader: &Reader<'_>, checked: &mut Checked) -> Result<()> {
@@ -325,7 +345,7 @@ impl folio::Record for Item {
 }
 
 impl Record for Item {
-    const HRID_PREFIX: Option<&'static str> = Some("it");
+    const HRID: Option<HridKind> = Some(HridKind::Items);
 
     hrid_accessors!();
     fn prepare(&mut self, reader: &Reader<'_>, checked: &mut Checked) -> Result<()> {
@@ -420,7 +440,7 @@ impl folio::Record for Authority {
 }
 
 impl Record for Authority {
-    const HRID_PREFIX: Option<&'static str> = None;
+    const HRID: Option<HridKind> = None;
 
     fn hrid(&self) -> Option<&str> {
         None
@@ -497,9 +517,15 @@ fn in_batch(e: Error, idx: usize) -> Error {
 /// types without HRIDs). For callers that must know it before saving: a MARC record's
 /// 001 holds its instance's HRID.
 pub fn next_hrid<R: Record>(writer: &mut Writer<'_>) -> Result<Option<String>> {
-    let Some(prefix) = R::HRID_PREFIX else { return Ok(None) };
-    let n = writer.next_sequence(&format!("hrid_{}", R::TABLE.record_type), 1)?;
-    Ok(Some(format!("{prefix}{n:011}")))
+    Ok(next_hrids::<R>(writer, 1)?.pop())
+}
+
+/// The next `n` HRIDs of a record type (none for types without HRIDs), the settings read
+/// once: for a batch whose MARC records carry their instances' HRIDs.
+pub fn next_hrids<R: Record>(writer: &mut Writer<'_>, n: usize) -> Result<Vec<String>> {
+    let Some(kind) = R::HRID else { return Ok(Vec::new()) };
+    let settings = crate::hrid::hrid_settings(writer)?;
+    (0..n).map(|_| crate::hrid::next(writer, &settings, kind)).collect()
 }
 
 /// Deletes a record. Instances with holdings and holdings with items cannot be deleted.

@@ -58,6 +58,11 @@ pub const MIGRATIONS: store::Component = store::Component {
             description: "authorities",
             sql: include_str!("../migrations/0002_authorities.sql"),
         },
+        Migration {
+            version: 3,
+            description: "HRID settings",
+            sql: include_str!("../migrations/0003_hrid_settings.sql"),
+        },
     ],
 };
 

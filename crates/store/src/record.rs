@@ -548,6 +548,16 @@ impl<'a> Writer<'a> {
         Ok(value)
     }
 
+    /// Restarts a named counter: its next value is `next`.
+    pub fn restart_sequence(&mut self, name: &str, next: i64) -> Result<()> {
+        let stored = match self.sequences.get(name) {
+            Some((_, stored)) => *stored,
+            None => self.sequence_value(name)?,
+        };
+        self.sequences.insert(name.to_string(), (next - 1, stored));
+        Ok(())
+    }
+
     /// The current value of a named counter, if it was ever used.
     pub fn sequence_value(&self, name: &str) -> Result<Option<i64>> {
         if let Some((value, _)) = self.sequences.get(name) {

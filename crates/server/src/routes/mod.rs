@@ -22,6 +22,7 @@ mod calendar;
 mod circulation;
 mod groups;
 mod holdings;
+mod hrid;
 mod instances;
 mod inventory_views;
 mod items;
@@ -47,6 +48,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .merge(proxies::router())
         .merge(instances::router())
         .merge(holdings::router())
+        .merge(hrid::router())
         .merge(items::router())
         .merge(inventory_views::router())
         .merge(reference::router())

@@ -146,3 +146,35 @@ async fn business_view_adds_relationship_arrays() {
     let r = c.get("/inventory/instances?query=cql.allRecords%3D1").await;
     assert_eq!(r.body["totalRecords"], 1);
 }
+
+#[tokio::test]
+async fn hrid_settings_number_new_records() {
+    let app = TestApp::new();
+    let c = Client::admin(&app, "diku").await;
+    let path = "/hrid-settings-storage/hrid-settings";
+    let defaults = c.get(path).await;
+    assert_eq!(defaults.status, StatusCode::OK, "{}", defaults.text);
+    assert_eq!(defaults.body["instances"], json!({"prefix": "in", "startNumber": 1}));
+    assert_eq!(defaults.body["commonRetainLeadingZeroes"], true);
+    assert_eq!(c.create_instance("First").await["hrid"], "in00000000001");
+
+    // A new prefix and start number, without leading zeroes.
+    let mut settings = defaults.body.clone();
+    settings["instances"] = json!({"prefix": "lib", "startNumber": 500});
+    settings["commonRetainLeadingZeroes"] = json!(false);
+    assert_eq!(c.put(path, &settings).await.status, StatusCode::NO_CONTENT);
+    assert_eq!(c.create_instance("Second").await["hrid"], "lib500");
+    // The same start number again does not restart the counter; a GET PUT back neither.
+    assert_eq!(c.put(path, &settings).await.status, StatusCode::NO_CONTENT);
+    let stored = c.get(path).await.body;
+    assert_eq!(c.put(path, &stored).await.status, StatusCode::NO_CONTENT);
+    assert_eq!(c.create_instance("Third").await["hrid"], "lib501");
+    assert_eq!(c.create_holdings().await["hrid"], "ho1", "each type keeps its own counter");
+
+    settings["items"] = json!({"prefix": "it", "startNumber": 0});
+    let r = c.put(path, &settings).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
+    assert_eq!(r.error().1[0].0, "items.startNumber");
+    let r = c.put(path, &json!({"instances": {"prefix": "x"}})).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
+}
