@@ -21,6 +21,7 @@
 //! assert_eq!(key.verify(&token).unwrap().tenant, "diku");
 //! ```
 
+mod directory;
 mod error;
 mod groups;
 mod json;
@@ -34,6 +35,7 @@ mod token;
 mod users;
 
 pub use crate::{
+    directory::{AddressType, Department, Fulfillment, RequestPreference, ServicePointsUser},
     error::{Error, Result, UniqueUserField, Write},
     groups::{
         PatronGroup, create_group, decode_group, delete_group, get_group, list_groups, seed_groups,

@@ -93,6 +93,29 @@ pub const MIGRATIONS: store::Component = store::Component {
             CREATE INDEX auth_revoked_tokens_expires ON auth_revoked_tokens (expires);
         ",
         },
+        Migration {
+            version: 4,
+            description: "address types, departments, service points users, request preferences",
+            sql: "
+            CREATE TABLE address_types (
+                id TEXT PRIMARY KEY, version INTEGER NOT NULL, body TEXT NOT NULL,
+                address_type TEXT NOT NULL COLLATE NOCASE UNIQUE
+            );
+            CREATE TABLE departments (
+                id TEXT PRIMARY KEY, version INTEGER NOT NULL, body TEXT NOT NULL,
+                name TEXT NOT NULL COLLATE NOCASE UNIQUE,
+                code TEXT NOT NULL COLLATE NOCASE UNIQUE
+            );
+            CREATE TABLE service_points_users (
+                id TEXT PRIMARY KEY, version INTEGER NOT NULL, body TEXT NOT NULL,
+                user_id TEXT NOT NULL UNIQUE
+            );
+            CREATE TABLE request_preferences (
+                id TEXT PRIMARY KEY, version INTEGER NOT NULL, body TEXT NOT NULL,
+                user_id TEXT NOT NULL UNIQUE
+            );
+        ",
+        },
     ],
 };
 

@@ -399,6 +399,35 @@ impl From<settings::Error> for ApiError {
     }
 }
 
+/// The shared record verbs' failures, for record types with no words of their own:
+/// a taken unique value is FOLIO's `value.duplicate` naming the column.
+impl From<folio::record::Error> for ApiError {
+    fn from(e: folio::record::Error) -> ApiError {
+        let message = e.to_string();
+        match e {
+            folio::record::Error::NotFound { .. } => ApiError::not_found(message),
+            folio::record::Error::IdMismatch { body, .. } => {
+                ApiError::id_mismatch(&body.to_string(), message)
+            }
+            folio::record::Error::VersionConflict { .. } => ApiError::new(
+                StatusCode::CONFLICT,
+                "OptimisticLockingException",
+                "optimistic_locking",
+                message,
+            ),
+            folio::record::Error::Store(store::Error::DuplicateId { id, table }) => {
+                ApiError::duplicate(
+                    "id",
+                    &id,
+                    format!("id value already exists in table {table}: {id}"),
+                )
+            }
+            folio::record::Error::Store(e) => ApiError::from(e),
+            e @ folio::record::Error::Corrupt { .. } => ApiError::internal(e),
+        }
+    }
+}
+
 impl From<folio::DecodeError> for ApiError {
     fn from(e: folio::DecodeError) -> ApiError {
         match e {

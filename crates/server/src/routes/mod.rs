@@ -20,6 +20,7 @@ mod authorities;
 mod bl_users;
 mod calendar;
 mod circulation;
+mod directory;
 mod groups;
 mod holdings;
 mod hrid;
@@ -44,6 +45,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .merge(authn::router())
         .merge(bl_users::router())
         .merge(users::router())
+        .merge(directory::router())
         .merge(groups::router())
         .merge(proxies::router())
         .merge(instances::router())

@@ -144,6 +144,77 @@ impl<R: circ::Record + Send + 'static> Storage for Circ<R> {
     }
 }
 
+/// A record type that is a bare declaration over `folio`'s verbs (address types,
+/// departments, ...): its storage rules are the shared ones, and a taken unique value is
+/// named with the value the body gave.
+pub(super) struct Plain<R>(PhantomData<fn() -> R>);
+
+impl<R: folio::Record + Send + 'static> Storage for Plain<R> {
+    type New = R;
+    fn prepare(body: axum::body::Bytes) -> Result<R, ApiError> {
+        Ok(folio::record::decode(&body)?)
+    }
+    fn list(
+        reader: &store::Reader<'_>,
+        cql: Option<&str>,
+        page: store::Page,
+    ) -> Result<(Vec<String>, u64), ApiError> {
+        Ok(folio::record::list_json::<R>(reader, cql, page)?)
+    }
+    fn get_json(reader: &store::Reader<'_>, id: Uuid) -> Result<String, ApiError> {
+        Ok(folio::record::get_json::<R>(reader, id)?)
+    }
+    fn create(
+        writer: &mut store::Writer<'_>,
+        record: R,
+        actor: folio::Actor,
+    ) -> Result<(String, String), ApiError> {
+        let columns = record.columns();
+        let record =
+            folio::record::create(writer, record, actor).map_err(|e| taken::<R>(e, &columns))?;
+        let id = record.id().map(|id| id.to_string()).unwrap_or_default();
+        Ok((id, serde_json::to_string(&record).map_err(ApiError::internal)?))
+    }
+    fn replace(
+        writer: &mut store::Writer<'_>,
+        id: Uuid,
+        record: R,
+        actor: folio::Actor,
+    ) -> Result<(), ApiError> {
+        let columns = record.columns();
+        folio::record::replace(writer, id, record, actor).map_err(|e| taken::<R>(e, &columns))?;
+        Ok(())
+    }
+    fn delete(writer: &mut store::Writer<'_>, id: Uuid) -> Result<(), ApiError> {
+        Ok(folio::record::delete::<R>(writer, id)?)
+    }
+}
+
+/// A unique column's violation named with the value the record has there.
+fn taken<R: folio::Record>(e: folio::record::Error, columns: &[store::ColumnValue]) -> ApiError {
+    if let folio::record::Error::Store(store::Error::Unique { column, table }) = &e {
+        let value = R::TABLE
+            .columns
+            .iter()
+            .position(|c| c == column)
+            .and_then(|idx| columns.get(idx))
+            .map(|value| match value {
+                store::ColumnValue::Text(text) => text.clone(),
+                store::ColumnValue::Int(n) => n.to_string(),
+                _ => String::new(),
+            })
+            .unwrap_or_default();
+        let field =
+            R::QUERY.iter().find(|f| f.column == column).map_or(column.as_str(), |f| f.index);
+        return ApiError::duplicate(
+            field,
+            &value,
+            format!("{field} value already exists in table {table}: {value}"),
+        );
+    }
+    e.into()
+}
+
 /// An inventory type's endpoints with its batch upsert.
 pub(super) fn router<R>(spec: &'static Spec) -> Router<AppState>
 where

@@ -110,6 +110,14 @@ async fn every_record_type_survives_get_put_get() {
         "assignments": [DESK_1], "normalHours": [{"startDay": "MONDAY", "startTime": "09:00",
         "endDay": "MONDAY", "endTime": "17:00"}], "exceptions": []});
     created_id(&c.post("/calendar/calendars", &calendar).await);
+    created_id(&c.post("/addresstypes", &json!({"addressType": "Home"})).await);
+    created_id(&c.post("/departments", &json!({"name": "History", "code": "HIST"})).await);
+    let spu =
+        json!({"userId": borrower, "servicePointsIds": [DESK_1], "defaultServicePointId": DESK_1});
+    created_id(&c.post("/service-points-users", &spu).await);
+    let preference = json!({"userId": borrower, "holdShelf": true, "delivery": false,
+        "fulfillment": "Hold Shelf"});
+    created_id(&c.post("/request-preference-storage/request-preference", &preference).await);
     let snapshot = crate::srs::new_snapshot(&c).await;
     let bib = &crate::srs::load_bibs(1)[0];
     let srs_id = created_id(
@@ -150,6 +158,10 @@ async fn every_record_type_survives_get_put_get() {
         ("/staff-slips-storage/staff-slips", "staffSlips"),
         ("/configurations/entries", "configs"),
         ("/calendar/calendars", "calendars"),
+        ("/addresstypes", "addressTypes"),
+        ("/departments", "departments"),
+        ("/service-points-users", "servicePointsUsers"),
+        ("/request-preference-storage/request-preference", "requestPreferences"),
     ] {
         paths.push(first(&c, list, key).await);
     }

@@ -390,3 +390,74 @@ async fn each_route_requires_its_folio_permission() {
         assert_eq!(r.error().0, format!("Access requires permission: {permission}"));
     }
 }
+
+#[tokio::test]
+async fn directory_records_are_stored_queried_and_kept_unique() {
+    let app = TestApp::new();
+    let c = Client::admin(&app, "diku").await;
+    let user = c.post("/users", &json!({"username": "dir", "active": true})).await.body;
+    let user_id = user["id"].as_str().unwrap();
+    let desk = "3a40852d-49fd-4df2-a1f9-6e2641a6e91f";
+    // (path, collection key, a record, the query that finds it, a second record that
+    // takes the first one's unique value, and that value's field)
+    let cases = [
+        (
+            "/addresstypes",
+            "addressTypes",
+            json!({"addressType": "Home", "desc": "Home address"}),
+            "addressType==home",
+            json!({"addressType": "HOME"}),
+            "addressType",
+        ),
+        (
+            "/departments",
+            "departments",
+            json!({"name": "History", "code": "HIST", "usageNumber": 3}),
+            "code==HIST",
+            json!({"name": "Art history", "code": "hist"}),
+            "code",
+        ),
+        (
+            "/service-points-users",
+            "servicePointsUsers",
+            json!({"userId": user_id, "servicePointsIds": [desk], "defaultServicePointId": desk}),
+            &format!("userId=={user_id}"),
+            json!({"userId": user_id, "servicePointsIds": []}),
+            "userId",
+        ),
+        (
+            "/request-preference-storage/request-preference",
+            "requestPreferences",
+            json!({"userId": user_id, "holdShelf": true, "delivery": false,
+                "fulfillment": "Hold Shelf", "defaultServicePointId": desk}),
+            &format!("userId=={user_id}"),
+            json!({"userId": user_id, "holdShelf": false, "delivery": true}),
+            "userId",
+        ),
+    ];
+    for (path, key, record, query, clash, field) in cases {
+        let r = c.post(path, &record).await;
+        assert_eq!(r.status, StatusCode::CREATED, "{path}: {}", r.text);
+        assert!(r.body.get("usageNumber").is_none(), "read-only usageNumber is dropped");
+        let id = r.body["id"].as_str().unwrap().to_string();
+        let item_path = format!("{path}/{id}");
+        let found = c.get(&format!("{path}?query={}", urlencode(query))).await;
+        assert_eq!(found.body["totalRecords"], 1, "{path}?query={query}: {}", found.text);
+        assert_eq!(found.body[key][0]["id"], id.as_str());
+        let r = c.post(path, &clash).await;
+        assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{path}: {}", r.text);
+        assert_eq!(r.body["errors"][0]["code"], "value.duplicate", "{}", r.text);
+        assert_eq!(r.error().1[0].0, field, "{}", r.text);
+        let mut changed = c.get(&item_path).await.body;
+        assert_eq!(c.put(&item_path, &changed).await.status, StatusCode::NO_CONTENT);
+        changed["id"] = json!("00000000-0000-4000-8000-000000000009");
+        let r = c.put(&item_path, &changed).await;
+        assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{path}: {}", r.text);
+        assert_eq!(c.delete(&item_path).await.status, StatusCode::NO_CONTENT);
+        assert_eq!(c.get(&item_path).await.status, StatusCode::NOT_FOUND);
+    }
+    let r = c.post("/request-preference-storage/request-preference",
+        &json!({"userId": user_id, "holdShelf": true, "delivery": false, "fulfillment": "Mail"})).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
+    assert_eq!(r.error().1[0].0, "fulfillment", "{}", r.text);
+}
