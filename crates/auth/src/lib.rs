@@ -24,6 +24,7 @@
 mod directory;
 mod error;
 mod groups;
+mod import;
 mod json;
 mod login;
 mod password;
@@ -41,6 +42,7 @@ pub use crate::{
         PatronGroup, create_group, decode_group, delete_group, get_group, list_groups, seed_groups,
         update_group,
     },
+    import::{FailedUser, ImportRequest, ImportResponse, import_users},
     login::{
         LoginOutcome, Standing, create_credentials, delete_credentials, has_credentials, login,
         standing, update_password,

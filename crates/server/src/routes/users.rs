@@ -19,6 +19,7 @@ pub(super) fn router() -> Router<AppState> {
     Router::new()
         .route("/users", get(list).post(create))
         .route("/users/{id}", get(get_one).put(update).delete(remove))
+        .route("/user-import", axum::routing::post(user_import))
 }
 
 async fn list(caller: Caller, params: ListParams) -> Result<Response, ApiError> {
@@ -83,4 +84,23 @@ async fn remove(
     blocking(move || Ok(tenant.write(|w| auth::delete_user(w, user_id))?)).await?;
     state.runtime.standings().invalidate(caller.tenant.name(), user_id);
     Ok(super::no_content())
+}
+
+/// `POST /user-import` (mod-user-import): a directory's users in one request; the answer
+/// counts what was created, updated and failed, and why.
+async fn user_import(caller: Caller, Body(body): Body) -> Result<Response, ApiError> {
+    caller.require("user-import.add")?;
+    let request: auth::ImportRequest = folio::decode(&body)?;
+    let tenant = caller.tenant.clone();
+    let actor = super::records::actor(&caller);
+    let service_point =
+        |reader: &store::Writer<'_>, name: &str| -> auth::Result<Option<uuid::Uuid>> {
+            inventory::reference_id_by_name(reader, inventory::RefKind::ServicePoint, name)
+                .map_err(|e| auth::Error::Corrupt(e.to_string()))
+        };
+    let response = blocking(move || {
+        Ok(tenant.write(|w| auth::import_users(w, request, &service_point, actor))?)
+    })
+    .await?;
+    Ok(super::json::value(StatusCode::OK, &response))
 }

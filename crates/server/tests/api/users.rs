@@ -461,3 +461,146 @@ async fn directory_records_are_stored_queried_and_kept_unique() {
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
     assert_eq!(r.error().1[0].0, "fulfillment", "{}", r.text);
 }
+
+#[tokio::test]
+async fn user_import_maps_names_and_fails_one_user_at_a_time() {
+    let app = TestApp::new();
+    let c = Client::admin(&app, "diku").await;
+    assert_eq!(
+        c.post("/addresstypes", &json!({"addressType": "Home"})).await.status,
+        StatusCode::CREATED
+    );
+    assert_eq!(
+        c.post("/addresstypes", &json!({"addressType": "Work"})).await.status,
+        StatusCode::CREATED
+    );
+    let staff = c.get("/groups?query=group==staff").await.body["usergroups"][0]["id"].clone();
+    let import = |body: Value| {
+        let c = &c;
+        async move { c.post("/user-import", &body).await }
+    };
+    let r = import(json!({"totalRecords": 0, "users": []})).await;
+    assert_eq!(r.body["message"], "No users to import.", "{}", r.text);
+
+    let first = json!({
+        "totalRecords": 3, "sourceType": "campus",
+        "included": {"departments": [{"name": "History", "code": "HIST"}]},
+        "users": [
+            {"username": "ann", "externalSystemId": "e-1", "barcode": "UI-1", "active": true,
+             "patronGroup": "staff", "departments": ["History"],
+             "personal": {"lastName": "Ann", "firstName": "A", "preferredContactTypeId": "email",
+                "addresses": [{"addressTypeId": "Home", "addressLine1": "1 Main St"},
+                              {"addressTypeId": "Nowhere", "addressLine1": "dropped"}]},
+             "requestPreference": {"holdShelf": true, "delivery": false,
+                "fulfillment": "Hold Shelf", "defaultServicePointId": "Circ Desk 1"}},
+            {"username": "bob", "externalSystemId": "e-2", "active": true, "patronGroup": "wizards",
+             "personal": {"lastName": "Bob"}},
+            {"username": "cy", "externalSystemId": "e-3", "active": true, "patronGroup": "staff",
+             "departments": ["Alchemy", "History"], "personal": {"lastName": "Cy"}}
+        ]
+    });
+    let r = import(first).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(r.body["message"], "Users were imported successfully.");
+    assert_eq!(
+        (&r.body["createdRecords"], &r.body["updatedRecords"], &r.body["failedRecords"]),
+        (&json!(1), &json!(0), &json!(2)),
+        "{}",
+        r.text
+    );
+    let failures: Vec<(String, String)> = r.body["failedUsers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["externalSystemId"].as_str().unwrap().into(),
+                f["errorMessage"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        failures,
+        vec![
+            (
+                "campus_e-2".to_string(),
+                "Patron group does not exist in the system: [wizards]".to_string()
+            ),
+            (
+                "campus_e-3".to_string(),
+                "Departments do not exist in the system: [Alchemy]".to_string()
+            ),
+        ]
+    );
+    let found = c.get(&format!("/users?query={}", urlencode("externalSystemId==campus_e-1"))).await;
+    let ann = found.body["users"][0].clone();
+    assert_eq!(ann["patronGroup"], staff);
+    assert_eq!(ann["personal"]["preferredContactTypeId"], "002");
+    let addresses = ann["personal"]["addresses"].as_array().unwrap();
+    assert_eq!(addresses.len(), 1, "the address of an unknown type is left out");
+    let types = c.get(&format!("/addresstypes?query={}", urlencode("addressType==Home"))).await;
+    assert_eq!(addresses[0]["addressTypeId"], types.body["addressTypes"][0]["id"]);
+    assert_eq!(ann["departments"].as_array().unwrap().len(), 1);
+    let ann_id = ann["id"].as_str().unwrap();
+    let prefs = c
+        .get(&format!("/request-preference-storage/request-preference?query=userId=={ann_id}"))
+        .await;
+    assert_eq!(
+        prefs.body["requestPreferences"][0]["defaultServicePointId"],
+        "3a40852d-49fd-4df2-a1f9-6e2641a6e91f",
+        "Circ Desk 1, by name"
+    );
+    assert_eq!(c.get(&format!("/perms/users/{ann_id}/permissions")).await.status, StatusCode::OK);
+    assert!(c.get(&format!("/users/{ann_id}")).await.body.get("requestPreference").is_none());
+
+    // Again, with only present fields: Ann's email changes, her address stays; a new user
+    // takes Ann's username and fails; the others of the source are deactivated only when
+    // nothing failed.
+    let second = json!({
+        "totalRecords": 2, "sourceType": "campus", "updateOnlyPresentFields": true,
+        "deactivateMissingUsers": true,
+        "users": [
+            {"username": "ann", "externalSystemId": "e-1", "patronGroup": "staff",
+             "personal": {"lastName": "Ann", "email": "ann@example.org"}},
+            {"username": "ann", "externalSystemId": "e-9", "patronGroup": "staff",
+             "personal": {"lastName": "Other"}}
+        ]
+    });
+    let r = import(second).await;
+    assert_eq!(
+        (&r.body["updatedRecords"], &r.body["failedRecords"]),
+        (&json!(1), &json!(1)),
+        "{}",
+        r.text
+    );
+    assert_eq!(
+        r.body["failedUsers"][0]["errorMessage"],
+        "Failed to create new user with externalSystemId: campus_e-9"
+    );
+    assert_eq!(
+        r.body["message"],
+        "Users were imported successfully. Users were not deactivated because of import failures."
+    );
+    let ann = c.get(&format!("/users/{ann_id}")).await.body;
+    assert_eq!(ann["personal"]["email"], "ann@example.org");
+    assert_eq!(ann["personal"]["addresses"].as_array().unwrap().len(), 1);
+
+    // A clean run deactivates the source's users it does not name.
+    let dee = json!({"totalRecords": 1, "sourceType": "campus",
+        "users": [{"username": "dee", "externalSystemId": "e-4", "active": true,
+            "patronGroup": "staff", "personal": {"lastName": "Dee"}}]});
+    assert_eq!(import(dee).await.body["createdRecords"], 1);
+    let only_dee = json!({"totalRecords": 1, "sourceType": "campus", "deactivateMissingUsers": true,
+        "users": [{"username": "dee", "externalSystemId": "e-4", "active": true,
+            "patronGroup": "staff", "personal": {"lastName": "Dee"}}]});
+    let r = import(only_dee).await;
+    assert_eq!(r.body["message"], "Deactivated missing users.", "{}", r.text);
+    assert_eq!(c.get(&format!("/users/{ann_id}")).await.body["active"], false);
+    let admin = c.get(&format!("/users?query={}", urlencode("username==admin"))).await;
+    assert_eq!(admin.body["users"][0]["active"], true, "users of no source are left alone");
+
+    let r = c.post_raw("/user-import", b"{\"users\": [".to_vec()).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.text);
+    let r = import(json!({"users": []})).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
+}
