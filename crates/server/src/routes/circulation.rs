@@ -31,18 +31,6 @@ use crate::{
     extract::{Body, Caller, ListParams, blocking},
 };
 
-macro_rules! spec {
-    ($name:ident, $path:literal, $key:literal, $perm:literal) => {
-        static $name: Spec = Spec {
-            path: $path,
-            item_path: concat!($path, "/{id}"),
-            batch_path: "",
-            collection_key: $key,
-            permissions: $perm,
-        };
-    };
-}
-
 spec!(
     LOAN_POLICIES,
     "/loan-policy-storage/loan-policies",

@@ -9,18 +9,6 @@ use crate::AppState;
 
 use super::records::{Plain, Spec, single_records};
 
-macro_rules! spec {
-    ($name:ident, $path:literal, $key:literal, $perm:literal) => {
-        static $name: Spec = Spec {
-            path: $path,
-            item_path: concat!($path, "/{id}"),
-            batch_path: "",
-            collection_key: $key,
-            permissions: $perm,
-        };
-    };
-}
-
 spec!(ADDRESS_TYPES, "/addresstypes", "addressTypes", "addresstypes");
 spec!(DEPARTMENTS, "/departments", "departments", "departments");
 spec!(

@@ -14,6 +14,20 @@ use tracing::Instrument;
 
 use crate::{ApiError, AppState};
 
+/// The `Spec` of a record type served by the generic storage endpoints, without a batch
+/// API: `spec!(NAME, "/path", "collectionKey", "permission.prefix")`.
+macro_rules! spec {
+    ($name:ident, $path:literal, $key:literal, $perm:literal) => {
+        static $name: Spec = Spec {
+            path: $path,
+            item_path: concat!($path, "/{id}"),
+            batch_path: "",
+            collection_key: $key,
+            permissions: $perm,
+        };
+    };
+}
+
 mod admin;
 mod authn;
 mod authorities;
