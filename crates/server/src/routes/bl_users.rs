@@ -5,7 +5,8 @@
 //!   `POST /bl-users/login-with-expiry` (FOLIO's two cookies, `tokenExpiration`)
 //! - `GET /bl-users/_self`, `GET /bl-users/by-id/{id}`, `GET /bl-users/by-username/{u}`
 //!
-//! Service points of a user (`servicePointsUser`) are not kept yet and are left out.
+//! `servicePointsUser` carries the user's service points expanded, as FOLIO's web client
+//! reads them to offer a desk after login.
 
 use std::sync::Arc;
 
@@ -41,7 +42,8 @@ enum Whom {
     Username(String),
 }
 
-/// The composite user: `user`, `patronGroup`, `permissions` and `proxiesFor`.
+/// The composite user: `user`, `patronGroup`, `permissions`, `proxiesFor` and
+/// `servicePointsUser`.
 async fn composite(tenant: Arc<store::Tenant>, whom: Whom) -> Result<Value, ApiError> {
     blocking(move || {
         tenant.read(|r| -> Result<Value, ApiError> {
@@ -72,10 +74,38 @@ async fn composite(tenant: Arc<store::Tenant>, whom: Whom) -> Result<Value, ApiE
             if let Some(group) = group {
                 composite["patronGroup"] = json!(group);
             }
+            if let Some(points) = service_points_user(r, user.id)? {
+                composite["servicePointsUser"] = points;
+            }
             Ok(composite)
         })
     })
     .await
+}
+
+/// The service points the user works at, expanded as FOLIO's web client reads them at
+/// login (`servicePoints`, `defaultServicePoint`).
+fn service_points_user(r: &store::Reader<'_>, user_id: Uuid) -> Result<Option<Value>, ApiError> {
+    let query = format!("userId=={user_id}");
+    let page = store::Page { offset: 0, limit: 1 };
+    let (bodies, _) = folio::record::list_json::<auth::ServicePointsUser>(r, Some(&query), page)?;
+    let Some(body) = bodies.first() else { return Ok(None) };
+    let record: auth::ServicePointsUser = serde_json::from_str(body).map_err(ApiError::internal)?;
+    let mut expanded = serde_json::to_value(&record).map_err(ApiError::internal)?;
+    let mut points = Vec::new();
+    for id in &record.service_points_ids {
+        if let Some(point) = inventory::get_service_point(r, *id)? {
+            points.push(serde_json::to_value(point).map_err(ApiError::internal)?);
+        }
+    }
+    expanded["servicePoints"] = Value::Array(points);
+    if let Some(id) = record.default_service_point_id
+        && let Some(point) = inventory::get_service_point(r, id)?
+    {
+        expanded["defaultServicePoint"] =
+            serde_json::to_value(point).map_err(ApiError::internal)?;
+    }
+    Ok(Some(expanded))
 }
 
 async fn login(

@@ -189,7 +189,15 @@ async fn bl_users_answers_the_composite_user() {
     assert_eq!(by_id.body["patronGroup"]["id"], group);
     assert_eq!(by_id.body["proxiesFor"][0]["proxyUserId"], sponsor["id"]);
     assert_eq!(by_id.body["permissions"]["permissions"], json!([]));
+    assert!(by_id.body.get("servicePointsUser").is_none(), "none kept for this user");
+    let desk = "3a40852d-49fd-4df2-a1f9-6e2641a6e91f";
+    let spu =
+        json!({"userId": reader["id"], "servicePointsIds": [desk], "defaultServicePointId": desk});
+    assert_eq!(admin.post("/service-points-users", &spu).await.status, StatusCode::CREATED);
     let by_name = admin.get("/bl-users/by-username/READER").await;
+    let points = &by_name.body["servicePointsUser"];
+    assert_eq!(points["servicePoints"][0]["name"], "Circ Desk 1", "{}", by_name.text);
+    assert_eq!(points["defaultServicePoint"]["id"], desk);
     assert_eq!(by_name.body["user"]["id"], reader["id"], "usernames compare without case");
     let missing = admin.get("/bl-users/by-id/00000000-0000-4000-8000-000000000000").await;
     assert_eq!(missing.status, StatusCode::NOT_FOUND, "{}", missing.text);
