@@ -61,6 +61,12 @@ pub(super) trait Storage: Send + 'static {
     fn delete(writer: &mut store::Writer<'_>, id: Uuid) -> Result<(), ApiError>;
 }
 
+/// A created record's id and JSON, as the create endpoint answers them.
+fn created<R: folio::Record>(record: &R) -> Result<(String, String), ApiError> {
+    let id = record.id().map(|id| id.to_string()).unwrap_or_default();
+    Ok((id, serde_json::to_string(record).map_err(ApiError::internal)?))
+}
+
 /// An inventory record type (instances, holdings, items, authorities).
 pub(super) struct Inventory<R>(PhantomData<fn() -> R>);
 
@@ -86,8 +92,7 @@ impl<R: inventory::Record + Send + 'static> Storage for Inventory<R> {
         actor: folio::Actor,
     ) -> Result<(String, String), ApiError> {
         let record = inventory::create::<R>(writer, &body, actor)?;
-        let id = record.id().map(|id| id.to_string()).unwrap_or_default();
-        Ok((id, serde_json::to_string(&record).map_err(ApiError::internal)?))
+        created(&record)
     }
     fn replace(
         writer: &mut store::Writer<'_>,
@@ -127,8 +132,7 @@ impl<R: circ::Record + Send + 'static> Storage for Circ<R> {
         actor: folio::Actor,
     ) -> Result<(String, String), ApiError> {
         let record = circ::create::<R>(writer, record, actor)?;
-        let id = record.id().map(|id| id.to_string()).unwrap_or_default();
-        Ok((id, serde_json::to_string(&record).map_err(ApiError::internal)?))
+        created(&record)
     }
     fn replace(
         writer: &mut store::Writer<'_>,
@@ -172,8 +176,7 @@ impl<R: folio::Record + Send + 'static> Storage for Plain<R> {
         let columns = record.columns();
         let record =
             folio::record::create(writer, record, actor).map_err(|e| taken::<R>(e, &columns))?;
-        let id = record.id().map(|id| id.to_string()).unwrap_or_default();
-        Ok((id, serde_json::to_string(&record).map_err(ApiError::internal)?))
+        created(&record)
     }
     fn replace(
         writer: &mut store::Writer<'_>,
