@@ -4,7 +4,7 @@
 //!
 //! This crate owns the typed model of every inventory record (`model`), decoding
 //! request bodies into it with FOLIO's 400/422 distinctions (`decode`), the
-//! thirteen kinds of reference record as one surface (`RefKind`, `RefRecord`), and the seed
+//! kinds of reference record as one surface (`RefKind`, `RefRecord`), and the seed
 //! data a new tenant gets, and the storage verbs: create, replace, batch upsert and
 //! delete with FOLIO's rules (HRIDs, `_version` locking, metadata, references, derived
 //! fields), reference-data storage, and the `/inventory` business views. It does not own

@@ -18,7 +18,8 @@ use folio::{DecodeError, decode};
 
 use crate::model::{
     CallNumberType, Campus, ContributorNameType, HoldingsSource, HoldingsType, IdentifierType,
-    InstanceType, Institution, Library, LoanType, Location, MaterialType, ServicePoint,
+    InstanceStatus, InstanceType, Institution, Library, LoanType, Location, MaterialType,
+    ModeOfIssuance, ServicePoint,
 };
 
 /// `(field, kind, id)`: a reference record's link to another.
@@ -238,6 +239,10 @@ kinds! {
         path: "/holdings-sources", key: "holdingsRecordsSources", name: "holdings_source"
     }
     CallNumberType { path: "/call-number-types", key: "callNumberTypes", name: "call_number_type" }
+    InstanceStatus {
+        path: "/instance-statuses", key: "instanceStatuses", name: "instance_status", code: code
+    }
+    ModeOfIssuance { path: "/modes-of-issuance", key: "issuanceModes", name: "mode_of_issuance" }
     MaterialType { path: "/material-types", key: "mtypes", name: "material_type" }
     LoanType { path: "/loan-types", key: "loantypes", name: "loan_type" }
     Institution { path: "/location-units/institutions", key: "locinsts", name: "institution" }
@@ -359,6 +364,8 @@ mod tests {
             holdings_type          /holdings-types                holdingsTypes         unique=["name"]
             holdings_source        /holdings-sources              holdingsRecordsSources unique=["name"]
             call_number_type       /call-number-types             callNumberTypes       unique=["name"]
+            instance_status        /instance-statuses             instanceStatuses      unique=["name", "code"]
+            mode_of_issuance       /modes-of-issuance             issuanceModes         unique=["name"]
             material_type          /material-types                mtypes                unique=["name"]
             loan_type              /loan-types                    loantypes             unique=["name"]
             institution            /location-units/institutions   locinsts              unique=["name"]

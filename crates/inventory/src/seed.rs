@@ -95,6 +95,8 @@ mod tests {
             holdings_type: 5
             holdings_source: 2
             call_number_type: 12
+            instance_status: 6
+            mode_of_issuance: 5
             material_type: 8
             loan_type: 4
             institution: 1

@@ -63,6 +63,11 @@ pub const MIGRATIONS: store::Component = store::Component {
             description: "HRID settings",
             sql: include_str!("../migrations/0003_hrid_settings.sql"),
         },
+        Migration {
+            version: 4,
+            description: "instance statuses and modes of issuance",
+            sql: include_str!("../migrations/0004_instance_statuses_and_modes.sql"),
+        },
     ],
 };
 

@@ -51,7 +51,7 @@ pub use location::{
 };
 pub use reference::{
     CallNumberType, ContributorNameType, HoldingsSource, HoldingsSourceOrigin, HoldingsType,
-    IdentifierType, InstanceType, LoanType, MaterialType,
+    IdentifierType, InstanceStatus, InstanceType, LoanType, MaterialType, ModeOfIssuance,
 };
 
 #[cfg(test)]

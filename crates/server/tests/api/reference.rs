@@ -80,3 +80,32 @@ async fn reference_crud_with_unique_names_and_in_use_checks() {
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
     assert_eq!(r.error().1[0].0, "campusId");
 }
+
+#[tokio::test]
+async fn instance_statuses_and_modes_of_issuance_have_folios_records() {
+    let app = TestApp::new();
+    let c = Client::admin(&app, "diku").await;
+    let r = c.get("/instance-statuses?query=code==cat").await;
+    assert_eq!(r.body["totalRecords"], 1, "{}", r.text);
+    assert_eq!(r.body["instanceStatuses"][0]["name"], "Cataloged");
+    assert_eq!(r.body["instanceStatuses"][0]["id"], "9634a5ab-9228-4703-baf2-4d12ebc77d56");
+    assert_eq!(c.count("/instance-statuses").await, 6);
+    let r = c.get("/modes-of-issuance?limit=100").await;
+    assert_eq!(r.body["totalRecords"], 5, "{}", r.text);
+    let names: Vec<&str> = r.body["issuanceModes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["integrating resource", "multipart monograph", "serial", "single unit", "unspecified"]
+    );
+    let taken = json!({"name": "Catalogued again", "code": "CAT", "source": "local"});
+    let r = c.post("/instance-statuses", &taken).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
+    assert_eq!(r.error().1[0].0, "code", "{}", r.text);
+    let local = json!({"name": "Loose-leaf"});
+    assert_eq!(c.post("/modes-of-issuance", &local).await.status, StatusCode::CREATED);
+}
