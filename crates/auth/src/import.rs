@@ -157,30 +157,18 @@ struct Names {
 impl Names {
     /// Reads the names, creating the request's included departments that are missing.
     fn load(writer: &mut Writer<'_>, included: Option<&Included>, actor: Actor) -> Result<Names> {
-        let all = Page { offset: 0, limit: u64::from(u32::MAX) };
-        let mut groups = HashMap::new();
-        for body in crate::list_groups(writer, None, all)?.0 {
-            let group: PatronGroup = crate::json::parse(&body)?;
-            if let (Some(name), Some(id)) = (group.group, group.id) {
-                groups.insert(name, id);
-            }
-        }
-        let mut address_types = HashMap::new();
-        for body in folio::record::list_json::<AddressType>(writer, None, all)
-            .map_err(|e| Error::from_record(e, Error::from))?
-            .0
-        {
-            let kind: AddressType = crate::json::parse(&body)?;
-            address_types.insert(kind.address_type.to_lowercase(), kind.id.unwrap_or_default());
-        }
-        let mut departments = HashMap::new();
-        for body in folio::record::list_json::<Department>(writer, None, all)
-            .map_err(|e| Error::from_record(e, Error::from))?
-            .0
-        {
-            let department: Department = crate::json::parse(&body)?;
-            departments.insert(department.name.to_lowercase(), department.id.unwrap_or_default());
-        }
+        let groups = matching::<PatronGroup>(writer, None)?
+            .into_iter()
+            .filter_map(|g| Some((g.group?, g.id?)))
+            .collect();
+        let address_types = matching::<AddressType>(writer, None)?
+            .into_iter()
+            .map(|t| (t.address_type.to_lowercase(), t.id.unwrap_or_default()))
+            .collect();
+        let mut departments: HashMap<String, Uuid> = matching::<Department>(writer, None)?
+            .into_iter()
+            .map(|d| (d.name.to_lowercase(), d.id.unwrap_or_default()))
+            .collect();
         for new in included.map_or(&[][..], |i| &i.departments[..]) {
             if departments.contains_key(&new.name.to_lowercase()) {
                 continue;
@@ -413,11 +401,8 @@ fn deactivate_missing(
         }
         None => "active==true".to_string(),
     };
-    let all = Page { offset: 0, limit: u64::from(u32::MAX) };
-    let (bodies, _) = crate::list_users(writer, Some(&query), all)?;
     let mut n = 0;
-    for body in bodies {
-        let mut user: User = crate::json::parse(&body)?;
+    for mut user in matching::<User>(writer, Some(&query))? {
         let external = user.external_system_id.clone().unwrap_or_default();
         if external.is_empty() || imported.contains(&external.to_lowercase()) {
             continue;
@@ -428,4 +413,13 @@ fn deactivate_missing(
         n += 1;
     }
     Ok(n)
+}
+
+/// Every record of a type that matches `cql` (all of them without one), typed: the
+/// tenant's groups, address types and departments are a few dozen at most.
+fn matching<R: Record>(reader: &store::Reader<'_>, cql: Option<&str>) -> Result<Vec<R>> {
+    let all = Page { offset: 0, limit: u64::from(u32::MAX) };
+    let as_auth = |e| Error::from_record(e, Error::from);
+    let (bodies, _) = folio::record::list_json::<R>(reader, cql, all).map_err(as_auth)?;
+    bodies.iter().map(|body| folio::record::parse::<R>(body, "").map_err(as_auth)).collect()
 }

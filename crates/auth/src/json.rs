@@ -10,11 +10,6 @@ pub(crate) fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T> {
     Ok(folio::decode(bytes)?)
 }
 
-/// Reads a stored body back as its type.
-pub(crate) fn parse<T: DeserializeOwned>(body: &str) -> Result<T> {
-    serde_json::from_str(body).map_err(|e| Error::Corrupt(e.to_string()))
-}
-
 pub(crate) fn encode<T: serde::Serialize>(value: &T) -> Result<String> {
     serde_json::to_string(value).map_err(|e| Error::Corrupt(e.to_string()))
 }

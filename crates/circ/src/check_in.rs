@@ -51,18 +51,16 @@ impl CheckInOutcome {
         self.item.summary()
     }
 
-    /// The closed loan, if there was one, with its embedded objects; read in the
-    /// check-in's own transaction, the item is not loaded again.
-    pub fn loan_view(&self, reader: &store::Reader<'_>) -> Result<Option<LoanView>> {
-        let view = |loan| Embedded::default().loan_view(reader, loan, Some(&self.item));
-        self.loan.as_ref().map(view).transpose()
-    }
-
-    /// FOLIO's check-in response.
-    pub fn view(&self, reader: &store::Reader<'_>) -> Result<CheckInView> {
+    /// FOLIO's check-in response: the closed loan, if there was one, with its embedded
+    /// objects, read in the check-in's own transaction without loading the item again.
+    pub fn view(self, reader: &store::Reader<'_>) -> Result<CheckInView> {
+        let loan = match self.loan {
+            Some(loan) => Some(Embedded::default().loan_view(reader, loan, Some(&self.item))?),
+            None => None,
+        };
         Ok(CheckInView {
-            loan: self.loan_view(reader)?,
-            item: self.item(),
+            loan,
+            item: self.item.summary(),
             in_house_use: self.in_house_use,
             staff_slip_context: serde_json::Map::new(),
         })

@@ -70,7 +70,7 @@ impl CheckedOut {
     /// and service point the check-out read.
     pub fn view(self, reader: &Reader<'_>) -> Result<LoanView> {
         let CheckedOut { loan, item, mut known } = self;
-        known.loan_view(reader, &loan, Some(&item))
+        known.loan_view(reader, loan, Some(&item))
     }
 }
 

@@ -105,7 +105,7 @@ pub struct FeesAndFines {
 }
 
 /// A loan with its embedded objects.
-pub fn loan_view(reader: &Reader<'_>, loan: &Loan) -> Result<LoanView> {
+pub fn loan_view(reader: &Reader<'_>, loan: Loan) -> Result<LoanView> {
     let item = ItemContext::of_item(reader, loan.item_id)?;
     Embedded::default().loan_view(reader, loan, item.as_ref())
 }
@@ -122,7 +122,7 @@ pub fn list_loan_views(
     for body in bodies {
         let loan: Loan = records::parse(&body, "loan")?;
         let item = ItemContext::of_item(reader, loan.item_id)?;
-        views.push(embedded.loan_view(reader, &loan, item.as_ref())?);
+        views.push(embedded.loan_view(reader, loan, item.as_ref())?);
     }
     Ok((views, total))
 }
@@ -161,10 +161,9 @@ impl Embedded {
     pub(crate) fn loan_view(
         &mut self,
         reader: &Reader<'_>,
-        loan: &Loan,
+        mut loan: Loan,
         item: Option<&ItemContext>,
     ) -> Result<LoanView> {
-        let mut loan = loan.clone();
         for key in LoanView::EMBEDDED {
             loan.other.remove(key);
         }

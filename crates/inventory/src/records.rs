@@ -86,13 +86,11 @@ pub(crate) fn save<R: Record>(
 
 /// The next HRID of `kind`, with the settings read once for a whole batch.
 fn next_in_batch(writer: &mut Writer<'_>, checked: &mut Checked, kind: HridKind) -> Result<String> {
-    let settings = match checked.hrid_settings.take() {
+    let settings = match &checked.hrid_settings {
         Some(settings) => settings,
-        None => crate::hrid::hrid_settings(writer)?,
+        None => checked.hrid_settings.insert(crate::hrid::hrid_settings(writer)?),
     };
-    let hrid = crate::hrid::next(writer, &settings, kind);
-    checked.hrid_settings = Some(settings);
-    hrid
+    crate::hrid::next(writer, settings, kind)
 }
 
 /// Names the field behind a unique-index violation, as FOLIO's 422 does.

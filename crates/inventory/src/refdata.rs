@@ -43,7 +43,7 @@ impl KindVisitor for Seed<'_, '_> {
         for mut record in records {
             let id = record.id().ok_or_else(|| Error::Corrupt(format!("seed {name} has no id")))?;
             if self.writer.exists(&T::TABLE, &id.to_string())?
-                || unique_clash(self.writer, &record.clone().into())?.is_some()
+                || unique_clash(self.writer, &record)?.is_some()
             {
                 continue;
             }
@@ -105,7 +105,7 @@ impl KindVisitor for Store<'_, '_, '_> {
             None => Mode::Create,
         };
         folio::record::write(self.writer, &mut record, mode, self.actor, |w, record, _| {
-            check(w, &record.clone().into())
+            check(w, record)
         })
         .map_err(|e| match e {
             Error::Store(store::Error::DuplicateId { id, .. }) => Error::invalid(
@@ -205,18 +205,15 @@ pub fn reference_id_by_name(
     Ok(found.first().and_then(|r| Uuid::parse_str(&r.id).ok()))
 }
 
-fn check(writer: &Writer<'_>, record: &RefRecord) -> Result<()> {
+fn check<T: Reference>(writer: &Writer<'_>, record: &T) -> Result<()> {
     if let Some((field, value)) = unique_clash(writer, record)? {
         return Err(Error::invalid(
             field,
             &value,
-            format!(
-                "{field} value already exists in table {}: {value}",
-                record.kind().table().table
-            ),
+            format!("{field} value already exists in table {}: {value}", T::TABLE.table),
         ));
     }
-    for (field, kind, target) in record.references() {
+    for (field, kind, target) in record.links() {
         if !writer.exists(&kind.table(), &target.to_string())? {
             return Err(Error::invalid(
                 field,
@@ -232,15 +229,15 @@ fn check(writer: &Writer<'_>, record: &RefRecord) -> Result<()> {
 }
 
 /// The first unique field whose value another record of the kind already has.
-fn unique_clash(reader: &Reader<'_>, record: &RefRecord) -> Result<Option<(&'static str, String)>> {
-    let own_id = record.id();
-    let table = record.kind().table();
-    for (field, value) in record.unique_fields() {
-        let others = reader.find_by(&table, field, value)?;
-        if others
-            .iter()
-            .any(|other| Some(other.id.as_str()) != own_id.map(|i| i.to_string()).as_deref())
-        {
+fn unique_clash<T: Reference>(
+    reader: &Reader<'_>,
+    record: &T,
+) -> Result<Option<(&'static str, String)>> {
+    let own_id = record.id().map(|id| id.to_string());
+    let code = record.unique_code().map(|code| ("code", code));
+    for (field, value) in std::iter::once(("name", record.name())).chain(code) {
+        let others = reader.find_by(&T::TABLE, field, value)?;
+        if others.iter().any(|other| Some(other.id.as_str()) != own_id.as_deref()) {
             return Ok(Some((field, value.to_string())));
         }
     }

@@ -238,7 +238,7 @@ async fn renew(
     let view = blocking(move || {
         Ok(tenant.write(|w| {
             let loan = circ::renew(w, &cache, request, &may_override, actor, Utc::now())?;
-            circ::loan_view(w, &loan)
+            circ::loan_view(w, loan)
         })?)
     })
     .await?;
@@ -263,7 +263,7 @@ async fn get_loan(caller: Caller, Path(id): Path<String>) -> Result<Response, Ap
         Ok(tenant.read(|r| -> Result<_, circ::Error> {
             let loan = circ::get::<circ::model::Loan>(r, id)?
                 .ok_or(circ::Error::NotFound { record_type: "loan", id: id.to_string() })?;
-            circ::loan_view(r, &loan)
+            circ::loan_view(r, loan.record)
         })?)
     })
     .await?;
