@@ -50,6 +50,9 @@ pub enum Error {
     /// A record that is JSON but breaks its schema (a missing required field, a wrong type).
     #[error("{message}")]
     Invalid { field: String, message: String },
+    /// A user's `customFields` break their definitions: one entry per problem.
+    #[error("{}", .0.first().map_or("", |p| p.message.as_str()))]
+    CustomFieldValues(Vec<crate::custom_fields::FieldProblem>),
     #[error("password hashing failed: {0}")]
     Hashing(String),
     #[error(transparent)]

@@ -67,6 +67,10 @@ pub struct ImportResponse {
     pub failed_records: usize,
     pub failed_external_system_ids: Vec<String>,
     pub failed_users: Vec<FailedUser>,
+    /// Why the whole batch failed (FOLIO answers it with 500); every user is then in
+    /// `failed_users` with this message.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -93,6 +97,12 @@ pub fn import_users(
 ) -> Result<ImportResponse> {
     if request.total_records == 0 {
         return Ok(ImportResponse { message: "No users to import.".into(), ..Default::default() });
+    }
+    let included_fields = request.included.as_ref().map_or(&[][..], |i| &i.custom_fields[..]);
+    if !included_fields.is_empty()
+        && let Err(message) = crate::custom_fields::merge_included(writer, included_fields, actor)
+    {
+        return Ok(batch_failure(&request.users, message));
     }
     let names = Names::load(writer, request.included.as_ref(), actor)?;
     let prefix = request.source_type.as_deref().filter(|s| !s.is_empty()).map(|s| format!("{s}_"));
@@ -142,6 +152,34 @@ pub fn import_users(
     Ok(response)
 }
 
+/// mod-user-import's answer when the batch cannot start: every user failed, for one
+/// reason.
+fn batch_failure(users: &[Map<String, Value>], message: String) -> ImportResponse {
+    let text = |user: &Map<String, Value>, key: &str| {
+        user.get(key).and_then(Value::as_str).unwrap_or_default().to_string()
+    };
+    let failed_users: Vec<FailedUser> = users
+        .iter()
+        .map(|user| FailedUser {
+            external_system_id: text(user, "externalSystemId"),
+            username: text(user, "username"),
+            error_message: message.clone(),
+        })
+        .collect();
+    ImportResponse {
+        message: "Failed to import users.".into(),
+        total_records: users.len(),
+        failed_records: users.len(),
+        failed_external_system_ids: failed_users
+            .iter()
+            .map(|u| u.external_system_id.clone())
+            .collect(),
+        failed_users,
+        error: Some(message),
+        ..Default::default()
+    }
+}
+
 enum Written {
     Created,
     Updated,
@@ -152,6 +190,7 @@ struct Names {
     groups: HashMap<String, Uuid>,
     address_types: HashMap<String, Uuid>,
     departments: HashMap<String, Uuid>,
+    custom_fields: Vec<folio::Stored<crate::CustomField>>,
 }
 
 impl Names {
@@ -185,7 +224,8 @@ impl Names {
                 .map_err(|e| Error::from_record(e, Error::from))?;
             departments.insert(new.name.to_lowercase(), department.id.unwrap_or_default());
         }
-        Ok(Names { groups, address_types, departments })
+        let custom_fields = crate::custom_fields(writer)?;
+        Ok(Names { groups, address_types, departments, custom_fields })
     }
 }
 
@@ -200,11 +240,8 @@ fn import_one(
     actor: Actor,
 ) -> std::result::Result<Written, String> {
     let preference = incoming.remove("requestPreference");
-    if let Some(fields) = incoming.get("customFields").and_then(Value::as_object)
-        && !fields.is_empty()
-    {
-        let refs: Vec<&str> = fields.keys().map(String::as_str).collect();
-        return Err(format!("Custom fields do not exist in the system: [{}]", refs.join(", ")));
+    if let Some(Value::Object(values)) = incoming.get_mut("customFields") {
+        crate::custom_fields::map_import_values(&names.custom_fields, values)?;
     }
     if let Some(Value::String(group)) = incoming.get("patronGroup").cloned() {
         let id = names

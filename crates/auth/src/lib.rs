@@ -21,6 +21,7 @@
 //! assert_eq!(key.verify(&token).unwrap().tenant, "diku");
 //! ```
 
+mod custom_fields;
 mod directory;
 mod error;
 mod groups;
@@ -36,6 +37,12 @@ mod token;
 mod users;
 
 pub use crate::{
+    custom_fields::{
+        CheckboxField, CustomField, CustomFieldSet, FieldProblem, FieldType, SelectField,
+        SelectOption, SelectOptions, SortingOrder, TextField, TextFormat, count_values,
+        create_custom_field, custom_fields, delete_custom_field, get_custom_field,
+        list_custom_fields, replace_custom_fields, update_custom_field,
+    },
     directory::{AddressType, Department, Fulfillment, RequestPreference, ServicePointsUser},
     error::{Error, Result, UniqueUserField, Write},
     groups::{

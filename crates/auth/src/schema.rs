@@ -116,6 +116,20 @@ pub const MIGRATIONS: store::Component = store::Component {
             );
         ",
         },
+        Migration {
+            version: 5,
+            description: "custom field definitions",
+            sql: "
+            CREATE TABLE custom_fields (
+                id TEXT PRIMARY KEY, version INTEGER NOT NULL, body TEXT NOT NULL,
+                name TEXT NOT NULL COLLATE NOCASE,
+                ref_id TEXT NOT NULL UNIQUE,
+                entity_type TEXT NOT NULL,
+                field_type TEXT NOT NULL,
+                sort_order INTEGER
+            );
+        ",
+        },
     ],
 };
 

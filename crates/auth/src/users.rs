@@ -200,6 +200,7 @@ fn prepare(reader: &Reader<'_>, user: &mut User, now: DateTime<Utc>) -> Result<(
     {
         return Err(Error::UnknownPatronGroup(group));
     }
+    crate::custom_fields::check_values(reader, user)?;
     // mod-users deactivates expired users by a timer a minute later; a save gives the
     // same record at once (circulation checks the date itself: `is_active_at`).
     if user.active == Some(true)

@@ -293,6 +293,21 @@ impl From<auth::Error> for ApiError {
             }
             auth::Error::Decode(e) => e.into(),
             auth::Error::Invalid { field, message } => ApiError::validation(&field, None, message),
+            // folio-custom-fields' shape: one error per problem, type "1", code "-1".
+            auth::Error::CustomFieldValues(problems) => ApiError {
+                status: StatusCode::UNPROCESSABLE_ENTITY,
+                body: None,
+                errors: problems
+                    .into_iter()
+                    .map(|p| ErrorEntry {
+                        message: p.message,
+                        kind: "1",
+                        code: "-1",
+                        parameters: vec![Parameter { key: p.key, value: p.value }],
+                        overridable_block: None,
+                    })
+                    .collect(),
+            },
             auth::Error::Store(e) => ApiError::from(e),
             e @ (auth::Error::Hashing(_) | auth::Error::Corrupt(_)) => ApiError::internal(e),
         }

@@ -34,6 +34,7 @@ mod authorities;
 mod bl_users;
 mod calendar;
 mod circulation;
+mod custom_fields;
 mod directory;
 mod groups;
 mod holdings;
@@ -60,6 +61,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .merge(bl_users::router())
         .merge(users::router())
         .merge(directory::router())
+        .merge(custom_fields::router())
         .merge(groups::router())
         .merge(proxies::router())
         .merge(instances::router())

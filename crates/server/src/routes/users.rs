@@ -102,5 +102,8 @@ async fn user_import(caller: Caller, Body(body): Body) -> Result<Response, ApiEr
         Ok(tenant.write(|w| auth::import_users(w, request, &service_point, actor))?)
     })
     .await?;
-    Ok(super::json::value(StatusCode::OK, &response))
+    // A batch that could not start is FOLIO's 500, in the same shape.
+    let status =
+        if response.error.is_some() { StatusCode::INTERNAL_SERVER_ERROR } else { StatusCode::OK };
+    Ok(super::json::value(status, &response))
 }

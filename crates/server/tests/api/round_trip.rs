@@ -69,9 +69,12 @@ async fn every_record_type_survives_get_put_get() {
 
     // Circulation: a patron borrows the item and another requests it.
     let group = c.first_id("/groups", "usergroups").await;
+    let locker = json!({"name": "Locker", "type": "TEXTBOX_SHORT", "entityType": "user"});
+    created_id(&c.post("/custom-fields", &locker).await);
     let patron = |barcode: &str| {
         json!({"username": format!("rt-{barcode}"), "barcode": barcode, "active": true,
-            "patronGroup": group, "personal": {"lastName": "Reader", "firstName": barcode}})
+            "patronGroup": group, "personal": {"lastName": "Reader", "firstName": barcode},
+            "customFields": {"locker": format!("L-{barcode}")}})
     };
     let borrower = created_id(&c.post("/users", &patron("P-1")).await);
     let requester = created_id(&c.post("/users", &patron("P-2")).await);
@@ -162,6 +165,7 @@ async fn every_record_type_survives_get_put_get() {
         ("/departments", "departments"),
         ("/service-points-users", "servicePointsUsers"),
         ("/request-preference-storage/request-preference", "requestPreferences"),
+        ("/custom-fields", "customFields"),
     ] {
         paths.push(first(&c, list, key).await);
     }

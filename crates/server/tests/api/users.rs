@@ -14,7 +14,7 @@ fn patron(username: &str, barcode: &str, last: &str, first: &str) -> Value {
         "username": username, "barcode": barcode, "active": true, "type": "patron",
         "patronGroup": UNDERGRAD, "externalSystemId": format!("ext-{username}"),
         "personal": {"lastName": last, "firstName": first, "email": format!("{username}@example.org")},
-        "departments": [], "customFields": {"college": "Arts"},
+        "departments": [], "tags": {"tagList": ["arts"]},
     })
 }
 
@@ -47,7 +47,7 @@ async fn users_crud_desk_query_lists_and_sorting() {
     let ann = create(&client, "/users", &patron("ann", "B-100", "Zeller", "Ann")).await;
     let bob = create(&client, "/users", &patron("bob", "B-200", "Adams", "Bob")).await;
     let ann_id = ann["id"].as_str().unwrap();
-    assert_eq!(ann["customFields"]["college"], "Arts", "other fields are kept");
+    assert_eq!(ann["tags"]["tagList"][0], "arts", "other fields are kept");
     assert!(ann["metadata"]["createdDate"].is_string());
 
     // The circulation desk's lookup, by any of the four identifiers.
@@ -603,4 +603,161 @@ async fn user_import_maps_names_and_fails_one_user_at_a_time() {
     assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.text);
     let r = import(json!({"users": []})).await;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
+}
+
+#[tokio::test]
+async fn custom_fields_are_defined_checked_on_users_and_imported_by_label() {
+    let app = TestApp::new();
+    let c = Client::admin(&app, "diku").await;
+    let college = create(
+        &c,
+        "/custom-fields",
+        &json!({"name": "College", "type": "SINGLE_SELECT_DROPDOWN", "entityType": "user",
+            "refId": "ignored", "order": 9,
+            "selectField": {"multiSelect": false, "options": {"values": [
+                {"value": "Arts"}, {"value": "Science", "default": true}]}}}),
+    )
+    .await;
+    assert_eq!(college["refId"], "college", "the read-only refId is made from the name");
+    assert_eq!(college["order"], 1);
+    assert_eq!(college["visible"], true);
+    assert_eq!(college["selectField"]["options"]["values"][1]["id"], "opt_2");
+    let college_id = college["id"].as_str().unwrap().to_string();
+    let badge = create(
+        &c,
+        "/custom-fields",
+        &json!({"name": "Badge number", "type": "TEXTBOX_SHORT", "entityType": "user"}),
+    )
+    .await;
+    assert_eq!((&badge["refId"], &badge["order"]), (&json!("badgeNumber"), &json!(2)));
+    assert_eq!(badge["textField"]["fieldFormat"], "TEXT");
+    let again = create(
+        &c,
+        "/custom-fields",
+        &json!({"name": "college", "type": "DATE_PICKER", "entityType": "user"}),
+    )
+    .await;
+    assert_eq!(again["refId"], "college_2");
+
+    let r = c.get("/custom-fields?query=entityType==user").await;
+    assert_eq!(r.body["totalRecords"], 3, "{}", r.text);
+    let names: Vec<&str> = r.body["customFields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["refId"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["college", "badgeNumber", "college_2"], "in order");
+
+    // FOLIO's checks of a definition.
+    let r = c
+        .post(
+            "/custom-fields",
+            &json!({"name": "Agree", "type": "SINGLE_CHECKBOX", "entityType": "user"}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
+    assert_eq!(
+        r.error().0,
+        "The 'checkBox' property should be defined for 'SINGLE_CHECKBOX' custom field type."
+    );
+    let mut changed = badge.clone();
+    changed["type"] = json!("TEXTBOX_LONG");
+    let r = c.put(&format!("/custom-fields/{}", badge["id"].as_str().unwrap()), &changed).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
+    assert_eq!(
+        r.error().0,
+        "The type of the custom field can not be changed: newType = TEXTBOX_LONG, oldType = TEXTBOX_SHORT"
+    );
+
+    // A user's values are checked against the definitions, every problem reported.
+    let mut user = patron("fay", "CF-1", "Fay", "F");
+    user["customFields"] = json!({"college": "opt_9", "shoeSize": "42", "badgeNumber": "B7"});
+    let r = c.post("/users", &user).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
+    let messages: Vec<&str> = r.body["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            "Field college can only have following values: [opt_1: Arts, opt_2: Science]",
+            "Custom field with refId shoeSize is not found"
+        ]
+    );
+    assert_eq!(total(&c, "/users", "username==fay").await, 0, "nothing written");
+    user["customFields"] = json!({"college": "opt_1", "badgeNumber": "B7"});
+    let fay = create(&c, "/users", &user).await;
+    let fay_id = fay["id"].as_str().unwrap().to_string();
+    let r = c.get(&format!("/custom-fields/{college_id}/stats")).await;
+    assert_eq!(r.body["count"], 1, "{}", r.text);
+
+    // Dropping an option drops the values that chose it; the import maps labels to ids.
+    let mut fewer = college.clone();
+    fewer["selectField"]["options"]["values"] = json!([{"id": "opt_2", "value": "Science"}]);
+    let r = c.put(&format!("/custom-fields/{college_id}"), &fewer).await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
+    let fay = c.get(&format!("/users/{fay_id}")).await.body;
+    assert!(fay["customFields"].get("college").is_none(), "{fay}");
+    assert_eq!(fay["customFields"]["badgeNumber"], "B7");
+
+    let import = json!({
+        "totalRecords": 2,
+        "included": {"customFields": [{"refId": "college",
+            "selectField": {"options": {"values": [{"value": "Music"}]}}}]},
+        "users": [
+            {"username": "gil", "externalSystemId": "g-1", "active": true, "patronGroup": "staff",
+             "personal": {"lastName": "Gil"}, "customFields": {"college": "Music"}},
+            {"username": "hal", "externalSystemId": "h-1", "active": true, "patronGroup": "staff",
+             "personal": {"lastName": "Hal"}, "customFields": {"college": "Law", "hat": "x"}}
+        ]
+    });
+    let r = c.post("/user-import", &import).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!((&r.body["createdRecords"], &r.body["failedRecords"]), (&json!(1), &json!(1)));
+    assert_eq!(
+        r.body["failedUsers"][0]["errorMessage"],
+        "Custom fields do not exist in the system: [hat]. Custom field's options do not exist in the system: [refId = college, options: [Law]]."
+    );
+    let gil = c.get(&format!("/users?query={}", urlencode("username==gil"))).await;
+    assert_eq!(
+        gil.body["users"][0]["customFields"]["college"], "opt_3",
+        "Music, added by the import"
+    );
+
+    // An included field that does not exist fails the whole batch, as FOLIO's 500.
+    let bad = json!({"totalRecords": 1, "included": {"customFields": [{"refId": "nope"}]},
+        "users": [{"username": "ivy", "externalSystemId": "i-1", "personal": {"lastName": "Ivy"}}]});
+    let r = c.post("/user-import", &bad).await;
+    assert_eq!(r.status, StatusCode::INTERNAL_SERVER_ERROR, "{}", r.text);
+    assert_eq!(r.body["message"], "Failed to import users.");
+    assert_eq!(
+        r.body["failedUsers"][0]["errorMessage"],
+        "Custom fields do not exist in the system: [nope]."
+    );
+
+    // Deleting a field deletes its values and closes the gap in the order; a PUT of the
+    // collection keeps exactly what it names.
+    let r = c.delete(&format!("/custom-fields/{}", badge["id"].as_str().unwrap())).await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
+    let fay = c.get(&format!("/users/{fay_id}")).await.body;
+    assert!(fay["customFields"].get("badgeNumber").is_none(), "{fay}");
+    let r = c.get(&format!("/custom-fields/{}", again["id"].as_str().unwrap())).await;
+    assert_eq!(r.body["order"], 2, "{}", r.text);
+    let college = c.get(&format!("/custom-fields/{college_id}")).await.body;
+    let set = json!({"entityType": "user", "customFields": [
+        {"name": "Locker", "type": "TEXTBOX_SHORT", "entityType": "user"}, college]});
+    let r = c.put("/custom-fields", &set).await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
+    let r = c.get("/custom-fields").await;
+    let refs: Vec<&str> = r.body["customFields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["refId"].as_str().unwrap())
+        .collect();
+    assert_eq!(refs, ["locker", "college"]);
 }
