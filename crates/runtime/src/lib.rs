@@ -41,6 +41,7 @@ pub fn components() -> Vec<store::Component> {
         circ::MIGRATIONS,
         settings::MIGRATIONS,
         calendar::MIGRATIONS,
+        mapping::MIGRATIONS,
     ]
 }
 

@@ -414,6 +414,24 @@ impl From<settings::Error> for ApiError {
     }
 }
 
+impl From<mapping::Error> for ApiError {
+    fn from(e: mapping::Error) -> ApiError {
+        let message = e.to_string();
+        match e {
+            mapping::Error::Parse(mapping::ParseError::NotJson) | mapping::Error::NotEditable => {
+                ApiError::bad_request(message)
+            }
+            // Quire checks a rule set against the format before storing it, so a set the
+            // import could not apply is refused here, naming where it breaks.
+            mapping::Error::Parse(mapping::ParseError::Invalid { path, .. }) => {
+                ApiError::validation(&path, None, message)
+            }
+            mapping::Error::Store(e) => ApiError::from(e),
+            e @ mapping::Error::Corrupt(..) => ApiError::internal(e),
+        }
+    }
+}
+
 /// The shared record verbs' failures, for record types with no words of their own:
 /// a taken unique value is FOLIO's `value.duplicate` naming the column.
 impl From<folio::record::Error> for ApiError {

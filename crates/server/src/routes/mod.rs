@@ -43,6 +43,7 @@ mod instances;
 mod inventory_views;
 mod items;
 mod json;
+mod mapping_rules;
 mod proxies;
 mod records;
 mod reference;
@@ -72,6 +73,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .merge(reference::router())
         .merge(search::router())
         .merge(srs::router())
+        .merge(mapping_rules::router())
         .merge(authorities::router())
         .merge(circulation::router())
         .merge(settings::router())

@@ -10,6 +10,7 @@ mod errors;
 mod holdings_items;
 mod hostile;
 mod instances;
+mod mapping_rules;
 mod query_languages;
 mod reference;
 mod round_trip;
