@@ -69,7 +69,7 @@ pub use refdata::{
     create_reference, delete_reference, get_reference_json, list_reference_json,
     load_reference_data, reference_id_by_name, replace_reference,
 };
-pub use reference::{KindVisitor, Link, RefKind, RefRecord, Reference};
+pub use reference::{KindVisitor, Link, RefKind, RefRecord, Reference, Unique, UniqueValue};
 pub use seed::{Language, language_list, languages, seed, seed_records};
 pub use storage::{AUTHORITIES, Error, HOLDINGS, INSTANCES, ITEMS, MIGRATIONS, Result};
 pub use views::{

@@ -1,8 +1,9 @@
 //! Storing reference records of every kind, one table per kind, all of one shape.
 //!
-//! Rules applied on every write: FOLIO's unique fields (name, and code where FOLIO has a
-//! unique code) compared case-insensitively; the location hierarchy's links must point
-//! to existing records; a record other records use cannot be deleted.
+//! Rules applied on every write: FOLIO's unique values (each kind's [`Unique`] keys)
+//! compared case-insensitively; links to other reference records (the location
+//! hierarchy, a statistical code's type) must point to existing records; a record other
+//! records use cannot be deleted.
 
 use store::{Page, Reader, RecordTable, Writer};
 use uuid::Uuid;
@@ -10,7 +11,7 @@ use uuid::Uuid;
 use folio::Actor;
 use folio::record::Mode;
 
-use crate::reference::{KindVisitor, Reference};
+use crate::reference::{KindVisitor, Reference, Unique};
 use crate::{
     RefKind, RefRecord,
     storage::{Error, HOLDINGS, ITEMS, Result},
@@ -140,16 +141,23 @@ pub fn delete_reference(writer: &mut Writer<'_>, kind: RefKind, id: Uuid) -> Res
             });
         }
     }
+    // The reference records that link here with a foreign key in FOLIO, by the link's
+    // field (see `Reference::links`), found through the child kind's CQL index on it.
     let children: &[(RefKind, &str)] = match kind {
         RefKind::Institution => {
-            &[(RefKind::Campus, "institution_id"), (RefKind::Location, "institution_id")]
+            &[(RefKind::Campus, "institutionId"), (RefKind::Location, "institutionId")]
         }
-        RefKind::Campus => &[(RefKind::Library, "campus_id"), (RefKind::Location, "campus_id")],
-        RefKind::Library => &[(RefKind::Location, "library_id")],
+        RefKind::Campus => &[(RefKind::Library, "campusId"), (RefKind::Location, "campusId")],
+        RefKind::Library => &[(RefKind::Location, "libraryId")],
+        RefKind::StatisticalCodeType => &[(RefKind::StatisticalCode, "statisticalCodeTypeId")],
         _ => &[],
     };
-    for (child, column) in children {
-        if !writer.find_by(&child.table(), column, &id_text)?.is_empty() {
+    for (child, field) in children {
+        let query = format!("{field}==\"{id_text}\"");
+        let count_only = Page { offset: 0, limit: 0 };
+        let (_, n_children) =
+            writer.list(&child.table(), child.query_fields(), Some(&query), count_only)?;
+        if n_children > 0 {
             let message = format!("{} records refer to it", child.record_type());
             return Err(Error::InUse { record_type: kind.record_type(), id: id_text, message });
         }
@@ -185,7 +193,7 @@ pub fn list_reference_json(
             Some(default_sort.as_str())
         }
     };
-    let (records, total) = reader.list(&kind.table(), crate::reference::QUERY_FIELDS, cql, page)?;
+    let (records, total) = reader.list(&kind.table(), kind.query_fields(), cql, page)?;
     Ok((records.into_iter().map(|r| r.body).collect(), total))
 }
 
@@ -206,11 +214,13 @@ pub fn reference_id_by_name(
 }
 
 fn check<T: Reference>(writer: &Writer<'_>, record: &T) -> Result<()> {
-    if let Some((field, value)) = unique_clash(writer, record)? {
+    if let Some((key, value)) = unique_clash(writer, record)? {
+        let field = key.field;
+        let within = key.within.map(|link| format!(" for the same {link}")).unwrap_or_default();
         return Err(Error::invalid(
             field,
             &value,
-            format!("{field} value already exists in table {}: {value}", T::TABLE.table),
+            format!("{field} value already exists in table {}{within}: {value}", T::TABLE.table),
         ));
     }
     for (field, kind, target) in record.links() {
@@ -228,17 +238,28 @@ fn check<T: Reference>(writer: &Writer<'_>, record: &T) -> Result<()> {
     Ok(())
 }
 
-/// The first unique field whose value another record of the kind already has.
-fn unique_clash<T: Reference>(
-    reader: &Reader<'_>,
-    record: &T,
-) -> Result<Option<(&'static str, String)>> {
+/// The first unique key whose value another record of the kind already has, with the
+/// value. A key unique within a link clashes only with a record of the same link.
+fn unique_clash<T: Reference>(reader: &Reader<'_>, record: &T) -> Result<Option<(Unique, String)>> {
     let own_id = record.id().map(|id| id.to_string());
-    let code = record.unique_code().map(|code| ("code", code));
-    for (field, value) in std::iter::once(("name", record.name())).chain(code) {
-        let others = reader.find_by(&T::TABLE, field, value)?;
-        if others.iter().any(|other| Some(other.id.as_str()) != own_id.as_deref()) {
-            return Ok(Some((field, value.to_string())));
+    for unique in record.unique_values() {
+        let others = reader.find_by(&T::TABLE, unique.key.field, unique.value)?;
+        for other in others.iter().filter(|other| Some(other.id.as_str()) != own_id.as_deref()) {
+            let clash = match unique.key.within {
+                None => true,
+                Some(_) => {
+                    let other: T = serde_json::from_str(&other.body).map_err(|e| {
+                        Error::Corrupt(format!("stored {} {}: {e}", T::NAME, other.id))
+                    })?;
+                    other
+                        .unique_values()
+                        .iter()
+                        .any(|v| v.key == unique.key && v.scope == unique.scope)
+                }
+            };
+            if clash {
+                return Ok(Some((unique.key, unique.value.to_string())));
+            }
         }
     }
     Ok(None)

@@ -68,6 +68,11 @@ pub const MIGRATIONS: store::Component = store::Component {
             description: "instance statuses and modes of issuance",
             sql: include_str!("../migrations/0004_instance_statuses_and_modes.sql"),
         },
+        Migration {
+            version: 5,
+            description: "the rest of FOLIO's reference kinds; location-unit codes as columns",
+            sql: include_str!("../migrations/0005_reference_kinds.sql"),
+        },
     ],
 };
 
@@ -123,5 +128,52 @@ impl Error {
             value: value.to_string(),
             message: message.into(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use store::{ColumnValue, Component, Options, Page, Store};
+
+    use super::MIGRATIONS;
+    use crate::{RefKind, list_reference_json, load_reference_data};
+
+    /// A tenant made before migration 5 kept location units' codes out of the `code`
+    /// column. After it, `code==` finds them, and seeding adds the new kinds' records.
+    #[test]
+    fn migration_5_on_a_version_4_tenant() {
+        let dir = tempfile::tempdir().unwrap();
+        let version_4 =
+            Component { name: MIGRATIONS.name, migrations: &MIGRATIONS.migrations[..4] };
+        {
+            let store = Store::open(dir.path(), Options::default(), &[version_4]).unwrap();
+            let (tenant, _) = store.create_tenant("t").unwrap();
+            let (id, institution) =
+                ("62cf76b7-cca5-4d33-9217-edf42ce1a848", "40ee00ca-a518-4b49-be01-0638d0a4ac57");
+            let body = format!(
+                r#"{{"id":"{id}","name":"City Campus","code":"CC","institutionId":"{institution}"}}"#
+            );
+            // The columns as version 4 wrote them: no code.
+            let columns = [
+                ColumnValue::Text("City Campus".into()),
+                ColumnValue::Null,
+                ColumnValue::Text(institution.into()),
+                ColumnValue::Null,
+                ColumnValue::Null,
+            ];
+            let campus = RefKind::Campus.table();
+            tenant.write(|w| w.insert(&campus, id, 1, &body, &columns)).unwrap();
+        }
+        let store = Store::open(dir.path(), Options::default(), &[MIGRATIONS]).unwrap();
+        let tenant = store.tenant("t").unwrap();
+        let page = Page { offset: 0, limit: 10 };
+        let (found, _) = tenant
+            .read(|r| list_reference_json(r, RefKind::Campus, Some("code==cc"), page))
+            .unwrap();
+        assert_eq!(found.len(), 1);
+        tenant.write(load_reference_data).unwrap();
+        let (_, n_codes) =
+            tenant.read(|r| list_reference_json(r, RefKind::StatisticalCode, None, page)).unwrap();
+        assert_eq!(n_codes, 28);
     }
 }

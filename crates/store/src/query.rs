@@ -1,9 +1,13 @@
 //! The CQL subset of FOLIO's storage list endpoints (`?query=barcode=="X"`), as SQL.
 //!
-//! Storage endpoints answer queries on extracted, indexed columns only: `==` and `=`
-//! (equality, `*` as a wildcard), `<>`, the four ordering relations, `and`/`or`/`not`,
-//! `cql.allRecords=1` and `sortBy`. Full-text search is the search crate's business;
-//! any other index or relation is refused with an error naming it, never scanned.
+//! Storage endpoints answer queries on the fields their record type declares
+//! ([`QueryField`]): `==` and `=` (equality, `*` as a wildcard), `<>`, the four ordering
+//! relations, `and`/`or`/`not`, `cql.allRecords=1` and `sortBy`. A field is an
+//! extracted column, indexed where the table is large; a table known to stay small
+//! (reference data: hundreds of rows) may also declare an SQL expression over the
+//! stored body, which SQLite answers by reading the table. Full-text search is the
+//! search crate's business; any other index or relation is refused with an error
+//! naming it.
 
 use crate::QueryError;
 
@@ -16,12 +20,18 @@ pub enum FieldKind {
     Exact,
     /// An integer column.
     Int,
+    /// A boolean held as SQLite holds JSON's `true` and `false`: 1 and 0. The CQL term
+    /// is `true` or `false`, in any case.
+    Bool,
 }
 
 /// A CQL index that a list endpoint answers, and the column behind it.
 #[derive(Debug, Clone, Copy)]
 pub struct QueryField {
     pub index: &'static str,
+    /// A column of the table, or an SQL expression over its columns (e.g.
+    /// `json_extract(body, '$.pickupLocation')`). Written into the SQL as it is, so it
+    /// must be a constant of the program, never input.
     pub column: &'static str,
     pub kind: FieldKind,
 }
@@ -159,6 +169,15 @@ fn search_clause(
                     reason: "not an integer".to_string(),
                 }
             }),
+            FieldKind::Bool => match text.trim().to_ascii_lowercase().as_str() {
+                "true" => Ok(crate::ColumnValue::Int(1)),
+                "false" => Ok(crate::ColumnValue::Int(0)),
+                _ => Err(QueryError::InvalidValue {
+                    field: clause.index.clone(),
+                    value: text.clone(),
+                    reason: "not true or false".to_string(),
+                }),
+            },
         }
     };
     match relation.as_str() {
@@ -274,6 +293,7 @@ mod tests {
         QueryField { index: "barcode", column: "barcode", kind: FieldKind::Text },
         QueryField { index: "status.name", column: "status_name", kind: FieldKind::Exact },
         QueryField { index: "n", column: "n", kind: FieldKind::Int },
+        QueryField { index: "open", column: "json_extract(body, '$.open')", kind: FieldKind::Bool },
     ];
 
     fn check(cql: &str, expect: expect_test::Expect) {
@@ -322,11 +342,47 @@ mod tests {
         );
         check("barcode=x prox id=y", expect![[r#"error: unsupported boolean operator 'prox'"#]]);
         check(
+            "open==true and open<>FALSE",
+            expect![[
+                r#"WHERE (json_extract(body, '$.open') = ? AND json_extract(body, '$.open') IS NOT ?) ORDER BY id [Int(1), Int(0)]"#
+            ]],
+        );
+        check(
+            "open==yes",
+            expect![[r#"error: invalid value 'yes' for index 'open': not true or false"#]],
+        );
+        check(
             "a not b sortBy title",
             expect![[
                 r#"error: unsupported index 'cql.serverChoice': it is not a searchable field of this endpoint"#
             ]],
         );
+    }
+
+    /// A boolean field over the stored JSON matches `true` and `false` as SQLite reads
+    /// them from JSON; a record without the field equals neither.
+    #[test]
+    fn booleans_in_the_body_compare_as_json_reads_them() {
+        use crate::fixtures::{THINGS, tenant};
+        let (_dir, tenant) = tenant();
+        tenant
+            .write(|w| {
+                for (id, body) in
+                    [("a", r#"{"open":true}"#), ("b", r#"{"open":false}"#), ("c", "{}")]
+                {
+                    w.insert(&THINGS, id, 1, body, &[crate::ColumnValue::Null])?;
+                }
+                Ok::<_, crate::Error>(())
+            })
+            .unwrap();
+        let ids = |query: &str| -> Vec<String> {
+            let page = crate::Page { offset: 0, limit: 10 };
+            let (records, _) = tenant.read(|r| r.list(&THINGS, FIELDS, Some(query), page)).unwrap();
+            records.into_iter().map(|r| r.id).collect()
+        };
+        assert_eq!(ids("open==true"), ["a"]);
+        assert_eq!(ids("open==False"), ["b"]);
+        assert_eq!(ids("open<>true"), ["b", "c"]);
     }
 
     /// The largest queries the limits accept translate and run within a small stack,

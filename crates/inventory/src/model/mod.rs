@@ -1,7 +1,7 @@
 //! One typed serde model per FOLIO inventory record type, matching
 //! mod-inventory-storage's JSON schemas field for field.
 //!
-//! Owns the wire shape of instances, holdings records, items and the twelve kinds of
+//! Owns the wire shape of instances, holdings records, items and every kind of
 //! reference record, plus the derivation rules FOLIO applies to read-only fields. It
 //! does not own storage, cross-record checks (does `instanceTypeId` exist?) or the
 //! mapping of decode errors to HTTP responses.
@@ -50,8 +50,13 @@ pub use location::{
     Location, ServicePoint, StaffSlip, TimeInterval, TimePeriod,
 };
 pub use reference::{
-    CallNumberType, ContributorNameType, HoldingsSource, HoldingsSourceOrigin, HoldingsType,
-    IdentifierType, InstanceStatus, InstanceType, LoanType, MaterialType, ModeOfIssuance,
+    AlternativeTitleType, AuthorityNoteType, CallNumberType, ClassificationType,
+    ContributorNameType, ContributorType, DateDisplayFormat, DateTypeOrigin,
+    ElectronicAccessRelationship, HoldingsNoteType, HoldingsSource, HoldingsType, IdentifierType,
+    IllPolicy, InstanceDateType, InstanceFormat, InstanceNoteType, InstanceRelationshipType,
+    InstanceStatus, InstanceType, ItemDamagedStatus, ItemNoteType, LoanType, MaterialType,
+    ModeOfIssuance, NatureOfContentTerm, Origin, StatisticalCode, StatisticalCodeType,
+    SubjectSource, SubjectType,
 };
 
 #[cfg(test)]

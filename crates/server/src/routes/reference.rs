@@ -1,10 +1,8 @@
 //! Reference data, every kind through one set of handlers.
 //!
-//! - `GET|POST {kind path}` and `GET|PUT|DELETE {kind path}/{id}` for `/instance-types`,
-//!   `/contributor-name-types`, `/identifier-types`, `/holdings-types`,
-//!   `/call-number-types`, `/material-types`, `/loan-types`,
-//!   `/location-units/{institutions,campuses,libraries}`, `/locations`, `/service-points`,
-//!   `/holdings-sources`
+//! - `GET|POST {kind path}` and `GET|PUT|DELETE {kind path}/{id}` for every kind of
+//!   `inventory::RefKind` (`/instance-types`, `/locations`, `/statistical-codes`, ...; the
+//!   list is in `docs/api.md`)
 
 use axum::{Router, extract::Path, http::StatusCode, response::Response, routing::get};
 use inventory::RefKind;

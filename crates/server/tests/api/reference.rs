@@ -109,3 +109,139 @@ async fn instance_statuses_and_modes_of_issuance_have_folios_records() {
     let local = json!({"name": "Loose-leaf"});
     assert_eq!(c.post("/modes-of-issuance", &local).await.status, StatusCode::CREATED);
 }
+
+#[tokio::test]
+async fn the_rest_of_folios_reference_kinds_have_folios_records_and_indexes() {
+    let app = TestApp::new();
+    let c = Client::admin(&app, "diku").await;
+    // FOLIO's record count of a handful of kinds, and one well-known record's id.
+    for (path, key, count, name, id) in [
+        (
+            "/contributor-types",
+            "contributorTypes",
+            268,
+            "Author",
+            "6e09d47d-95e2-4d8a-831b-f777b8ef6d81",
+        ),
+        (
+            "/instance-formats",
+            "instanceFormats",
+            57,
+            "unmediated -- volume",
+            "8d511d33-5e85-4c5d-9bce-6e3c9cd0c324",
+        ),
+        (
+            "/item-damaged-statuses",
+            "itemDamageStatuses",
+            2,
+            "Damaged",
+            "54d1dd76-ea33-4bcb-955b-6b29df4f7930",
+        ),
+        (
+            "/statistical-code-types",
+            "statisticalCodeTypes",
+            4,
+            "ARL (Collection stats)",
+            "3abd6fc2-b3e4-4879-b1e1-78be41769fe3",
+        ),
+        (
+            "/instance-date-types",
+            "instanceDateTypes",
+            15,
+            "Single known date/probable date",
+            "24a506e8-2a92-4ecc-bd09-ff849321fd5a",
+        ),
+        (
+            "/authority-note-types",
+            "authorityNoteTypes",
+            1,
+            "Nonpublic general note",
+            "76c74801-afec-45a0-aad7-3ff23591e147",
+        ),
+    ] {
+        assert_eq!(c.count(path).await, count, "{path}");
+        assert_eq!(c.ref_id(path, key, name).await, id, "{path}");
+    }
+    let r = c.get("/contributor-types?query=code==aut").await;
+    assert_eq!(r.body["contributorTypes"][0]["name"], "Author", "{}", r.text);
+    let r = c.get("/subject-sources?query=code==LCSH").await;
+    assert_eq!(r.body["subjectSources"][0]["id"], "e894d0dc-621d-4b1d-98f6-6f7120eb0d40");
+
+    // Indexes beyond the shared ones: a JSON boolean, a link, `source`, and a code that
+    // is not unique.
+    let r = c.get("/service-points?query=pickupLocation==true").await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(r.body["totalRecords"], 2, "{}", r.text);
+    assert!(
+        r.body["servicepoints"].as_array().unwrap().iter().all(|sp| sp["pickupLocation"] == true)
+    );
+    let r = c.get("/service-points?query=pickupLocation==maybe").await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.text);
+    let arl = "3abd6fc2-b3e4-4879-b1e1-78be41769fe3";
+    let r = c.get(&format!("/statistical-codes?query=statisticalCodeTypeId=={arl}")).await;
+    assert_eq!(r.body["totalRecords"], 13, "{}", r.text);
+    let r = c.get("/statistical-codes?query=source==FOLIO%20sortBy%20name").await;
+    assert_eq!(r.body["totalRecords"], 2, "{}", r.text);
+    assert_eq!(r.body["statisticalCodes"][0]["name"], "Do not share with OCLC");
+    let r = c.get("/instance-date-types?query=code==s").await;
+    assert_eq!(r.body["instanceDateTypes"][0]["name"], "Single known date/probable date");
+    let r = c.get("/location-units/campuses?query=code==CC").await;
+    assert_eq!(r.body["totalRecords"], 1, "{}", r.text);
+    let r = c.get("/location-units/campuses?query=source==folio").await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "campuses have no source: {}", r.text);
+}
+
+#[tokio::test]
+async fn statistical_codes_and_other_kinds_keep_folios_unique_values_and_links() {
+    let app = TestApp::new();
+    let c = Client::admin(&app, "diku").await;
+    let arl = "3abd6fc2-b3e4-4879-b1e1-78be41769fe3";
+    // A statistical code's type must exist.
+    let code = json!({"name": "Zines", "code": "zines", "source": "local",
+        "statisticalCodeTypeId": uuid::Uuid::new_v4()});
+    let r = c.post("/statistical-codes", &code).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
+    assert_eq!(r.error().1[0].0, "statisticalCodeTypeId", "{}", r.text);
+
+    // Its code is unique within its type only; its name is unique.
+    let r = c.post("/statistical-code-types", &json!({"name": "Local", "source": "local"})).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    let local = r.body["id"].as_str().unwrap().to_string();
+    let books = |name: &str, type_id: &str| json!({"name": name, "code": "BOOKS", "source": "local", "statisticalCodeTypeId": type_id});
+    let r = c.post("/statistical-codes", &books("Local books", arl)).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
+    assert_eq!(r.error().1[0], ("code".to_string(), "BOOKS".to_string()), "{}", r.text);
+    let r = c.post("/statistical-codes", &books("Local books", &local)).await;
+    assert_eq!(r.status, StatusCode::CREATED, "another type may reuse the code: {}", r.text);
+    let r = c.post("/statistical-codes", &books("local BOOKS", &local)).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
+    assert_eq!(r.error().1[0].0, "name", "{}", r.text);
+    // Statistical code types' names are not unique in FOLIO.
+    let r = c.post("/statistical-code-types", &json!({"name": "Local", "source": "local"})).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+
+    // A type in use cannot go; once unused it can.
+    let r = c.delete(&format!("/statistical-code-types/{local}")).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.text);
+    let r = c.get(&format!("/statistical-codes?query=statisticalCodeTypeId=={local}")).await;
+    let code_id = r.body["statisticalCodes"][0]["id"].as_str().unwrap().to_string();
+    assert_eq!(
+        c.delete(&format!("/statistical-codes/{code_id}")).await.status,
+        StatusCode::NO_CONTENT
+    );
+    let r = c.delete(&format!("/statistical-code-types/{local}")).await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
+
+    // Unique names and codes elsewhere.
+    let taken = json!({"name": "author", "code": "xyz", "source": "local"});
+    let r = c.post("/contributor-types", &taken).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
+    assert_eq!(r.error().1[0].0, "name", "{}", r.text);
+    let r = c
+        .post("/subject-sources", &json!({"name": "Mine", "code": "MeSH", "source": "local"}))
+        .await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
+    assert_eq!(r.error().1[0].0, "code", "{}", r.text);
+    let r = c.post("/subject-sources", &json!({"name": "Mine", "source": "local"})).await;
+    assert_eq!(r.status, StatusCode::CREATED, "a subject source needs no code: {}", r.text);
+}
