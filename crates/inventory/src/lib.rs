@@ -52,6 +52,7 @@ mod records;
 mod refdata;
 mod reference;
 mod seed;
+mod source_files;
 mod storage;
 mod views;
 
@@ -71,6 +72,11 @@ pub use refdata::{
 };
 pub use reference::{KindVisitor, Link, RefKind, RefRecord, Reference, Unique, UniqueValue};
 pub use seed::{Language, language_list, languages, seed, seed_records};
+pub use source_files::{
+    HridManagement, NewSourceFile, SourceFile, SourceFilePatch, create_source_file,
+    delete_source_file, get_source_file, list_source_files, next_source_file_hrid,
+    patch_source_file,
+};
 pub use storage::{AUTHORITIES, Error, HOLDINGS, INSTANCES, ITEMS, MIGRATIONS, Result};
 pub use views::{
     ContributorName, INSTANCE_VIEW, ITEM_VIEW, InstanceView, ItemView, NamedRef, ViewShape,

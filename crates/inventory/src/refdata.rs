@@ -25,6 +25,7 @@ pub fn load_reference_data(writer: &mut Writer<'_>) -> Result<usize> {
     for &kind in RefKind::all() {
         n_added += kind.visit(Seed { writer: &mut *writer })?;
     }
+    n_added += crate::source_files::seed_source_files(writer)?;
     Ok(n_added)
 }
 

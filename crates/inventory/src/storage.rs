@@ -73,6 +73,11 @@ pub const MIGRATIONS: store::Component = store::Component {
             description: "the rest of FOLIO's reference kinds; location-unit codes as columns",
             sql: include_str!("../migrations/0005_reference_kinds.sql"),
         },
+        Migration {
+            version: 6,
+            description: "authority source files",
+            sql: include_str!("../migrations/0006_authority_source_files.sql"),
+        },
     ],
 };
 

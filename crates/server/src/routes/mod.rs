@@ -49,6 +49,7 @@ mod records;
 mod reference;
 mod search;
 mod settings;
+mod source_files;
 mod srs;
 mod tenant;
 mod users;
@@ -75,6 +76,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .merge(srs::router())
         .merge(mapping_rules::router())
         .merge(authorities::router())
+        .merge(source_files::router())
         .merge(circulation::router())
         .merge(settings::router())
         .merge(calendar::router())

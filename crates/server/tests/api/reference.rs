@@ -245,3 +245,73 @@ async fn statistical_codes_and_other_kinds_keep_folios_unique_values_and_links()
     let r = c.post("/subject-sources", &json!({"name": "Mine", "source": "local"})).await;
     assert_eq!(r.status, StatusCode::CREATED, "a subject source needs no code: {}", r.text);
 }
+
+#[tokio::test]
+async fn authority_source_files_follow_mod_entities_links() {
+    let app = TestApp::new();
+    let c = Client::admin(&app, "diku").await;
+    const LCNAF: &str = "af045f2f-e851-4613-984c-4bc13430454a";
+    let r = c.get("/authority-source-files?limit=100").await;
+    assert_eq!(r.body["totalRecords"], 12, "{}", r.text);
+    let lcnaf = c.get(&format!("/authority-source-files/{LCNAF}")).await;
+    assert_eq!(lcnaf.body["codes"], json!(["n", "nb", "nr", "no", "ns"]));
+    assert_eq!(lcnaf.body["_version"], 1);
+    let r = c.get("/authority-source-files?query=type==Names").await;
+    assert_eq!(r.body["totalRecords"], 1, "{}", r.text);
+
+    // A library's own file numbers its records.
+    let local = json!({"name": "Campus names", "code": "cn", "type": "Names",
+        "baseUrl": "https://www.example.edu/names", "hridManagement": {"startNumber": 100}});
+    let r = c.post("/authority-source-files", &local).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    assert_eq!(r.body["source"], "local");
+    assert_eq!(r.body["baseUrl"], "example.edu/names/", "stored as FOLIO keeps it");
+    let id = r.body["id"].as_str().unwrap().to_string();
+    for expected in ["cn100", "cn101"] {
+        let r = c.post(&format!("/authority-source-files/{id}/hrid"), &json!({})).await;
+        assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+        assert_eq!(r.body["hrid"], expected);
+    }
+    let r = c.post(&format!("/authority-source-files/{LCNAF}/hrid"), &json!({})).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
+
+    // Codes, names and URLs are unique; prefixes are letters.
+    for (body, field) in [
+        (json!({"name": "Other", "code": "sh"}), "code"),
+        (json!({"name": "Campus names", "code": "zz"}), "name"),
+        (json!({"name": "Other", "code": "z9"}), "code"),
+    ] {
+        let r = c.post("/authority-source-files", &body).await;
+        assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
+        assert_eq!(r.error().1[0].0, field, "{}", r.text);
+    }
+
+    // A PATCH sends the version it read; FOLIO's files keep their names.
+    let r = c
+        .patch(
+            &format!("/authority-source-files/{id}"),
+            &json!({"selectable": false, "_version": 1}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
+    let r = c
+        .patch(&format!("/authority-source-files/{id}"), &json!({"name": "Stale", "_version": 1}))
+        .await;
+    assert_eq!(r.status, StatusCode::CONFLICT, "{}", r.text);
+    let r = c
+        .patch(&format!("/authority-source-files/{LCNAF}"), &json!({"name": "Mine", "_version": 1}))
+        .await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
+    assert_eq!(
+        r.error().0,
+        "Unable to patch. Authority source file source is FOLIO or it has authority references"
+    );
+    let r = c.delete(&format!("/authority-source-files/{LCNAF}")).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
+    assert_eq!(r.error().0, "Cannot delete Authority source file with source 'folio'");
+    assert_eq!(
+        c.delete(&format!("/authority-source-files/{id}")).await.status,
+        StatusCode::NO_CONTENT
+    );
+    assert_eq!(c.get(&format!("/authority-source-files/{id}")).await.status, StatusCode::NOT_FOUND);
+}

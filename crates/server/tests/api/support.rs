@@ -200,6 +200,11 @@ impl<'a> Client<'a> {
         self.put_raw(path, body.to_string().into_bytes()).await
     }
 
+    pub(crate) async fn patch(&self, path: &str, body: &Value) -> Response {
+        let body = Some(body.to_string().into_bytes());
+        self.app.send(Method::PATCH, path, Some(&self.tenant), Some(&self.token), body).await
+    }
+
     pub(crate) async fn put_raw(&self, path: &str, body: Vec<u8>) -> Response {
         self.app.send(Method::PUT, path, Some(&self.tenant), Some(&self.token), Some(body)).await
     }
