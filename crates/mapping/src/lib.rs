@@ -17,9 +17,18 @@
 pub mod rules;
 
 mod defaults;
+mod engine;
+#[cfg(test)]
+mod engine_tests;
+mod functions;
+mod reference;
+mod shape;
 
 use store::{Migration, Reader, RecordTable, Writer};
 
+pub use engine::{MARC_HOLDINGS_SOURCE_ID, Target, map_record};
+pub use functions::STUB_ID;
+pub use reference::{Entry, Lookup, ReferenceData};
 pub use rules::{ParseError, Rules};
 
 /// The component's schema: one row per record type whose rules a tenant changed.
@@ -192,7 +201,7 @@ mod tests {
             .assert_eq(&check(r#"{"245": [{"target": "title", "subfield": ["a"]}]}"#));
         expect!["Invalid mapping rule at 245[0]: missing field `target`"]
             .assert_eq(&check(r#"{"245": [{"subfield": ["a"]}]}"#));
-        expect!["Invalid mapping rule at 650[0]: entity[1].rules[0].conditions[0].name: unknown field `name`, expected one of `type`, `parameter`, `LDR`"]
+        expect!["Invalid mapping rule at 650[0]: entity[1].rules[0].conditions[0].name: unknown field `name`, expected one of `type`, `parameter`, `value`, `LDR`"]
             .assert_eq(&check(
                 r#"{"650": [{"entity": [{"target": "subjects.value", "subfield": ["a"]},
                     {"target": "subjects.typeId", "rules": [{"conditions": [{"name": "x"}]}]}]}]}"#,

@@ -164,6 +164,9 @@ pub struct Condition {
     pub functions: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parameter: Option<Value>,
+    /// When set, the condition holds only if the functions' result equals it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
     /// The function reads the leader rather than the field.
     #[serde(rename = "LDR", default, skip_serializing_if = "is_false")]
     pub leader: bool,

@@ -7,8 +7,12 @@ pub(crate) fn holdings() -> Rules {
     let mut b = Builder::default();
     b.single("001", Mapping { rules: Some(Vec::new()), ..to("hrid", "") });
     // The holdings type comes from leader byte 6.
-    let from_leader =
-        Condition { functions: "set_holdings_type_id".into(), parameter: None, leader: true };
+    let from_leader = Condition {
+        functions: "set_holdings_type_id".into(),
+        parameter: None,
+        value: None,
+        leader: true,
+    };
     b.single(
         "001",
         Mapping {

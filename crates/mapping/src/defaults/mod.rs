@@ -44,7 +44,8 @@ impl Mapping {
     }
 
     fn condition(mut self, functions: &str, parameter: Option<Value>) -> Mapping {
-        let condition = Condition { functions: functions.to_string(), parameter, leader: false };
+        let condition =
+            Condition { functions: functions.to_string(), parameter, value: None, leader: false };
         self.rules = Some(vec![Rule { conditions: vec![condition], ..Rule::default() }]);
         self
     }
