@@ -548,6 +548,33 @@ impl<'a> Writer<'a> {
         Ok(value)
     }
 
+    /// Runs `f` so that its writes stay only if it succeeds: on `Err` the database, the
+    /// change log and the named counters are as they were before it (an SQLite
+    /// savepoint). For work that writes several records and must write all or none of
+    /// them, inside a transaction that goes on: one record of an import.
+    pub fn attempt<T, E: From<Error>>(
+        &mut self,
+        f: impl FnOnce(&mut Writer<'a>) -> std::result::Result<T, E>,
+    ) -> std::result::Result<T, E> {
+        self.reader.tx.execute_batch("SAVEPOINT quire_attempt").map_err(Error::from)?;
+        let (last_seq, sequences) = (self.last_seq, self.sequences.clone());
+        match f(self) {
+            Ok(value) => {
+                self.reader.tx.execute_batch("RELEASE quire_attempt").map_err(Error::from)?;
+                Ok(value)
+            }
+            Err(e) => {
+                self.reader
+                    .tx
+                    .execute_batch("ROLLBACK TO quire_attempt; RELEASE quire_attempt")
+                    .map_err(Error::from)?;
+                self.last_seq = last_seq;
+                self.sequences = sequences;
+                Err(e)
+            }
+        }
+    }
+
     /// Restarts a named counter: its next value is `next`.
     pub fn restart_sequence(&mut self, name: &str, next: i64) -> Result<()> {
         let stored = match self.sequences.get(name) {
@@ -688,6 +715,38 @@ mod tests {
                     after = page.last().map(|p| p.id.clone());
                 }
                 assert_eq!(seen, 600);
+                Ok::<_, crate::Error>(())
+            })
+            .unwrap();
+    }
+
+    /// A failed attempt leaves no record, change-log row or counter step behind; a
+    /// good one keeps its writes, in the same transaction as the others.
+    #[test]
+    fn a_failed_attempt_writes_nothing() {
+        let (_dir, tenant) = tenant();
+        let seq_before = tenant.read(|r| r.last_seq()).unwrap();
+        tenant
+            .write(|w| {
+                let parent = || [crate::ColumnValue::Text("p".into())];
+                w.attempt(|w| w.insert(&THINGS, "kept", 1, "{}", &parent()))?;
+                let failed: crate::Result<()> = w.attempt(|w| {
+                    w.insert(&THINGS, "lost", 1, "{}", &parent())?;
+                    assert_eq!(w.next_sequence("n", 1)?, 1);
+                    w.insert(&THINGS, "kept", 1, "{}", &parent())
+                });
+                assert!(matches!(failed, Err(crate::Error::DuplicateId { .. })));
+                assert_eq!(w.next_sequence("n", 1)?, 1, "the failed attempt's step is undone");
+                w.insert(&THINGS, "after", 1, "{}", &parent())
+            })
+            .unwrap();
+        tenant
+            .read(|r| {
+                assert!(r.exists(&THINGS, "kept")? && r.exists(&THINGS, "after")?);
+                assert!(!r.exists(&THINGS, "lost")?);
+                let changes = r.changes_since(seq_before, 10)?;
+                let ids: Vec<&str> = changes.iter().map(|c| c.record_id.as_str()).collect();
+                assert_eq!(ids, ["kept", "after"]);
                 Ok::<_, crate::Error>(())
             })
             .unwrap();
