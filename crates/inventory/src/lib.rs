@@ -63,7 +63,7 @@ pub use circulation::{
 pub use hrid::{HridKind, HridSetting, HridSettings, hrid_settings, replace_hrid_settings};
 pub use model::{Authority, HoldingsRecord, Instance, Item, ItemStatusName};
 pub use records::{
-    Checked, Record, create, decode_batch, delete, get_json, list_json, next_hrid, next_hrids,
+    Checked, Record, create, create_record, decode_batch, delete, get_json, list_json, next_hrid, next_hrids,
     replace, save_batch,
 };
 pub use refdata::{

@@ -469,6 +469,17 @@ pub fn create<R: Record>(writer: &mut Writer<'_>, body: &[u8], actor: Actor) -> 
     save(writer, record, Mode::Create, actor, &mut Checked::default())
 }
 
+/// Creates a typed record, remembering in `checked` the references found, so that the
+/// records of one transaction (an import's chunk) look each up once.
+pub fn create_record<R: Record>(
+    writer: &mut Writer<'_>,
+    record: R,
+    actor: Actor,
+    checked: &mut Checked,
+) -> Result<R> {
+    save(writer, record, Mode::Create, actor, checked)
+}
+
 /// Replaces a record (FOLIO's PUT). The body's id, if any, must be the path's.
 pub fn replace<R: Record>(
     writer: &mut Writer<'_>,

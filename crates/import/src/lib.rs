@@ -1,0 +1,175 @@
+//! MARC data import: FOLIO's job executions, their records into SRS and inventory.
+//!
+//! What it owns: jobs (`jobExecution`, with FOLIO's statuses and progress) and what a
+//! runner needs to go on after a restart (their cursors), the chunks a scripted client
+//! posts, the job log (one entry per record), reading records from files and chunks,
+//! and each record's import ([`process`]). What it does not own: HTTP, the thread that
+//! runs jobs (the runtime's), profiles, and the mapping rules (the `mapping` crate).
+//!
+//! Invariants:
+//! - A chunk's records, their journal entries and the job's cursor commit together: a
+//!   job that stops, however it stops, goes on from a chunk boundary with no record done
+//!   twice.
+//! - One record's failure writes nothing but its journal entry (a savepoint per record).
+//! - A job always ends (`COMMITTED`, `ERROR` or `CANCELLED`) once its source is read.
+
+mod job;
+mod journal;
+pub mod process;
+mod run;
+pub mod source;
+mod storage;
+
+use serde_json::Value;
+use store::Writer;
+use uuid::Uuid;
+
+pub use crate::job::{
+    Cursor, JobExecution, ProfileInfo, Progress, RunBy, Source, Status, get_cursor, get_job,
+    next_job_hrid, unfinished_jobs,
+};
+pub use crate::journal::{Action, Counts, Entry, Related, RelatedRecord, SortBy, Summary, entries, entry, summary};
+pub use crate::run::{CHUNK, DEFAULT_CREATE_INSTANCE, Step, finish, plan, run_to_end, setup, start, step};
+pub use crate::source::{Format, RawRecords};
+pub use crate::storage::MIGRATIONS;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("JobExecution with id '{0}' was not found")]
+    JobNotFound(Uuid),
+    /// A change to a job that has ended.
+    #[error("JobExecution with id '{id}' is {status} and cannot be changed")]
+    Finished { id: Uuid, status: &'static str },
+    #[error("Job profile '{0}' is not supported by Quire's import yet")]
+    UnsupportedProfile(Uuid),
+    #[error("JobExecution with id '{0}' has no job profile")]
+    NoProfile(Uuid),
+    /// A request that breaks FOLIO's rules for it.
+    #[error("{0}")]
+    Invalid(String),
+    #[error(transparent)]
+    Store(#[from] store::Error),
+    #[error(transparent)]
+    Inventory(#[from] inventory::Error),
+    #[error(transparent)]
+    Srs(#[from] srs::Error),
+    #[error(transparent)]
+    Mapping(#[from] mapping::Error),
+    #[error("corrupt import data: {0}")]
+    Corrupt(String),
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Starts a job over a file already in the tenant's import directory (`path`, relative
+/// to it): the web client's `processFiles` and the command line's import. The runner
+/// takes it from here.
+pub fn new_file_job(
+    w: &mut Writer<'_>,
+    user_id: Uuid,
+    run_by: RunBy,
+    file_name: &str,
+    path: &str,
+    profile: ProfileInfo,
+) -> Result<JobExecution> {
+    let hr_id = next_job_hrid(w)?;
+    let mut job = JobExecution::new(hr_id, user_id, run_by, Some(file_name.to_string()));
+    job.source_path = Some(path.to_string());
+    job.job_profile_info = Some(profile);
+    job.set_status(Status::FileUploaded);
+    let cursor = Cursor::new(Source::File { path: path.to_string() });
+    job::create_job(w, &job, &cursor)?;
+    Ok(job)
+}
+
+/// A job waiting for its profile and records (`POST /change-manager/jobExecutions`).
+pub fn new_job(
+    w: &mut Writer<'_>,
+    user_id: Uuid,
+    run_by: RunBy,
+    file_name: Option<String>,
+    profile: Option<ProfileInfo>,
+) -> Result<JobExecution> {
+    let hr_id = next_job_hrid(w)?;
+    let mut job = JobExecution::new(hr_id, user_id, run_by, file_name);
+    job.job_profile_info = profile;
+    job::create_job(w, &job, &Cursor::new(Source::None))?;
+    Ok(job)
+}
+
+/// Names a job's profile (`PUT /change-manager/jobExecutions/{id}/jobProfile`).
+pub fn set_job_profile(w: &mut Writer<'_>, id: Uuid, profile: ProfileInfo) -> Result<JobExecution> {
+    let mut job = job::get_job(w, id)?;
+    if job.status.is_final() {
+        return Err(Error::Finished { id, status: job.status.as_str() });
+    }
+    job.job_profile_info = Some(profile);
+    job::save_job(w, &job)?;
+    Ok(job)
+}
+
+/// Takes a chunk of records a client posted (`POST .../records`): stored with the job,
+/// processed by the runner in the order posted. The first chunk starts the job; the one
+/// marked `last` ends what it will receive.
+pub fn post_chunk(w: &mut Writer<'_>, id: Uuid, chunk: &RawRecords) -> Result<JobExecution> {
+    let mut job = job::get_job(w, id)?;
+    if job.status.is_final() {
+        return Err(Error::Finished { id, status: job.status.as_str() });
+    }
+    if job.job_profile_info.is_none() {
+        return Err(Error::NoProfile(id));
+    }
+    let mut cursor = job::get_cursor(w, id)?;
+    if cursor.last_chunk_received {
+        return Err(Error::Invalid(format!(
+            "JobExecution with id '{id}' has received its last chunk already"
+        )));
+    }
+    if matches!(cursor.source, Source::File { .. }) {
+        return Err(Error::Invalid(format!("JobExecution with id '{id}' imports a file")));
+    }
+    cursor.source = Source::Chunks;
+    let key = run::chunk_key(id, cursor.chunks_received);
+    let body = job::encode(chunk)?;
+    w.insert(&storage::CHUNKS, &key, 1, &body, &[
+        store::ColumnValue::Text(id.to_string()),
+        store::ColumnValue::Int(cursor.chunks_received as i64),
+    ])?;
+    cursor.chunks_received += 1;
+    cursor.last_chunk_received = chunk.records_metadata.last;
+    job::save_cursor(w, id, &cursor)?;
+    if job.status == Status::New || job.status == Status::FileUploaded {
+        job.set_status(Status::ParsingInProgress);
+        job.started_date = Some(folio::Timestamp::now().to_string());
+    }
+    if let Some(total) = chunk.records_metadata.total {
+        job.progress.total = total;
+        job.total_records_in_file = Some(total);
+    }
+    job::save_job(w, &job)?;
+    Ok(job)
+}
+
+/// Asks a job to stop (`DELETE .../records`): the runner stops it at the next chunk
+/// boundary; a job that has not started stops at once. A job that has ended is refused.
+pub fn cancel(w: &mut Writer<'_>, id: Uuid) -> Result<()> {
+    let mut job = job::get_job(w, id)?;
+    if job.status.is_final() {
+        return Err(Error::Finished { id, status: job.status.as_str() });
+    }
+    let mut cursor = job::get_cursor(w, id)?;
+    cursor.cancel_requested = true;
+    job::save_cursor(w, id, &cursor)?;
+    if matches!(job.status, Status::New) {
+        job.set_status(Status::Cancelled);
+        job.completed_date = Some(folio::Timestamp::now().to_string());
+        job.progress.total = 0;
+        job::save_job(w, &job)?;
+    }
+    Ok(())
+}
+
+/// A job as FOLIO answers it, as JSON.
+pub fn job_json(job: &JobExecution) -> Value {
+    serde_json::to_value(job).unwrap_or(Value::Null)
+}

@@ -1,0 +1,281 @@
+//! One record's import: what FOLIO's create-instance flow does, in one pass.
+//!
+//! 1. Outside the write lock ([`prepare`]): the record is mapped to an instance by the
+//!    tenant's rules; a record that already carries FOLIO's `999 ff` ids is refused.
+//! 2. In the chunk's write transaction, each record in a savepoint of its own ([`write`]):
+//!    the instance is saved (it gets its HRID), the MARC gets FOLIO's write-back (005 now,
+//!    the old 001/003 into a 035, 001 = the instance HRID, `999 ff $i` instance id and `$s`
+//!    SRS id), the SRS record is saved under the job's snapshot, and the journal entry
+//!    says so. A record that fails writes nothing but its journal entry.
+
+use serde_json::{Map, Value};
+use store::Writer;
+use uuid::Uuid;
+
+use folio::Actor;
+use mapping::{ReferenceData, Rules, Target};
+
+use crate::journal::{Action, Entry, Related};
+
+/// What a job does with each record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Plan {
+    /// FOLIO's "Default - Create instance and SRS MARC Bib".
+    CreateInstance,
+}
+
+impl Plan {
+    fn record_type(self) -> &'static str {
+        match self {
+            Plan::CreateInstance => "MARC_BIBLIOGRAPHIC",
+        }
+    }
+}
+
+/// What a record's processing needs, read once per job.
+pub struct Setup {
+    pub job: Uuid,
+    pub plan: Plan,
+    pub rules: Rules,
+    pub reference: ReferenceData,
+    pub actor: Actor,
+}
+
+/// A record mapped and ready to write, or why it cannot be.
+pub struct Prepared {
+    order: u64,
+    outcome: std::result::Result<Mapped, String>,
+}
+
+struct Mapped {
+    marc: marc::Record,
+    instance: Map<String, Value>,
+}
+
+/// Maps one record read from the source (no storage).
+pub fn prepare(setup: &Setup, order: u64, read: crate::source::Read1) -> Prepared {
+    let outcome = read.and_then(|marc| {
+        let has_ids = marc.fields_with_tag("999").any(|f| {
+            f.indicators() == Some(['f', 'f']) && (f.subfield('i').is_some() || f.subfield('s').is_some())
+        });
+        if has_ids {
+            return Err("A new Instance was not created because the incoming record already contains a 999ff$s or 999ff$i field".into());
+        }
+        let instance = mapping::map_record(&marc, &setup.rules, Target::Instance, &setup.reference);
+        Ok(Mapped { marc, instance })
+    });
+    Prepared { order, outcome }
+}
+
+impl Prepared {
+    pub fn order(&self) -> u64 {
+        self.order
+    }
+}
+
+/// Writes one prepared record and its journal entry; says whether it went in. Records
+/// are written in a savepoint each, so one that fails leaves nothing but its entry.
+pub fn write(
+    w: &mut Writer<'_>,
+    setup: &Setup,
+    checked: &mut inventory::Checked,
+    prepared: Prepared,
+) -> crate::Result<bool> {
+    let order = prepared.order;
+    let record_type = setup.plan.record_type();
+    let result = match prepared.outcome {
+        Err(error) => Err(Failure::Record(error)),
+        Ok(mapped) => w.attempt(|w| create_instance(w, setup, checked, order, mapped)),
+    };
+    let (entry, ok) = match result {
+        Ok(entry) => (entry, true),
+        Err(Failure::Record(error)) => (Entry::failed(setup.job, order, record_type, error), false),
+        // The database itself failed: the chunk fails, and the job goes on from it later.
+        Err(Failure::Storage(e)) => return Err(e.into()),
+    };
+    crate::journal::write(w, &entry)?;
+    Ok(ok)
+}
+
+/// Why a record did not go in: its own fault, or the database's.
+enum Failure {
+    Record(String),
+    Storage(store::Error),
+}
+
+impl From<store::Error> for Failure {
+    fn from(e: store::Error) -> Failure {
+        match e {
+            store::Error::Unique { .. } | store::Error::DuplicateId { .. } | store::Error::Query(_) => {
+                Failure::Record(e.to_string())
+            }
+            e => Failure::Storage(e),
+        }
+    }
+}
+
+impl From<inventory::Error> for Failure {
+    fn from(e: inventory::Error) -> Failure {
+        match e {
+            inventory::Error::Store(e) => e.into(),
+            e => Failure::Record(e.to_string()),
+        }
+    }
+}
+
+impl From<srs::Error> for Failure {
+    fn from(e: srs::Error) -> Failure {
+        match e {
+            srs::Error::Store(e) => e.into(),
+            e => Failure::Record(e.to_string()),
+        }
+    }
+}
+
+impl From<marc::Error> for Failure {
+    fn from(e: marc::Error) -> Failure {
+        Failure::Record(e.to_string())
+    }
+}
+
+fn create_instance(
+    w: &mut Writer<'_>,
+    setup: &Setup,
+    checked: &mut inventory::Checked,
+    order: u64,
+    mapped: Mapped,
+) -> std::result::Result<Entry, Failure> {
+    let Mapped { mut marc, mut instance } = mapped;
+    let instance_id = Uuid::new_v4();
+    let srs_id = Uuid::new_v4();
+    // The HRID is the tenant's to assign; the record's own 001 goes to a 035.
+    instance.remove("hrid");
+    // Quire keeps preceding and succeeding titles on no instance record.
+    instance.remove("precedingTitles");
+    instance.remove("succeedingTitles");
+    instance.insert("id".into(), Value::String(instance_id.to_string()));
+    let instance: inventory::Instance = serde_json::from_value(Value::Object(instance))
+        .map_err(|e| Failure::Record(mapping_error(&e)))?;
+    let suppressed = instance.discovery_suppress;
+    let saved = inventory::create_record(w, instance, setup.actor, checked)?;
+    let hrid = saved.hrid.clone().unwrap_or_default();
+    write_back(&mut marc, &hrid, instance_id, srs_id)?;
+    let raw = marc::encode(&marc)?;
+    let record = srs::Record {
+        id: Some(srs_id),
+        snapshot_id: setup.job,
+        matched_id: Some(srs_id),
+        matched_profile_id: None,
+        generation: 0,
+        record_type: srs::RecordType::MarcBib,
+        raw_record: Some(srs::RawRecord {
+            id: Some(srs_id),
+            content: Some(String::from_utf8_lossy(&raw).into_owned()),
+        }),
+        parsed_record: Some(srs::ParsedRecord {
+            id: Some(srs_id),
+            content: Some(marc),
+            formatted_content: None,
+        }),
+        error_record: None,
+        deleted: false,
+        order: Some(order as i64),
+        external_ids_holder: Some(srs::ExternalIdsHolder {
+            instance_id: Some(instance_id),
+            instance_hrid: Some(hrid.clone()),
+            ..srs::ExternalIdsHolder::default()
+        }),
+        additional_info: srs::AdditionalInfo { suppress_discovery: suppressed },
+        state: srs::State::Actual,
+        leader_record_status: None,
+        metadata: None,
+    };
+    srs::create(w, record, setup.actor)?;
+    let mut entry = Entry::new(setup.job, order, setup.plan.record_type());
+    entry.source_record_id = Some(srs_id);
+    entry.source_record_title = Some(saved.title.clone());
+    entry.source_record_action_status = Some(Action::Created);
+    entry.related_instance_info = Some(Related {
+        action_status: Some(Action::Created),
+        id_list: vec![instance_id],
+        hrid_list: vec![hrid],
+        error: None,
+    });
+    Ok(entry)
+}
+
+/// A mapped instance that breaks the instance schema, in words a cataloguer can act on.
+fn mapping_error(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    if text.contains("missing field `title`") {
+        "The record has no title (245) to map to the instance's required title".into()
+    } else {
+        format!("The mapped instance is not valid: {text}")
+    }
+}
+
+/// FOLIO's write-back into an imported bibliographic record: 005 is now; the record's
+/// own 001 (with its 003 as prefix) moves to a 035 unless one has it; 001 becomes the
+/// instance's HRID; `999 ff $i` and `$s` name the instance and the SRS record.
+pub(crate) fn write_back(
+    marc: &mut marc::Record,
+    hrid: &str,
+    instance_id: Uuid,
+    srs_id: Uuid,
+) -> marc::Result<()> {
+    let tag = |t: &str| marc::Tag::new(t);
+    let old_001 = marc.control_value("001").map(str::to_string);
+    let old_003 = marc.control_value("003").map(str::to_string);
+    let fields = marc.fields_mut();
+    fields.retain(|f| !matches!(f.tag().as_str(), "001" | "003" | "005"));
+    if let Some(id) = old_001.filter(|v| !v.trim().is_empty()) {
+        let value = match old_003.filter(|v| !v.trim().is_empty()) {
+            Some(prefix) => format!("({}){}", prefix.trim(), id.trim()),
+            None => id.trim().to_string(),
+        };
+        let present = fields
+            .iter()
+            .filter(|f| f.tag().as_str() == "035")
+            .any(|f| f.subfield_values('a').any(|a| a.trim() == value));
+        if !present {
+            let at = fields
+                .iter()
+                .position(|f| f.tag().as_str() > "035")
+                .unwrap_or(fields.len());
+            fields.insert(at, marc::Field::data(tag("035")?, ' ', ' ', [('a', value.as_str())])?);
+        }
+    }
+    let now = chrono::Utc::now();
+    let stamp = format!("{}.{}", now.format("%Y%m%d%H%M%S"), now.timestamp_subsec_millis() / 100);
+    fields.insert(0, marc::Field::control(tag("005")?, stamp)?);
+    fields.insert(0, marc::Field::control(tag("001")?, hrid)?);
+    fields.retain(|f| !(f.tag().as_str() == "999" && f.indicators() == Some(['f', 'f'])));
+    let (i, s) = (instance_id.to_string(), srs_id.to_string());
+    fields.push(marc::Field::data(tag("999")?, 'f', 'f', [('i', i.as_str()), ('s', s.as_str())])?);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn write_back_moves_the_control_number_and_adds_folios_ids() {
+        let mut record = marc::Record::new(marc::Leader::new("00000nam a2200000 a 4500").unwrap());
+        let t = |t: &str| marc::Tag::new(t).unwrap();
+        record.push(marc::Field::control(t("001"), "ocm12345").unwrap());
+        record.push(marc::Field::control(t("003"), "OCoLC").unwrap());
+        record.push(marc::Field::control(t("008"), "850520s1985").unwrap());
+        record.push(marc::Field::data(t("020"), ' ', ' ', [('a', "0451526538")]).unwrap());
+        record.push(marc::Field::data(t("245"), '1', '0', [('a', "Title.")]).unwrap());
+        let (i, s) = (Uuid::from_u128(1), Uuid::from_u128(2));
+        write_back(&mut record, "in00000007", i, s).unwrap();
+        let tags: Vec<String> = record.fields().iter().map(|f| f.tag().as_str().to_string()).collect();
+        assert_eq!(tags, ["001", "005", "008", "020", "035", "245", "999"]);
+        assert_eq!(record.control_value("001"), Some("in00000007"));
+        assert_eq!(record.field("035").unwrap().subfield('a'), Some("(OCoLC)ocm12345"));
+        let ids = record.field("999").unwrap();
+        assert_eq!(ids.subfield('i'), Some(i.to_string().as_str()));
+        assert_eq!(ids.subfield('s'), Some(s.to_string().as_str()));
+    }
+}

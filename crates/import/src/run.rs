@@ -1,0 +1,280 @@
+//! Running a job: a chunk at a time, each chunk's records and the job's cursor and
+//! progress in one transaction, so a job survives a crash or a restart: it goes on after
+//! the last chunk that committed, and no record is imported twice or lost. A job always
+//! ends: `COMMITTED` when every record went in, `ERROR` with its counts when some did not,
+//! or when its source could not be read, `CANCELLED` at the chunk boundary after a
+//! cancel.
+
+use std::path::Path;
+
+use store::{Page, Tenant};
+use uuid::Uuid;
+
+use folio::Actor;
+use mapping::{Lookup, ReferenceData};
+
+use crate::job::{self, Cursor, JobExecution, Source, Status};
+use crate::process::{self, Plan, Prepared, Setup};
+use crate::source::{self, FileReader, RawRecords};
+use crate::storage::CHUNKS;
+use crate::{Error, Result};
+
+/// FOLIO's "Default - Create instance and SRS MARC Bib" job profile.
+pub const DEFAULT_CREATE_INSTANCE: Uuid = Uuid::from_u128(0xe34d7b92_9b83_11eb_a8b3_0242ac130003);
+
+/// Records per transaction. Small enough that a chunk holds the write lock for tens of
+/// milliseconds, so a check-out waits no longer than that behind an import.
+pub const CHUNK: usize = 100;
+
+/// What the job does, from its profile.
+pub fn plan(job: &JobExecution) -> Result<Plan> {
+    match &job.job_profile_info {
+        Some(info) if info.id == DEFAULT_CREATE_INSTANCE => Ok(Plan::CreateInstance),
+        Some(info) => Err(Error::UnsupportedProfile(info.id)),
+        None => Err(Error::NoProfile(job.id)),
+    }
+}
+
+/// Reads what the job's records are mapped with: the tenant's rules and the reference
+/// records the rules look up.
+pub fn setup(tenant: &Tenant, job: &JobExecution) -> Result<Setup> {
+    let plan = plan(job)?;
+    tenant.read(|r| {
+        let rules = mapping::rules(r, mapping::RecordType::MarcBib)?;
+        let mut reference = ReferenceData::default();
+        for (kind, lookup) in LOOKUPS {
+            let (bodies, _) = inventory::list_reference_json(
+                r,
+                kind,
+                None,
+                Page { offset: 0, limit: 100_000 },
+            )?;
+            let records: Vec<serde_json::Value> =
+                bodies.iter().filter_map(|b| serde_json::from_str(b).ok()).collect();
+            reference.insert_records(lookup, &records);
+        }
+        Ok::<_, Error>(Setup { job: job.id, plan, rules, reference, actor: Actor { user_id: Some(job.user_id) } })
+    })
+}
+
+/// The reference kinds mapping looks up.
+const LOOKUPS: [(inventory::RefKind, Lookup); 17] = {
+    use inventory::RefKind as K;
+    use mapping::Lookup as L;
+    [
+        (K::IdentifierType, L::IdentifierTypes),
+        (K::ClassificationType, L::ClassificationTypes),
+        (K::ContributorType, L::ContributorTypes),
+        (K::ContributorNameType, L::ContributorNameTypes),
+        (K::InstanceType, L::InstanceTypes),
+        (K::InstanceFormat, L::InstanceFormats),
+        (K::ModeOfIssuance, L::IssuanceModes),
+        (K::InstanceNoteType, L::InstanceNoteTypes),
+        (K::AlternativeTitleType, L::AlternativeTitleTypes),
+        (K::SubjectType, L::SubjectTypes),
+        (K::SubjectSource, L::SubjectSources),
+        (K::ElectronicAccessRelationship, L::ElectronicAccessRelationships),
+        (K::InstanceDateType, L::InstanceDateTypes),
+        (K::HoldingsType, L::HoldingsTypes),
+        (K::CallNumberType, L::CallNumberTypes),
+        (K::Location, L::Locations),
+        (K::HoldingsNoteType, L::HoldingsNoteTypes),
+    ]
+};
+
+/// Where the runner stands after a step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// More records wait.
+    More,
+    /// Nothing to do until a client posts the next chunk.
+    Waiting,
+    /// The job has ended, with this status.
+    Done(Status),
+}
+
+/// Does the next chunk of a job. `import_dir` is where the job's file is.
+pub fn step(tenant: &Tenant, setup: &Setup, import_dir: &Path) -> Result<Step> {
+    let id = setup.job;
+    let (job, mut cursor) = tenant.read(|r| Ok::<_, Error>((job::get_job(r, id)?, job::get_cursor(r, id)?)))?;
+    if job.status.is_final() {
+        return Ok(Step::Done(job.status));
+    }
+    if cursor.cancel_requested {
+        return finish(tenant, id, Status::Cancelled).map(Step::Done);
+    }
+    // Read and map outside the write lock.
+    let (batch, next) = match &cursor.source {
+        Source::None => return Ok(Step::Waiting),
+        Source::File { path } => {
+            let path = import_dir.join(path);
+            let mut reader = match FileReader::open(&path, cursor.next_order, cursor.offset) {
+                Ok(reader) => reader,
+                Err(e) => return fail(tenant, id, format!("The file cannot be read: {e}")),
+            };
+            match reader.next_batch(CHUNK) {
+                Ok(batch) => {
+                    let next = Next::File { offset: reader.offset() };
+                    (batch, next)
+                }
+                Err(e) => return fail(tenant, id, format!("The file cannot be read: {e}")),
+            }
+        }
+        Source::Chunks => {
+            if cursor.next_chunk >= cursor.chunks_received {
+                if cursor.last_chunk_received {
+                    return finish(tenant, id, final_status(&cursor)).map(Step::Done);
+                }
+                return Ok(Step::Waiting);
+            }
+            let key = chunk_key(id, cursor.next_chunk);
+            let row = tenant.read(|r| r.get(&CHUNKS, &key))?;
+            let chunk: RawRecords = match row {
+                Some(row) => job::decode(&row.body)?,
+                None => return Err(Error::Corrupt(format!("chunk {key} is missing"))),
+            };
+            let batch = source::chunk_records(&chunk, cursor.next_order);
+            (batch, Next::Chunk { key })
+        }
+    };
+    if batch.is_empty() {
+        return finish(tenant, id, final_status(&cursor)).map(Step::Done);
+    }
+    let prepared: Vec<Prepared> =
+        batch.into_iter().map(|(order, read)| process::prepare(setup, order, read)).collect();
+    let last_order = prepared.last().map_or(cursor.next_order, |p| p.order() + 1);
+    tenant.write(|w| {
+        let mut checked = inventory::Checked::default();
+        for record in prepared {
+            if process::write(w, setup, &mut checked, record)? {
+                cursor.succeeded += 1;
+            } else {
+                cursor.failed += 1;
+            }
+        }
+        cursor.next_order = last_order.max(cursor.next_order);
+        match &next {
+            Next::File { offset } => cursor.offset = *offset,
+            Next::Chunk { key } => {
+                w.delete(&CHUNKS, key)?;
+                cursor.next_chunk += 1;
+            }
+        }
+        // A cancel that came while this chunk was read stays asked for.
+        cursor.cancel_requested |= job::get_cursor(w, id)?.cancel_requested;
+        job::save_cursor(w, id, &cursor)?;
+        let mut job = job::get_job(w, id)?;
+        job.progress.current = cursor.succeeded + cursor.failed;
+        job::save_job(w, &job)?;
+        Ok::<_, Error>(())
+    })?;
+    Ok(Step::More)
+}
+
+enum Next {
+    File { offset: u64 },
+    Chunk { key: String },
+}
+
+fn final_status(cursor: &Cursor) -> Status {
+    if cursor.failed == 0 && cursor.failure.is_none() { Status::Committed } else { Status::Error }
+}
+
+/// Ends a job whose source cannot be read: `ERROR`, FOLIO's `FILE_PROCESSING_ERROR`.
+fn fail(tenant: &Tenant, id: Uuid, message: String) -> Result<Step> {
+    tenant.write(|w| {
+        let mut cursor = job::get_cursor(w, id)?;
+        cursor.failure = Some(message);
+        job::save_cursor(w, id, &cursor)?;
+        let mut job = job::get_job(w, id)?;
+        job.error_status = Some("FILE_PROCESSING_ERROR".into());
+        job::save_job(w, &job)?;
+        Ok::<_, Error>(())
+    })?;
+    finish(tenant, id, Status::Error).map(Step::Done)
+}
+
+/// Ends a job: its final status, completion date and progress.
+pub fn finish(tenant: &Tenant, id: Uuid, status: Status) -> Result<Status> {
+    tenant.write(|w| {
+        let cursor = job::get_cursor(w, id)?;
+        let mut job = job::get_job(w, id)?;
+        if job.status.is_final() {
+            return Ok(job.status);
+        }
+        job.set_status(status);
+        job.completed_date = Some(folio::Timestamp::now().to_string());
+        job.progress.current = cursor.succeeded + cursor.failed;
+        if job.total_records_in_file.is_none() || status == Status::Committed {
+            job.progress.total = job.progress.current;
+        }
+        if let Ok(mut snapshot) = srs::get_snapshot(w, id) {
+            snapshot.status = match status {
+                Status::Committed => srs::SnapshotStatus::Committed,
+                _ => srs::SnapshotStatus::Error,
+            };
+            srs::replace_snapshot(w, id, snapshot)?;
+        }
+        job::save_job(w, &job)?;
+        Ok::<_, Error>(job.status)
+    })
+}
+
+/// Marks a job started: its snapshot, start date and record total.
+pub fn start(tenant: &Tenant, id: Uuid, total: Option<u64>) -> Result<()> {
+    tenant.write(|w| {
+        let mut job = job::get_job(w, id)?;
+        if job.status != Status::ParsingInProgress && !job.status.is_final() {
+            job.set_status(Status::ParsingInProgress);
+            job.started_date = Some(folio::Timestamp::now().to_string());
+        }
+        if let Some(total) = total {
+            job.total_records_in_file = Some(total);
+            job.progress.total = total;
+        }
+        if srs::get_snapshot(w, id).is_err() {
+            let snapshot = srs::Snapshot {
+                job_execution_id: id,
+                status: srs::SnapshotStatus::ParsingInProgress,
+                processing_started_date: Some(folio::Timestamp::now().to_string()),
+                metadata: None,
+            };
+            srs::create_snapshot(w, snapshot)?;
+        }
+        job::save_job(w, &job)?;
+        Ok::<_, Error>(())
+    })
+}
+
+pub(crate) fn chunk_key(job: Uuid, n: u64) -> String {
+    format!("{job}:{n:010}")
+}
+
+/// Runs a job to its end on this thread (the command line's import, and tests).
+/// `progress` is told the count done after each chunk.
+pub fn run_to_end(
+    tenant: &Tenant,
+    id: Uuid,
+    import_dir: &Path,
+    mut progress: impl FnMut(u64, u64),
+) -> Result<Status> {
+    let job = tenant.read(|r| job::get_job(r, id))?;
+    let setup = match setup(tenant, &job) {
+        Ok(setup) => setup,
+        Err(e @ (Error::UnsupportedProfile(_) | Error::NoProfile(_))) => {
+            return fail(tenant, id, e.to_string()).map(|_| Status::Error);
+        }
+        Err(e) => return Err(e),
+    };
+    loop {
+        match step(tenant, &setup, import_dir)? {
+            Step::More => {
+                let cursor = tenant.read(|r| job::get_cursor(r, id))?;
+                let total = tenant.read(|r| job::get_job(r, id))?.progress.total;
+                progress(cursor.succeeded + cursor.failed, total);
+            }
+            Step::Waiting => return Ok(Status::ParsingInProgress),
+            Step::Done(status) => return Ok(status),
+        }
+    }
+}

@@ -1,0 +1,186 @@
+//! Jobs over the shared MARC files, run to their end on this thread: what goes in, what
+//! the log says, and that a job stopped midway goes on without doing a record twice.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use import::{ProfileInfo, RunBy, Status};
+use serde_json::Value;
+use store::{Options, Page, Store, Tenant};
+use uuid::Uuid;
+
+fn shared(file: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/marc").join(file)
+}
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    tenant: Arc<Tenant>,
+    imports: PathBuf,
+}
+
+fn fixture() -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(
+        dir.path(),
+        Options::default(),
+        &[inventory::MIGRATIONS, srs::MIGRATIONS, mapping::MIGRATIONS, import::MIGRATIONS],
+    )
+    .unwrap();
+    let (tenant, _) = store.create_tenant("diku").unwrap();
+    tenant.write(inventory::load_reference_data).unwrap();
+    let imports = dir.path().join("imports");
+    std::fs::create_dir_all(&imports).unwrap();
+    Fixture { _dir: dir, tenant, imports }
+}
+
+fn default_profile() -> ProfileInfo {
+    ProfileInfo { id: import::DEFAULT_CREATE_INSTANCE, name: Some("Default - Create instance and SRS MARC Bib".into()), data_type: Some("MARC".into()), hidden: None }
+}
+
+/// Copies a file into the import directory and makes a job of it.
+fn file_job(f: &Fixture, file: &str, bytes: Option<Vec<u8>>) -> Uuid {
+    let bytes = bytes.unwrap_or_else(|| std::fs::read(shared(file)).unwrap());
+    std::fs::write(f.imports.join(file), bytes).unwrap();
+    let job = f
+        .tenant
+        .write(|w| import::new_file_job(w, Uuid::nil(), RunBy::default(), file, file, default_profile()))
+        .unwrap();
+    let total = import::source::count_records(&f.imports.join(file)).unwrap();
+    import::start(&f.tenant, job.id, Some(total)).unwrap();
+    job.id
+}
+
+fn count(f: &Fixture, table: &RecordTableName) -> u64 {
+    f.tenant.read(|r| r.count(&table.0)).unwrap()
+}
+
+struct RecordTableName(store::RecordTable);
+
+fn instances() -> RecordTableName {
+    RecordTableName(inventory::INSTANCES)
+}
+
+#[test]
+fn a_file_of_bibs_becomes_instances_and_source_records() {
+    let f = fixture();
+    let id = file_job(&f, "100.mrc", None);
+    let status = import::run_to_end(&f.tenant, id, &f.imports, |_, _| {}).unwrap();
+    assert_eq!(status, Status::Committed);
+    let job = f.tenant.read(|r| import::get_job(r, id)).unwrap();
+    assert_eq!((job.progress.current, job.progress.total), (100, 100));
+    assert_eq!(job.ui_status, "RUNNING_COMPLETE");
+    assert!(job.completed_date.is_some());
+    assert_eq!(count(&f, &instances()), 100);
+
+    let (entries, total) = f
+        .tenant
+        .read(|r| import::entries(r, id, false, import::SortBy::Order, false, Page { offset: 0, limit: 10 }))
+        .unwrap();
+    assert_eq!(total, 100);
+    assert_eq!(entries[0].source_record_order, "0");
+    let first = &entries[0];
+    let info = first.related_instance_info.as_ref().unwrap();
+    assert_eq!(info.action_status, Some(import::Action::Created));
+
+    // The SRS record carries FOLIO's write-back, and the instance is what its MARC says.
+    let srs_id = first.source_record_id.unwrap();
+    let source = f.tenant.read(|r| srs::get(r, srs_id)).unwrap();
+    let marc = source.parsed_record.as_ref().unwrap().content.as_ref().unwrap();
+    assert_eq!(marc.control_value("001"), Some(info.hrid_list[0].as_str()));
+    let ids = marc.fields_with_tag("999").find(|f| f.indicators() == Some(['f', 'f'])).unwrap();
+    assert_eq!(ids.subfield('i'), Some(info.id_list[0].to_string().as_str()));
+    assert_eq!(ids.subfield('s'), Some(srs_id.to_string().as_str()));
+    let instance: Value = serde_json::from_str(
+        &f.tenant.read(|r| inventory::get_json::<inventory::Instance>(r, info.id_list[0])).unwrap(),
+    )
+    .unwrap();
+    let title: Vec<&str> = marc
+        .fields_with_tag("245")
+        .last()
+        .unwrap()
+        .subfields()
+        .filter(|s| "anpbcfghks".contains(s.code))
+        .map(|s| s.value)
+        .collect();
+    assert_eq!(instance["title"], title.join(" "));
+    assert_eq!(instance["source"], "MARC");
+    assert_eq!(instance["hrid"], info.hrid_list[0]);
+
+    let summary = f.tenant.read(|r| import::summary(r, id)).unwrap();
+    assert_eq!(summary.instance_summary.total_created_entities, 100);
+    assert_eq!(summary.source_record_summary.total_created_entities, 100);
+    assert_eq!(summary.total_errors, 0);
+}
+
+#[test]
+fn bad_records_fail_alone_and_the_job_ends_with_errors() {
+    let f = fixture();
+    // A good record, a broken one, and a record that already names an instance.
+    let good = std::fs::read(shared("100.mrc")).unwrap();
+    let end = good.iter().position(|b| *b == 0x1D).unwrap() + 1;
+    let first = good[..end].to_vec();
+    let mut broken = std::fs::read(shared("invalidMarcFile.mrc")).unwrap();
+    broken.push(0x1D);
+    let mut bytes = first.clone();
+    bytes.extend_from_slice(&broken);
+    bytes.extend_from_slice(&first);
+    let id = file_job(&f, "mixed.mrc", Some(bytes));
+    let status = import::run_to_end(&f.tenant, id, &f.imports, |_, _| {}).unwrap();
+    assert_eq!(status, Status::Error);
+    let job = f.tenant.read(|r| import::get_job(r, id)).unwrap();
+    assert_eq!(job.progress.current, 3);
+    assert_eq!(count(&f, &instances()), 2);
+    let (errors, n) = f
+        .tenant
+        .read(|r| import::entries(r, id, true, import::SortBy::Order, false, Page { offset: 0, limit: 10 }))
+        .unwrap();
+    assert_eq!(n, 1);
+    assert_eq!(errors[0].source_record_order, "1");
+    assert!(errors[0].error.as_deref().unwrap().starts_with("ISO 2709 record 1"), "{:?}", errors[0].error);
+
+    // pymarc's broken file: what can be read goes in, each failure is logged.
+    let id = file_job(&f, "bad_records.mrc", std::fs::read(shared("pymarc-test/bad_records.mrc")).ok());
+    let status = import::run_to_end(&f.tenant, id, &f.imports, |_, _| {}).unwrap();
+    let job = f.tenant.read(|r| import::get_job(r, id)).unwrap();
+    let summary = f.tenant.read(|r| import::summary(r, id)).unwrap();
+    assert!(status.is_final());
+    assert_eq!(
+        summary.instance_summary.total_created_entities + summary.total_errors,
+        job.progress.current
+    );
+}
+
+#[test]
+fn a_job_stopped_midway_goes_on_from_its_last_chunk() {
+    let f = fixture();
+    let mut bytes = Vec::new();
+    for file in ["100.mrc", "CornellFOLIOExemplars.mrc", "61PRINT160129.mrc"] {
+        bytes.extend(std::fs::read(shared(file)).unwrap());
+    }
+    let id = file_job(&f, "all.mrc", Some(bytes));
+    let job = f.tenant.read(|r| import::get_job(r, id)).unwrap();
+    let total = job.progress.total;
+    assert_eq!(total, 100 + 62 + 246);
+    // Two chunks, then the process "dies": a new setup, as after a restart.
+    let setup = import::setup(&f.tenant, &job).unwrap();
+    for _ in 0..2 {
+        assert_eq!(import::step(&f.tenant, &setup, &f.imports).unwrap(), import::Step::More);
+    }
+    assert_eq!(count(&f, &instances()), 2 * import::CHUNK as u64);
+    let status = import::run_to_end(&f.tenant, id, &f.imports, |_, _| {}).unwrap();
+    let summary = f.tenant.read(|r| import::summary(r, id)).unwrap();
+    assert_eq!(summary.instance_summary.total_created_entities + summary.total_errors, total);
+    assert_eq!(count(&f, &instances()), summary.instance_summary.total_created_entities);
+    let (errors, _) = f
+        .tenant
+        .read(|r| import::entries(r, id, true, import::SortBy::Order, false, Page { offset: 0, limit: 5 }))
+        .unwrap();
+    assert_eq!(status, Status::Committed, "{errors:?}");
+    // Every record's journal entry is there once.
+    let (_, logged) = f
+        .tenant
+        .read(|r| import::entries(r, id, false, import::SortBy::Order, false, Page { offset: 0, limit: 0 }))
+        .unwrap();
+    assert_eq!(logged, total);
+}
