@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 #[allow(unsafe_code)]
 mod allocator;
 mod demo;
+mod import;
 mod workload;
 
 /// Quire: a fast library services platform speaking FOLIO's HTTP API.
@@ -39,6 +40,8 @@ enum Command {
     /// Replay one of FOLIO's performance tests against a server and report the figures
     /// beside FOLIO's.
     Load(workload::LoadArgs),
+    /// Import a MARC file into a tenant: into a data directory, or through a server.
+    Import(import::ImportArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -193,6 +196,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Generate(args) => workload::generate(args),
         Command::Reindex(args) => workload::reindex(args),
         Command::Load(args) => workload::load(args),
+        Command::Import(args) => import::run(args),
         Command::Cql => {
             let stdin = std::io::stdin();
             let stdout = std::io::stdout();
@@ -260,6 +264,8 @@ fn load_or_create_key(data_dir: &std::path::Path) -> anyhow::Result<auth::TokenK
 
 fn serve(state: server::AppState, listen: SocketAddr) -> anyhow::Result<()> {
     state.runtime().open_search_indexes().context("cannot open the search indexes")?;
+    // Import jobs that were running when the process stopped go on from their last chunk.
+    state.runtime().resume_imports();
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(listen)

@@ -132,7 +132,12 @@ pub struct JobExecution {
 
 impl JobExecution {
     /// A new job: `NEW`, progress 0 of 100 until the total is known, as FOLIO starts.
-    pub fn new(hr_id: i64, user_id: Uuid, run_by: RunBy, file_name: Option<String>) -> JobExecution {
+    pub fn new(
+        hr_id: i64,
+        user_id: Uuid,
+        run_by: RunBy,
+        file_name: Option<String>,
+    ) -> JobExecution {
         let id = Uuid::new_v4();
         JobExecution {
             id,
@@ -166,9 +171,10 @@ impl JobExecution {
             ColumnValue::Int(self.hr_id),
             ColumnValue::Text(self.status.as_str().into()),
             ColumnValue::Text(self.ui_status.clone()),
-            text(self.file_name.as_deref()),
-            ColumnValue::from(profile.map(|p| p.id.to_string())),
-            text(profile.and_then(|p| p.name.as_deref())),
+            // Never NULL, so that `not fileName==...` keeps jobs without one.
+            ColumnValue::Text(self.file_name.clone().unwrap_or_default()),
+            ColumnValue::Text(profile.map(|p| p.id.to_string()).unwrap_or_default()),
+            ColumnValue::Text(profile.and_then(|p| p.name.clone()).unwrap_or_default()),
             ColumnValue::Text(self.user_id.to_string()),
             ColumnValue::Text(self.subordination_type.clone()),
             text(self.started_date.as_deref()),
@@ -289,4 +295,117 @@ pub(crate) fn encode<T: Serialize>(value: &T) -> Result<String> {
 
 pub(crate) fn decode<T: serde::de::DeserializeOwned>(body: &str) -> Result<T> {
     serde_json::from_str(body).map_err(|e| Error::Corrupt(e.to_string()))
+}
+
+/// `GET /metadata-provider/jobExecutions`' filters; each list is any-of.
+#[derive(Clone, Debug, Default)]
+pub struct JobFilter {
+    pub status_any: Vec<String>,
+    pub status_not: Vec<String>,
+    pub ui_status_any: Vec<String>,
+    pub hr_id: Option<String>,
+    pub file_name: Option<String>,
+    pub file_name_not_any: Vec<String>,
+    pub profile_id_any: Vec<String>,
+    pub profile_id_not_any: Vec<String>,
+    pub subordination_type_not_any: Vec<String>,
+    pub user_id: Option<String>,
+    /// A job profile name pattern to leave out (`*` a wildcard).
+    pub exclude_job_profile_name: Vec<String>,
+    pub completed_after: Option<String>,
+    pub completed_before: Option<String>,
+}
+
+const JOB_QUERY: &[store::QueryField] = {
+    use store::FieldKind::{Exact, Int, Text};
+    &[
+        store::QueryField { index: "id", column: "id", kind: Text },
+        store::QueryField { index: "hrid", column: "hrid", kind: Int },
+        store::QueryField { index: "status", column: "status", kind: Exact },
+        store::QueryField { index: "uiStatus", column: "ui_status", kind: Exact },
+        store::QueryField { index: "fileName", column: "file_name", kind: Text },
+        store::QueryField { index: "profileId", column: "profile_id", kind: Text },
+        store::QueryField { index: "profileName", column: "profile_name", kind: Text },
+        store::QueryField { index: "userId", column: "user_id", kind: Text },
+        store::QueryField { index: "subordinationType", column: "subordination_type", kind: Exact },
+        store::QueryField { index: "startedDate", column: "started_date", kind: Text },
+        store::QueryField { index: "completedDate", column: "completed_date", kind: Text },
+        store::QueryField { index: "progressTotal", column: "progress_total", kind: Int },
+    ]
+};
+
+/// FOLIO's `sortBy` fields for job lists, as CQL indexes.
+pub fn sort_index(field: &str) -> Option<&'static str> {
+    Some(match field {
+        "completed_date" => "completedDate",
+        "started_date" => "startedDate",
+        "progress_total" => "progressTotal",
+        "file_name" => "fileName",
+        "status" => "status",
+        "job_profile_name" => "profileName",
+        "hrid" => "hrid",
+        _ => return None,
+    })
+}
+
+/// Jobs matching a filter, sorted (`index`, descending), one page and the total.
+pub fn list_jobs(
+    r: &Reader<'_>,
+    filter: &JobFilter,
+    sort: &[(&str, bool)],
+    page: store::Page,
+) -> Result<(Vec<JobExecution>, u64)> {
+    let quote = |v: &str| format!("\"{}\"", v.replace('\\', "\\\\").replace('"', "\\\""));
+    let any = |index: &str, values: &[String]| -> Option<String> {
+        (!values.is_empty()).then(|| {
+            let terms: Vec<String> =
+                values.iter().map(|v| format!("{index}=={}", quote(v))).collect();
+            format!("({})", terms.join(" or "))
+        })
+    };
+    let mut clauses: Vec<String> = Vec::new();
+    clauses.extend(any("status", &filter.status_any));
+    clauses.extend(any("uiStatus", &filter.ui_status_any));
+    clauses.extend(any("profileId", &filter.profile_id_any));
+    if let Some(hr_id) = &filter.hr_id {
+        clauses.push(format!("hrid=={}", quote(hr_id)));
+    }
+    if let Some(name) = &filter.file_name {
+        clauses.push(format!("fileName=={}", quote(name)));
+    }
+    if let Some(user) = &filter.user_id {
+        clauses.push(format!("userId=={}", quote(user)));
+    }
+    if let Some(after) = &filter.completed_after {
+        clauses.push(format!("completedDate>={}", quote(after)));
+    }
+    if let Some(before) = &filter.completed_before {
+        clauses.push(format!("completedDate<={}", quote(before)));
+    }
+    let mut cql =
+        if clauses.is_empty() { "cql.allRecords=1".to_string() } else { clauses.join(" and ") };
+    for (index, values) in [
+        ("status", &filter.status_not),
+        ("fileName", &filter.file_name_not_any),
+        ("profileId", &filter.profile_id_not_any),
+        ("subordinationType", &filter.subordination_type_not_any),
+        ("profileName", &filter.exclude_job_profile_name),
+    ] {
+        for value in values {
+            // A job without the field is not excluded by a value it does not have.
+            cql = format!("{cql} not {index}=={}", quote(value));
+        }
+    }
+    let keys: Vec<String> =
+        sort.iter()
+            .map(|(index, descending)| {
+                if *descending { format!("{index}/sort.descending") } else { (*index).to_string() }
+            })
+            .collect();
+    if !keys.is_empty() {
+        cql = format!("{cql} sortBy {}", keys.join(" "));
+    }
+    let (rows, total) = r.list(&JOBS, JOB_QUERY, Some(&cql), page)?;
+    let jobs = rows.iter().map(|row| decode(&row.body)).collect::<Result<_>>()?;
+    Ok((jobs, total))
 }

@@ -7,9 +7,9 @@ use serde::{Deserialize, Serialize};
 use store::{ColumnValue, FieldKind, Page, QueryField, Reader, Writer};
 use uuid::Uuid;
 
+use crate::Result;
 use crate::job::{decode, encode};
 use crate::storage::JOURNAL;
-use crate::Result;
 
 /// What happened to a record or a record it made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -258,7 +258,8 @@ pub fn summary(r: &Reader<'_>, job: Uuid) -> Result<Summary> {
         Ok(r.list(&JOURNAL, QUERY, Some(&cql), Page { offset: 0, limit: 0 })?.1)
     };
     let counts = |index: &str| -> Result<Counts> {
-        let of = |action: Action| count(format!("jobId==\"{job}\" and {index}=={}", action.as_str()));
+        let of =
+            |action: Action| count(format!("jobId==\"{job}\" and {index}=={}", action.as_str()));
         Ok(Counts {
             total_created_entities: of(Action::Created)?,
             total_updated_entities: of(Action::Updated)?,
@@ -273,7 +274,9 @@ pub fn summary(r: &Reader<'_>, job: Uuid) -> Result<Summary> {
     let mut instance = counts("instanceStatus")?;
     let mut authority = counts("authorityStatus")?;
     // An error belongs to the kinds of record the job was making.
-    if instance.total_created_entities + instance.total_updated_entities > 0 || authority.total_created_entities == 0 {
+    if instance.total_created_entities + instance.total_updated_entities > 0
+        || authority.total_created_entities == 0
+    {
         instance.total_errors = errors;
     } else {
         authority.total_errors = errors;

@@ -19,24 +19,38 @@ pub mod process;
 mod run;
 pub mod source;
 mod storage;
+mod upload;
 
 use serde_json::Value;
 use store::Writer;
 use uuid::Uuid;
 
 pub use crate::job::{
-    Cursor, JobExecution, ProfileInfo, Progress, RunBy, Source, Status, get_cursor, get_job,
-    next_job_hrid, unfinished_jobs,
+    Cursor, JobExecution, JobFilter, ProfileInfo, Progress, RunBy, Source, Status, get_cursor,
+    get_job, list_jobs, next_job_hrid, sort_index, unfinished_jobs,
 };
-pub use crate::journal::{Action, Counts, Entry, Related, RelatedRecord, SortBy, Summary, entries, entry, summary};
-pub use crate::run::{CHUNK, DEFAULT_CREATE_INSTANCE, Step, finish, plan, run_to_end, setup, start, step};
+pub use crate::journal::{
+    Action, Counts, Entry, Related, RelatedRecord, SortBy, Summary, entries, entry, summary,
+};
+pub use crate::process::Setup;
+pub use crate::run::{
+    CHUNK, DEFAULT_CREATE_INSTANCE, Step, finish, open, plan, run_to_end, setup, start, step,
+};
 pub use crate::source::{Format, RawRecords};
 pub use crate::storage::MIGRATIONS;
+pub use crate::upload::{
+    FileDefinition, NewFile, NewUpload, UploadDefinition, create_upload, delete_upload, file_path,
+    file_uploaded, get_upload, list_uploads, process_files,
+};
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     #[error("JobExecution with id '{0}' was not found")]
     JobNotFound(Uuid),
+    #[error("UploadDefinition with id '{0}' was not found")]
+    UploadNotFound(Uuid),
+    #[error("File with id '{file}' was not found in upload definition '{definition}'")]
+    FileNotFound { definition: Uuid, file: Uuid },
     /// A change to a job that has ended.
     #[error("JobExecution with id '{id}' is {status} and cannot be changed")]
     Finished { id: Uuid, status: &'static str },
@@ -131,10 +145,16 @@ pub fn post_chunk(w: &mut Writer<'_>, id: Uuid, chunk: &RawRecords) -> Result<Jo
     cursor.source = Source::Chunks;
     let key = run::chunk_key(id, cursor.chunks_received);
     let body = job::encode(chunk)?;
-    w.insert(&storage::CHUNKS, &key, 1, &body, &[
-        store::ColumnValue::Text(id.to_string()),
-        store::ColumnValue::Int(cursor.chunks_received as i64),
-    ])?;
+    w.insert(
+        &storage::CHUNKS,
+        &key,
+        1,
+        &body,
+        &[
+            store::ColumnValue::Text(id.to_string()),
+            store::ColumnValue::Int(cursor.chunks_received as i64),
+        ],
+    )?;
     cursor.chunks_received += 1;
     cursor.last_chunk_received = chunk.records_metadata.last;
     job::save_cursor(w, id, &cursor)?;

@@ -106,9 +106,9 @@ enum Failure {
 impl From<store::Error> for Failure {
     fn from(e: store::Error) -> Failure {
         match e {
-            store::Error::Unique { .. } | store::Error::DuplicateId { .. } | store::Error::Query(_) => {
-                Failure::Record(e.to_string())
-            }
+            store::Error::Unique { .. }
+            | store::Error::DuplicateId { .. }
+            | store::Error::Query(_) => Failure::Record(e.to_string()),
             e => Failure::Storage(e),
         }
     }
@@ -238,10 +238,7 @@ pub(crate) fn write_back(
             .filter(|f| f.tag().as_str() == "035")
             .any(|f| f.subfield_values('a').any(|a| a.trim() == value));
         if !present {
-            let at = fields
-                .iter()
-                .position(|f| f.tag().as_str() > "035")
-                .unwrap_or(fields.len());
+            let at = fields.iter().position(|f| f.tag().as_str() > "035").unwrap_or(fields.len());
             fields.insert(at, marc::Field::data(tag("035")?, ' ', ' ', [('a', value.as_str())])?);
         }
     }
@@ -270,7 +267,8 @@ mod tests {
         record.push(marc::Field::data(t("245"), '1', '0', [('a', "Title.")]).unwrap());
         let (i, s) = (Uuid::from_u128(1), Uuid::from_u128(2));
         write_back(&mut record, "in00000007", i, s).unwrap();
-        let tags: Vec<String> = record.fields().iter().map(|f| f.tag().as_str().to_string()).collect();
+        let tags: Vec<String> =
+            record.fields().iter().map(|f| f.tag().as_str().to_string()).collect();
         assert_eq!(tags, ["001", "005", "008", "020", "035", "245", "999"]);
         assert_eq!(record.control_value("001"), Some("in00000007"));
         assert_eq!(record.field("035").unwrap().subfield('a'), Some("(OCoLC)ocm12345"));

@@ -43,17 +43,19 @@ pub fn setup(tenant: &Tenant, job: &JobExecution) -> Result<Setup> {
         let rules = mapping::rules(r, mapping::RecordType::MarcBib)?;
         let mut reference = ReferenceData::default();
         for (kind, lookup) in LOOKUPS {
-            let (bodies, _) = inventory::list_reference_json(
-                r,
-                kind,
-                None,
-                Page { offset: 0, limit: 100_000 },
-            )?;
+            let (bodies, _) =
+                inventory::list_reference_json(r, kind, None, Page { offset: 0, limit: 100_000 })?;
             let records: Vec<serde_json::Value> =
                 bodies.iter().filter_map(|b| serde_json::from_str(b).ok()).collect();
             reference.insert_records(lookup, &records);
         }
-        Ok::<_, Error>(Setup { job: job.id, plan, rules, reference, actor: Actor { user_id: Some(job.user_id) } })
+        Ok::<_, Error>(Setup {
+            job: job.id,
+            plan,
+            rules,
+            reference,
+            actor: Actor { user_id: Some(job.user_id) },
+        })
     })
 }
 
@@ -89,6 +91,9 @@ pub enum Step {
     More,
     /// Nothing to do until a client posts the next chunk.
     Waiting,
+    /// Every record is done; the job ends with this status once the caller has made
+    /// its records searchable ([`finish`]).
+    Ended(Status),
     /// The job has ended, with this status.
     Done(Status),
 }
@@ -96,7 +101,8 @@ pub enum Step {
 /// Does the next chunk of a job. `import_dir` is where the job's file is.
 pub fn step(tenant: &Tenant, setup: &Setup, import_dir: &Path) -> Result<Step> {
     let id = setup.job;
-    let (job, mut cursor) = tenant.read(|r| Ok::<_, Error>((job::get_job(r, id)?, job::get_cursor(r, id)?)))?;
+    let (job, mut cursor) =
+        tenant.read(|r| Ok::<_, Error>((job::get_job(r, id)?, job::get_cursor(r, id)?)))?;
     if job.status.is_final() {
         return Ok(Step::Done(job.status));
     }
@@ -123,7 +129,7 @@ pub fn step(tenant: &Tenant, setup: &Setup, import_dir: &Path) -> Result<Step> {
         Source::Chunks => {
             if cursor.next_chunk >= cursor.chunks_received {
                 if cursor.last_chunk_received {
-                    return finish(tenant, id, final_status(&cursor)).map(Step::Done);
+                    return Ok(Step::Ended(final_status(&cursor)));
                 }
                 return Ok(Step::Waiting);
             }
@@ -138,12 +144,18 @@ pub fn step(tenant: &Tenant, setup: &Setup, import_dir: &Path) -> Result<Step> {
         }
     };
     if batch.is_empty() {
-        return finish(tenant, id, final_status(&cursor)).map(Step::Done);
+        return Ok(Step::Ended(final_status(&cursor)));
     }
     let prepared: Vec<Prepared> =
         batch.into_iter().map(|(order, read)| process::prepare(setup, order, read)).collect();
     let last_order = prepared.last().map_or(cursor.next_order, |p| p.order() + 1);
-    tenant.write(|w| {
+    let read_at = (cursor.next_order, cursor.offset, cursor.next_chunk);
+    let wrote = tenant.write(|w| {
+        // Another runner did this chunk while it was read: do nothing twice.
+        let stored = job::get_cursor(w, id)?;
+        if (stored.next_order, stored.offset, stored.next_chunk) != read_at {
+            return Ok::<_, Error>(false);
+        }
         let mut checked = inventory::Checked::default();
         for record in prepared {
             if process::write(w, setup, &mut checked, record)? {
@@ -161,13 +173,16 @@ pub fn step(tenant: &Tenant, setup: &Setup, import_dir: &Path) -> Result<Step> {
             }
         }
         // A cancel that came while this chunk was read stays asked for.
-        cursor.cancel_requested |= job::get_cursor(w, id)?.cancel_requested;
+        cursor.cancel_requested |= stored.cancel_requested;
         job::save_cursor(w, id, &cursor)?;
         let mut job = job::get_job(w, id)?;
         job.progress.current = cursor.succeeded + cursor.failed;
         job::save_job(w, &job)?;
-        Ok::<_, Error>(())
+        Ok::<_, Error>(true)
     })?;
+    if !wrote {
+        tracing::debug!(job = %id, "chunk done by another runner");
+    }
     Ok(Step::More)
 }
 
@@ -250,6 +265,44 @@ pub(crate) fn chunk_key(job: Uuid, n: u64) -> String {
     format!("{job}:{n:010}")
 }
 
+/// Readies a job to run: its setup, or the status it ended with (it had ended, or its
+/// profile cannot run, which ends it in `ERROR`).
+/// A file job not started yet is started here: its snapshot, and its record total
+/// counted from the file.
+pub fn open(
+    tenant: &Tenant,
+    id: Uuid,
+    import_dir: &Path,
+) -> Result<std::result::Result<Setup, Status>> {
+    let (job, cursor) =
+        tenant.read(|r| Ok::<_, Error>((job::get_job(r, id)?, job::get_cursor(r, id)?)))?;
+    if job.status.is_final() {
+        return Ok(Err(job.status));
+    }
+    let total = match &cursor.source {
+        Source::File { path } if job.status != Status::ParsingInProgress => {
+            match source::count_records(&import_dir.join(path)) {
+                Ok(total) => Some(total),
+                Err(e) => {
+                    fail(tenant, id, format!("The file cannot be read: {e}"))?;
+                    return Ok(Err(Status::Error));
+                }
+            }
+        }
+        _ => None,
+    };
+    // Also for a job a client started by posting chunks: its snapshot.
+    start(tenant, id, total)?;
+    match setup(tenant, &job) {
+        Ok(setup) => Ok(Ok(setup)),
+        Err(e @ (Error::UnsupportedProfile(_) | Error::NoProfile(_))) => {
+            fail(tenant, id, e.to_string())?;
+            Ok(Err(Status::Error))
+        }
+        Err(e) => Err(e),
+    }
+}
+
 /// Runs a job to its end on this thread (the command line's import, and tests).
 /// `progress` is told the count done after each chunk.
 pub fn run_to_end(
@@ -258,13 +311,9 @@ pub fn run_to_end(
     import_dir: &Path,
     mut progress: impl FnMut(u64, u64),
 ) -> Result<Status> {
-    let job = tenant.read(|r| job::get_job(r, id))?;
-    let setup = match setup(tenant, &job) {
+    let setup = match open(tenant, id, import_dir)? {
         Ok(setup) => setup,
-        Err(e @ (Error::UnsupportedProfile(_) | Error::NoProfile(_))) => {
-            return fail(tenant, id, e.to_string()).map(|_| Status::Error);
-        }
-        Err(e) => return Err(e),
+        Err(status) => return Ok(status),
     };
     loop {
         match step(tenant, &setup, import_dir)? {
@@ -274,6 +323,7 @@ pub fn run_to_end(
                 progress(cursor.succeeded + cursor.failed, total);
             }
             Step::Waiting => return Ok(Status::ParsingInProgress),
+            Step::Ended(status) => return finish(tenant, id, status),
             Step::Done(status) => return Ok(status),
         }
     }

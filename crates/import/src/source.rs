@@ -25,7 +25,10 @@ pub enum Format {
 impl Format {
     /// Guesses from the first bytes: `<` is XML, `{` or `[` JSON, else binary.
     pub fn sniff(head: &[u8]) -> Format {
-        let start = head.iter().copied().find(|b| !b.is_ascii_whitespace() && *b != 0xEF && *b != 0xBB && *b != 0xBF);
+        let start = head
+            .iter()
+            .copied()
+            .find(|b| !b.is_ascii_whitespace() && *b != 0xEF && *b != 0xBB && *b != 0xBF);
         match start {
             Some(b'<') => Format::MarcXml,
             Some(b'{' | b'[') => Format::MarcJson,
@@ -77,10 +80,12 @@ pub struct FileReader {
 }
 
 enum Inner {
-    Iso { reader: BufReader<File>, offset: u64 },
-    /// MARCXML and JSON: read whole and decoded up front is avoided for XML (which may
-    /// be large) by the streaming reader; JSON files are held as parsed values.
-    Xml(marc::marcxml::LenientReader<BufReader<File>>),
+    Iso {
+        reader: BufReader<File>,
+        offset: u64,
+    },
+    /// MARCXML is streamed (a file may be large); JSON files are held as parsed values.
+    Xml(Box<marc::marcxml::LenientReader<BufReader<File>>>),
     Json(std::vec::IntoIter<serde_json::Value>),
 }
 
@@ -106,7 +111,7 @@ impl FileReader {
                         break;
                     }
                 }
-                Inner::Xml(reader)
+                Inner::Xml(Box::new(reader))
             }
             Format::MarcJson => {
                 let mut text = String::new();
@@ -176,7 +181,8 @@ impl FileReader {
 fn json_records(text: &str) -> std::result::Result<Vec<serde_json::Value>, String> {
     let trimmed = text.trim_start();
     if trimmed.starts_with('[') {
-        return serde_json::from_str(trimmed).map_err(|e| format!("not a JSON array of records: {e}"));
+        return serde_json::from_str(trimmed)
+            .map_err(|e| format!("not a JSON array of records: {e}"));
     }
     let mut values = Vec::new();
     for value in serde_json::Deserializer::from_str(text).into_iter::<serde_json::Value>() {
@@ -235,7 +241,8 @@ fn count_xml_records(text: &str) -> u64 {
     let mut rest = text;
     while let Some(i) = rest.find('<') {
         rest = &rest[i + 1..];
-        let name = rest.split(|c: char| c.is_whitespace() || c == '>' || c == '/').next().unwrap_or("");
+        let name =
+            rest.split(|c: char| c.is_whitespace() || c == '>' || c == '/').next().unwrap_or("");
         let local = name.rsplit(':').next().unwrap_or(name);
         if local == "record" {
             count += 1;
@@ -300,7 +307,9 @@ mod tests {
     use super::*;
 
     fn shared(file: &str) -> std::path::PathBuf {
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/marc").join(file)
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../../shared/data/marc")
+            .join(file)
     }
 
     #[test]

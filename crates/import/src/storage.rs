@@ -5,10 +5,11 @@ use store::{Migration, RecordTable};
 
 pub const MIGRATIONS: store::Component = store::Component {
     name: "import",
-    migrations: &[Migration {
-        version: 1,
-        description: "import jobs, cursors, journal, pending chunks",
-        sql: "
+    migrations: &[
+        Migration {
+            version: 1,
+            description: "import jobs, cursors, journal, pending chunks",
+            sql: "
         CREATE TABLE import_jobs (
             id TEXT PRIMARY KEY, version INTEGER NOT NULL, body TEXT NOT NULL,
             hrid INTEGER NOT NULL UNIQUE,
@@ -47,7 +48,18 @@ pub const MIGRATIONS: store::Component = store::Component {
         );
         CREATE INDEX import_chunks_job ON import_chunks (job_id, n);
         ",
-    }],
+        },
+        Migration {
+            version: 2,
+            description: "upload definitions",
+            sql: "
+        CREATE TABLE import_uploads (
+            id TEXT PRIMARY KEY, version INTEGER NOT NULL, body TEXT NOT NULL,
+            status TEXT NOT NULL
+        );
+        ",
+        },
+    ],
 };
 
 pub(crate) const JOBS: RecordTable = RecordTable {
@@ -86,6 +98,9 @@ pub(crate) const JOURNAL: RecordTable = RecordTable {
         "error",
     ],
 };
+
+pub(crate) const UPLOADS: RecordTable =
+    RecordTable { table: "import_uploads", record_type: "import_upload", columns: &["status"] };
 
 pub(crate) const CHUNKS: RecordTable =
     RecordTable { table: "import_chunks", record_type: "import_chunk", columns: &["job_id", "n"] };

@@ -35,7 +35,12 @@ fn fixture() -> Fixture {
 }
 
 fn default_profile() -> ProfileInfo {
-    ProfileInfo { id: import::DEFAULT_CREATE_INSTANCE, name: Some("Default - Create instance and SRS MARC Bib".into()), data_type: Some("MARC".into()), hidden: None }
+    ProfileInfo {
+        id: import::DEFAULT_CREATE_INSTANCE,
+        name: Some("Default - Create instance and SRS MARC Bib".into()),
+        data_type: Some("MARC".into()),
+        hidden: None,
+    }
 }
 
 /// Copies a file into the import directory and makes a job of it.
@@ -44,10 +49,10 @@ fn file_job(f: &Fixture, file: &str, bytes: Option<Vec<u8>>) -> Uuid {
     std::fs::write(f.imports.join(file), bytes).unwrap();
     let job = f
         .tenant
-        .write(|w| import::new_file_job(w, Uuid::nil(), RunBy::default(), file, file, default_profile()))
+        .write(|w| {
+            import::new_file_job(w, Uuid::nil(), RunBy::default(), file, file, default_profile())
+        })
         .unwrap();
-    let total = import::source::count_records(&f.imports.join(file)).unwrap();
-    import::start(&f.tenant, job.id, Some(total)).unwrap();
     job.id
 }
 
@@ -75,7 +80,16 @@ fn a_file_of_bibs_becomes_instances_and_source_records() {
 
     let (entries, total) = f
         .tenant
-        .read(|r| import::entries(r, id, false, import::SortBy::Order, false, Page { offset: 0, limit: 10 }))
+        .read(|r| {
+            import::entries(
+                r,
+                id,
+                false,
+                import::SortBy::Order,
+                false,
+                Page { offset: 0, limit: 10 },
+            )
+        })
         .unwrap();
     assert_eq!(total, 100);
     assert_eq!(entries[0].source_record_order, "0");
@@ -133,14 +147,28 @@ fn bad_records_fail_alone_and_the_job_ends_with_errors() {
     assert_eq!(count(&f, &instances()), 2);
     let (errors, n) = f
         .tenant
-        .read(|r| import::entries(r, id, true, import::SortBy::Order, false, Page { offset: 0, limit: 10 }))
+        .read(|r| {
+            import::entries(
+                r,
+                id,
+                true,
+                import::SortBy::Order,
+                false,
+                Page { offset: 0, limit: 10 },
+            )
+        })
         .unwrap();
     assert_eq!(n, 1);
     assert_eq!(errors[0].source_record_order, "1");
-    assert!(errors[0].error.as_deref().unwrap().starts_with("ISO 2709 record 1"), "{:?}", errors[0].error);
+    assert!(
+        errors[0].error.as_deref().unwrap().starts_with("ISO 2709 record 1"),
+        "{:?}",
+        errors[0].error
+    );
 
     // pymarc's broken file: what can be read goes in, each failure is logged.
-    let id = file_job(&f, "bad_records.mrc", std::fs::read(shared("pymarc-test/bad_records.mrc")).ok());
+    let id =
+        file_job(&f, "bad_records.mrc", std::fs::read(shared("pymarc-test/bad_records.mrc")).ok());
     let status = import::run_to_end(&f.tenant, id, &f.imports, |_, _| {}).unwrap();
     let job = f.tenant.read(|r| import::get_job(r, id)).unwrap();
     let summary = f.tenant.read(|r| import::summary(r, id)).unwrap();
@@ -159,11 +187,10 @@ fn a_job_stopped_midway_goes_on_from_its_last_chunk() {
         bytes.extend(std::fs::read(shared(file)).unwrap());
     }
     let id = file_job(&f, "all.mrc", Some(bytes));
-    let job = f.tenant.read(|r| import::get_job(r, id)).unwrap();
-    let total = job.progress.total;
-    assert_eq!(total, 100 + 62 + 246);
     // Two chunks, then the process "dies": a new setup, as after a restart.
-    let setup = import::setup(&f.tenant, &job).unwrap();
+    let setup = import::open(&f.tenant, id, &f.imports).unwrap().unwrap();
+    let total = f.tenant.read(|r| import::get_job(r, id)).unwrap().progress.total;
+    assert_eq!(total, 100 + 62 + 246);
     for _ in 0..2 {
         assert_eq!(import::step(&f.tenant, &setup, &f.imports).unwrap(), import::Step::More);
     }
@@ -174,13 +201,24 @@ fn a_job_stopped_midway_goes_on_from_its_last_chunk() {
     assert_eq!(count(&f, &instances()), summary.instance_summary.total_created_entities);
     let (errors, _) = f
         .tenant
-        .read(|r| import::entries(r, id, true, import::SortBy::Order, false, Page { offset: 0, limit: 5 }))
+        .read(|r| {
+            import::entries(r, id, true, import::SortBy::Order, false, Page { offset: 0, limit: 5 })
+        })
         .unwrap();
     assert_eq!(status, Status::Committed, "{errors:?}");
     // Every record's journal entry is there once.
     let (_, logged) = f
         .tenant
-        .read(|r| import::entries(r, id, false, import::SortBy::Order, false, Page { offset: 0, limit: 0 }))
+        .read(|r| {
+            import::entries(
+                r,
+                id,
+                false,
+                import::SortBy::Order,
+                false,
+                Page { offset: 0, limit: 0 },
+            )
+        })
         .unwrap();
     assert_eq!(logged, total);
 }

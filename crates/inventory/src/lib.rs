@@ -63,8 +63,8 @@ pub use circulation::{
 pub use hrid::{HridKind, HridSetting, HridSettings, hrid_settings, replace_hrid_settings};
 pub use model::{Authority, HoldingsRecord, Instance, Item, ItemStatusName};
 pub use records::{
-    Checked, Record, create, create_record, decode_batch, delete, get_json, list_json, next_hrid, next_hrids,
-    replace, save_batch,
+    Checked, Record, create, create_record, decode_batch, delete, get_json, list_json, next_hrid,
+    next_hrids, replace, save_batch,
 };
 pub use refdata::{
     create_reference, delete_reference, get_reference_json, list_reference_json,

@@ -16,6 +16,10 @@ pub enum Error {
     Inventory(#[from] inventory::Error),
     #[error(transparent)]
     Circ(#[from] circ::Error),
+    #[error(transparent)]
+    Import(#[from] import::Error),
+    #[error(transparent)]
+    Profiles(#[from] profiles::Error),
     /// Provisioning without the admin key would have added an administrator to a tenant
     /// that exists: anyone who can reach the tenant API could make themselves one.
     #[error("Tenant {tenant} exists: adding an administrator to it requires X-Quire-Admin-Key")]

@@ -4,7 +4,8 @@
 //! What it owns: each tenant's search indexes (instances, authorities) and MARC index,
 //! opened on first use and fed by a follower thread each; reindexing on a thread of its
 //! own; the compiled circulation rules of each tenant; the standing of each user's
-//! tokens (their permissions and token epoch), cached; provisioning a tenant (database,
+//! tokens (their permissions and token epoch), cached; the import runner, one thread
+//! that runs every tenant's import jobs; provisioning a tenant (database,
 //! reference data, administrator); the list of every component's migrations. What it
 //! does not own: HTTP (the server), or any rule about records (the domain crates).
 //!
@@ -15,6 +16,7 @@
 //!   without a server (an import, a node of a cluster, `quire reindex`) has the same.
 
 mod error;
+mod imports;
 mod indexes;
 mod marc_indexes;
 mod provision;
@@ -27,6 +29,7 @@ use std::{
 
 pub use crate::{
     error::{Error, Result},
+    imports::import_dir,
     provision::{AdminUser, ExistingUsers, Provisioned, provision_tenant},
     standings::Standings,
 };
@@ -42,6 +45,8 @@ pub fn components() -> Vec<store::Component> {
         settings::MIGRATIONS,
         calendar::MIGRATIONS,
         mapping::MIGRATIONS,
+        import::MIGRATIONS,
+        profiles::MIGRATIONS,
     ]
 }
 
@@ -59,6 +64,7 @@ pub struct Runtime {
     marc_indexes: MarcIndexes,
     rules: RwLock<HashMap<String, Arc<circ::RulesCache>>>,
     standings: Standings,
+    imports: imports::Imports,
 }
 
 impl Runtime {
@@ -69,6 +75,7 @@ impl Runtime {
             marc_indexes: MarcIndexes::default(),
             rules: RwLock::default(),
             standings: Standings::default(),
+            imports: imports::Imports::default(),
         }
     }
 
@@ -133,6 +140,21 @@ impl Runtime {
             return cache.clone();
         }
         self.rules.write().unwrap().entry(tenant.to_string()).or_default().clone()
+    }
+
+    /// Runs an import job, or goes on with it, on the import runner's thread: after it
+    /// is started or sent a chunk.
+    pub fn run_import(&self, tenant: &str, job: uuid::Uuid) {
+        self.imports.wake(&self.store, &self.indexes, (tenant.to_string(), job));
+    }
+
+    /// Takes back the import jobs that were running when the process last stopped; they
+    /// go on from their last committed chunk. A server calls it as it starts.
+    pub fn resume_imports(&self) {
+        for key in imports::unfinished(&self.store) {
+            tracing::info!(tenant = %key.0, job = %key.1, "resuming import job");
+            self.imports.wake(&self.store, &self.indexes, key);
+        }
     }
 
     /// What each user's tokens may do, cached.

@@ -1,5 +1,6 @@
-//! Creating a tenant with everything a new tenant needs: its database, reference data
-//! and an administrator. Used by `POST /_/tenant`, `quire tenant create` and `quire demo`.
+//! Creating a tenant with everything a new tenant needs: its database, reference data,
+//! FOLIO's default data-import profiles and an administrator. Used by `POST /_/tenant`,
+//! `quire tenant create` and `quire demo`.
 
 use crate::{Error, Result};
 
@@ -50,6 +51,8 @@ pub fn provision_tenant(
     let n_reference_records = n_reference_records + tenant.write(auth::seed_groups)?;
     // Default policies and circulation rules, so check-out works at once.
     let n_circulation_records = tenant.write(circ::seed)?;
+    // FOLIO's default data-import profiles, under their fixed ids.
+    let n_profile_records = tenant.write(profiles::seed)?;
     let created_admin = match admin {
         None => false,
         Some(admin) => tenant.write(|w| {
@@ -75,7 +78,7 @@ pub fn provision_tenant(
     };
     Ok(Provisioned {
         created_tenant,
-        n_reference_records: n_reference_records + n_circulation_records,
+        n_reference_records: n_reference_records + n_circulation_records + n_profile_records,
         created_admin,
     })
 }

@@ -414,6 +414,29 @@ impl From<settings::Error> for ApiError {
     }
 }
 
+impl From<import::Error> for ApiError {
+    fn from(e: import::Error) -> ApiError {
+        let message = e.to_string();
+        match e {
+            import::Error::JobNotFound(_)
+            | import::Error::UploadNotFound(_)
+            | import::Error::FileNotFound { .. } => ApiError::not_found(message),
+            import::Error::Finished { .. } | import::Error::Invalid(_) => {
+                ApiError::bad_request(message)
+            }
+            import::Error::UnsupportedProfile(id) => {
+                ApiError::validation("jobProfileInfo.id", Some(&id.to_string()), message)
+            }
+            import::Error::NoProfile(_) => ApiError::validation("jobProfileInfo", None, message),
+            import::Error::Store(e) => e.into(),
+            import::Error::Inventory(e) => e.into(),
+            import::Error::Srs(e) => e.into(),
+            import::Error::Mapping(e) => e.into(),
+            e @ import::Error::Corrupt(_) => ApiError::internal(e),
+        }
+    }
+}
+
 impl From<mapping::Error> for ApiError {
     fn from(e: mapping::Error) -> ApiError {
         let message = e.to_string();
@@ -428,6 +451,46 @@ impl From<mapping::Error> for ApiError {
             }
             mapping::Error::Store(e) => ApiError::from(e),
             e @ mapping::Error::Corrupt(..) => ApiError::internal(e),
+        }
+    }
+}
+
+/// mod-di-converter-storage's answers: 404 for what is not there (a link's profile
+/// included), 422 with one error per rule a profile write breaks, 400 for a change to one
+/// of FOLIO's locked default profiles, 409 for deleting a profile in use.
+impl From<profiles::Error> for ApiError {
+    fn from(e: profiles::Error) -> ApiError {
+        let message = e.to_string();
+        match e {
+            profiles::Error::ProfileNotFound { .. }
+            | profiles::Error::AssociationNotFound(_)
+            | profiles::Error::SnapshotNotFound(_)
+            | profiles::Error::LinkedNotFound { .. } => ApiError::not_found(message),
+            profiles::Error::Invalid(messages) => ApiError {
+                status: StatusCode::UNPROCESSABLE_ENTITY,
+                body: None,
+                errors: messages
+                    .into_iter()
+                    .map(|message| ErrorEntry {
+                        message,
+                        kind: "1",
+                        code: "validation_error",
+                        parameters: Vec::new(),
+                        overridable_block: None,
+                    })
+                    .collect(),
+            },
+            profiles::Error::DefaultProfile { id, .. } => {
+                ApiError::bad_parameter("id", &id.to_string(), message)
+            }
+            profiles::Error::UnknownType(value) => ApiError::bad_parameter("type", &value, message),
+            profiles::Error::InUse(id) => {
+                ApiError::new(StatusCode::CONFLICT, "ConflictException", "profile_in_use", message)
+                    .with_parameter("id", id.to_string())
+            }
+            profiles::Error::Decode(e) => ApiError::from(e),
+            profiles::Error::Store(e) => ApiError::from(e),
+            e @ profiles::Error::Corrupt { .. } => ApiError::internal(e),
         }
     }
 }
@@ -514,6 +577,8 @@ impl From<runtime::Error> for ApiError {
             runtime::Error::Auth(e) => e.into(),
             runtime::Error::Inventory(e) => e.into(),
             runtime::Error::Circ(e) => e.into(),
+            runtime::Error::Profiles(e) => e.into(),
+            runtime::Error::Import(e) => e.into(),
             e @ runtime::Error::AdministratorNotAdded { .. } => ApiError::forbidden(e.to_string()),
             e @ runtime::Error::Thread(_) => ApiError::internal(e),
         }

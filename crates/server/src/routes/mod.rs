@@ -35,6 +35,7 @@ mod bl_users;
 mod calendar;
 mod circulation;
 mod custom_fields;
+mod data_import;
 mod directory;
 mod groups;
 mod holdings;
@@ -44,6 +45,7 @@ mod inventory_views;
 mod items;
 mod json;
 mod mapping_rules;
+mod profiles;
 mod proxies;
 mod records;
 mod reference;
@@ -56,7 +58,7 @@ mod users;
 
 pub(crate) fn router(state: AppState) -> Router {
     let max_body = state.config.max_body_bytes;
-    Router::new()
+    let limited = Router::new()
         .merge(admin::router())
         .merge(tenant::router())
         .merge(authn::router())
@@ -75,15 +77,21 @@ pub(crate) fn router(state: AppState) -> Router {
         .merge(search::router())
         .merge(srs::router())
         .merge(mapping_rules::router())
+        .merge(profiles::router())
         .merge(authorities::router())
         .merge(source_files::router())
         .merge(circulation::router())
         .merge(settings::router())
         .merge(calendar::router())
+        .merge(data_import::router())
+        .layer(axum::extract::DefaultBodyLimit::max(max_body))
+        .layer(middleware::from_fn_with_state(state.clone(), refuse_declared_oversize));
+    Router::new()
+        .merge(limited)
+        // A file to import may be of any size: it is streamed to disk, not held.
+        .merge(data_import::upload_router())
         .fallback(|| async { ApiError::not_found("No such endpoint") })
         .method_not_allowed_fallback(|| async { ApiError::method_not_allowed() })
-        .layer(axum::extract::DefaultBodyLimit::max(max_body))
-        .layer(middleware::from_fn_with_state(state.clone(), refuse_declared_oversize))
         .layer(middleware::from_fn_with_state(state.clone(), observe))
         .layer(CatchPanicLayer::custom(|_panic: Box<dyn std::any::Any + Send>| {
             ApiError::internal("handler panicked").into_response()

@@ -88,6 +88,28 @@ impl TestApp {
         TestApp { router: server::router(state), store, runtime, _dir: dir }
     }
 
+    /// Waits for an import job to end and answers it as the API does. It waits on the
+    /// tenant's change log (each chunk the runner commits is a change), not on a clock;
+    /// a job that has not ended after two minutes fails the test.
+    pub(crate) async fn wait_for_job(&self, tenant: &str, job: &str) -> Value {
+        let tenant = self.store.tenant(tenant).unwrap();
+        let id = uuid::Uuid::parse_str(job).unwrap();
+        tokio::task::spawn_blocking(move || {
+            let deadline = std::time::Instant::now() + Duration::from_secs(120);
+            loop {
+                let seq = tenant.last_seq().unwrap();
+                let job = tenant.read(|r| import::get_job(r, id)).unwrap();
+                if job.status.is_final() {
+                    return serde_json::to_value(job).unwrap();
+                }
+                assert!(std::time::Instant::now() < deadline, "job {id} still {:?}", job.status);
+                tenant.wait_for_change(seq, Duration::from_secs(5));
+            }
+        })
+        .await
+        .unwrap()
+    }
+
     /// Brings `tenant`'s search indexes (instances and authorities) up to the store's
     /// last committed change and returns its sequence number, so that a search sent
     /// afterwards sees every write acknowledged before the call. The followers get

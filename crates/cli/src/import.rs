@@ -1,0 +1,222 @@
+//! `quire import FILE --tenant T`: a MARC file into a tenant, by the same job engine the
+//! data-import API uses, either straight into a data directory (no server running) or
+//! through a running server's API, with a progress bar and FOLIO's job summary at the end.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+use crate::DataDirArg;
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct ImportArgs {
+    /// The file: binary MARC (UTF-8 or MARC-8), MARCXML or MARC-in-JSON.
+    file: PathBuf,
+    /// The tenant to import into.
+    #[arg(long)]
+    tenant: String,
+    /// The job profile, by id or name; FOLIO's "Default - Create instance and SRS MARC
+    /// Bib" when not given.
+    #[arg(long)]
+    profile: Option<String>,
+    #[command(flatten)]
+    data: DataDirArg,
+    /// Import through a running server at this URL instead of into the data directory.
+    #[arg(long)]
+    url: Option<String>,
+    #[arg(long, env = "QUIRE_USERNAME", default_value = "admin")]
+    username: String,
+    #[arg(long, env = "QUIRE_PASSWORD")]
+    password: Option<String>,
+}
+
+const DEFAULT_NAME: &str = "Default - Create instance and SRS MARC Bib";
+
+pub(crate) fn run(args: ImportArgs) -> anyhow::Result<()> {
+    let file =
+        args.file.canonicalize().with_context(|| format!("cannot read {}", args.file.display()))?;
+    let name =
+        file.file_name().map_or_else(|| "import".into(), |n| n.to_string_lossy().into_owned());
+    let profile = profile(args.profile.as_deref())?;
+    let started = Instant::now();
+    let job = match &args.url {
+        Some(url) => through_server(url, &args, &file, &name, &profile)?,
+        None => into_data_dir(&args, &file, &name, profile)?,
+    };
+    report(&job, started.elapsed());
+    if job["status"] == "COMMITTED" { Ok(()) } else { bail!("the job ended {}", job["status"]) }
+}
+
+/// The profile a name or id means. Quire's engine runs FOLIO's default create profile.
+fn profile(given: Option<&str>) -> anyhow::Result<import::ProfileInfo> {
+    let default = import::ProfileInfo {
+        id: import::DEFAULT_CREATE_INSTANCE,
+        name: Some(DEFAULT_NAME.into()),
+        data_type: Some("MARC".into()),
+        hidden: None,
+    };
+    match given {
+        None => Ok(default),
+        Some(text) if text == DEFAULT_NAME => Ok(default),
+        Some(text) => match Uuid::parse_str(text) {
+            Ok(id) => Ok(import::ProfileInfo { id, name: None, ..default }),
+            Err(_) => bail!(
+                "no job profile named {text:?}; give its id, or leave it out for {DEFAULT_NAME:?}"
+            ),
+        },
+    }
+}
+
+/// Runs the job here, on the data directory, as the server's runner would.
+fn into_data_dir(
+    args: &ImportArgs,
+    file: &std::path::Path,
+    name: &str,
+    profile: import::ProfileInfo,
+) -> anyhow::Result<Value> {
+    let store = std::sync::Arc::new(
+        store::Store::open(&args.data.data_dir, store::Options::default(), &runtime::components())
+            .with_context(|| format!("opening data directory {}", args.data.data_dir.display()))?,
+    );
+    let tenant = store.tenant(&args.tenant)?;
+    let by = import::RunBy { first_name: Some("quire".into()), last_name: Some("import".into()) };
+    let path = file.to_string_lossy().into_owned();
+    let job = tenant.write(|w| import::new_file_job(w, Uuid::nil(), by, name, &path, profile))?;
+    let import_dir = runtime::import_dir(&tenant);
+    let setup = match import::open(&tenant, job.id, &import_dir)? {
+        Ok(setup) => setup,
+        Err(_) => return Ok(serde_json::to_value(tenant.read(|r| import::get_job(r, job.id))?)?),
+    };
+    let bar = bar(tenant.read(|r| import::get_job(r, job.id))?.progress.total);
+    let runtime = runtime::Runtime::new(store.clone());
+    loop {
+        match import::step(&tenant, &setup, &import_dir)? {
+            import::Step::More => {
+                bar.set_position(tenant.read(|r| import::get_job(r, job.id))?.progress.current);
+            }
+            import::Step::Ended(status) => {
+                bar.set_message("indexing");
+                runtime.instances(&tenant)?.catch_up(&tenant)?;
+                import::finish(&tenant, job.id, status)?;
+                break;
+            }
+            import::Step::Done(_) | import::Step::Waiting => break,
+        }
+    }
+    bar.finish_and_clear();
+    let job = tenant.read(|r| import::get_job(r, job.id))?;
+    let summary = tenant.read(|r| import::summary(r, job.id))?;
+    let mut value = serde_json::to_value(&job)?;
+    value["summary"] = serde_json::to_value(summary)?;
+    Ok(value)
+}
+
+/// Uploads the file to a running server and follows the job there.
+fn through_server(
+    url: &str,
+    args: &ImportArgs,
+    file: &std::path::Path,
+    name: &str,
+    profile: &import::ProfileInfo,
+) -> anyhow::Result<Value> {
+    let url = url.trim_end_matches('/');
+    let password =
+        args.password.clone().context("--password (or QUIRE_PASSWORD) is needed with --url")?;
+    let agent = ureq::AgentBuilder::new().timeout(Duration::from_secs(600)).build();
+    let login = agent
+        .post(&format!("{url}/authn/login"))
+        .set("x-okapi-tenant", &args.tenant)
+        .send_json(json!({"username": args.username, "password": password}))
+        .context("login failed")?;
+    let token = login.header("x-okapi-token").context("no token in the login answer")?.to_string();
+    let call = |method: &str, path: &str| {
+        agent
+            .request(method, &format!("{url}{path}"))
+            .set("x-okapi-tenant", &args.tenant)
+            .set("x-okapi-token", &token)
+    };
+    let definition: Value = call("POST", "/data-import/uploadDefinitions")
+        .send_json(json!({"fileDefinitions": [{"name": name}]}))?
+        .into_json()?;
+    let id = definition["id"].as_str().context("no upload definition id")?;
+    let file_id = definition["fileDefinitions"][0]["id"].as_str().context("no file id")?;
+    let job = definition["fileDefinitions"][0]["jobExecutionId"]
+        .as_str()
+        .context("no job id")?
+        .to_string();
+    let reader = std::fs::File::open(file)?;
+    let uploaded: Value =
+        call("POST", &format!("/data-import/uploadDefinitions/{id}/files/{file_id}"))
+            .set("content-type", "application/octet-stream")
+            .send(reader)?
+            .into_json()?;
+    call("POST", &format!("/data-import/uploadDefinitions/{id}/processFiles"))
+        .send_json(json!({"uploadDefinition": uploaded, "jobProfileInfo": profile}))?;
+    let bar = bar(0);
+    let ended = loop {
+        let state: Value =
+            call("GET", &format!("/change-manager/jobExecutions/{job}")).call()?.into_json()?;
+        bar.set_length(state["progress"]["total"].as_u64().unwrap_or(0));
+        bar.set_position(state["progress"]["current"].as_u64().unwrap_or(0));
+        if matches!(
+            state["status"].as_str(),
+            Some("COMMITTED" | "ERROR" | "CANCELLED" | "DISCARDED")
+        ) {
+            break state;
+        }
+        std::thread::sleep(Duration::from_millis(250));
+    };
+    bar.finish_and_clear();
+    let mut ended = ended;
+    ended["summary"] =
+        call("GET", &format!("/metadata-provider/jobSummary/{job}")).call()?.into_json()?;
+    Ok(ended)
+}
+
+fn bar(total: u64) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::new(total);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:40}] {pos}/{len} records, {per_sec}, eta {eta} {msg}",
+        )
+        .expect("valid template")
+        .progress_chars("=> "),
+    );
+    bar
+}
+
+/// The job's end, as a librarian reads it.
+fn report(job: &Value, elapsed: Duration) {
+    let done = job["progress"]["current"].as_u64().unwrap_or(0);
+    let secs = elapsed.as_secs_f64();
+    println!(
+        "job {} ({}): {} — {} records in {:.1} s ({:.0} records/s)",
+        job["hrId"],
+        job["id"].as_str().unwrap_or(""),
+        job["status"].as_str().unwrap_or("?"),
+        done,
+        secs,
+        done as f64 / secs.max(1e-9),
+    );
+    let summary = &job["summary"];
+    for (label, key) in [("SRS MARC", "sourceRecordSummary"), ("instances", "instanceSummary")] {
+        let s = &summary[key];
+        println!(
+            "  {label}: {} created, {} updated, {} discarded",
+            s["totalCreatedEntities"], s["totalUpdatedEntities"], s["totalDiscardedEntities"]
+        );
+    }
+    if summary["totalErrors"].as_u64().unwrap_or(0) > 0 {
+        println!(
+            "  {} records failed: see GET /metadata-provider/jobLogEntries/{}?errorsOnly=true",
+            summary["totalErrors"],
+            job["id"].as_str().unwrap_or("")
+        );
+    }
+    if let Some(error) = job["errorStatus"].as_str() {
+        println!("  {error}");
+    }
+}
