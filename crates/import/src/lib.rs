@@ -71,6 +71,9 @@ pub enum Error {
     Mapping(#[from] mapping::Error),
     #[error("corrupt import data: {0}")]
     Corrupt(String),
+    /// A chunk must be written again, each record in a savepoint (internal to `step`).
+    #[error("the chunk is to be written again")]
+    Redo,
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

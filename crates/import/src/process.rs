@@ -42,11 +42,13 @@ pub struct Setup {
 }
 
 /// A record mapped and ready to write, or why it cannot be.
+#[derive(Clone)]
 pub struct Prepared {
     order: u64,
     outcome: std::result::Result<Mapped, String>,
 }
 
+#[derive(Clone)]
 struct Mapped {
     marc: marc::Record,
     instance: Map<String, Value>,
@@ -75,32 +77,67 @@ impl Prepared {
 
 /// Writes one prepared record and its journal entry; says whether it went in. Records
 /// are written in a savepoint each, so one that fails leaves nothing but its entry.
+///
+/// Most records go in whole or fail before they write anything, so a record is written
+/// without a savepoint unless `careful`; a record that fails after part of it is written
+/// answers [`Written::Redo`], and the caller rolls back the chunk and writes it again,
+/// carefully: each record in a savepoint of its own. (A savepoint per record costs the
+/// copy of every page it touches; most chunks never need one.)
 pub fn write(
     w: &mut Writer<'_>,
     setup: &Setup,
     checked: &mut inventory::Checked,
     prepared: Prepared,
-) -> crate::Result<bool> {
+    careful: bool,
+) -> crate::Result<Written> {
     let order = prepared.order;
     let record_type = setup.plan.record_type();
     let result = match prepared.outcome {
         Err(error) => Err(Failure::Record(error)),
-        Ok(mapped) => w.attempt(|w| create_instance(w, setup, checked, order, mapped)),
+        Ok(mapped) if careful => w.attempt(|w| create_instance(w, setup, checked, order, mapped)),
+        Ok(mapped) => create_instance(w, setup, checked, order, mapped),
     };
     let (entry, ok) = match result {
         Ok(entry) => (entry, true),
+        Err(Failure::Record(error) | Failure::AfterWrite(error)) if careful => {
+            (Entry::failed(setup.job, order, record_type, error), false)
+        }
         Err(Failure::Record(error)) => (Entry::failed(setup.job, order, record_type, error), false),
+        Err(Failure::AfterWrite(_)) => return Ok(Written::Redo),
         // The database itself failed: the chunk fails, and the job goes on from it later.
         Err(Failure::Storage(e)) => return Err(e.into()),
     };
     crate::journal::write(w, &entry)?;
-    Ok(ok)
+    Ok(if ok { Written::Imported } else { Written::Failed })
 }
 
-/// Why a record did not go in: its own fault, or the database's.
+/// What [`write`] did with a record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Written {
+    Imported,
+    /// The record failed, wrote nothing, and its journal entry says why.
+    Failed,
+    /// The record failed after writing part of itself: the chunk must be done again,
+    /// carefully.
+    Redo,
+}
+
+/// Why a record did not go in: its own fault, before or after it wrote something, or
+/// the database's.
 enum Failure {
     Record(String),
+    AfterWrite(String),
     Storage(store::Error),
+}
+
+impl Failure {
+    /// The same failure, once the record has written something.
+    fn after_write(self) -> Failure {
+        match self {
+            Failure::Record(message) => Failure::AfterWrite(message),
+            other => other,
+        }
+    }
 }
 
 impl From<store::Error> for Failure {
@@ -145,7 +182,7 @@ fn create_instance(
     order: u64,
     mapped: Mapped,
 ) -> std::result::Result<Entry, Failure> {
-    let Mapped { mut marc, mut instance } = mapped;
+    let Mapped { marc, mut instance } = mapped;
     let instance_id = Uuid::new_v4();
     let srs_id = Uuid::new_v4();
     // The HRID is the tenant's to assign; the record's own 001 goes to a 035.
@@ -158,6 +195,23 @@ fn create_instance(
         .map_err(|e| Failure::Record(mapping_error(&e)))?;
     let suppressed = instance.discovery_suppress;
     let saved = inventory::create_record(w, instance, setup.actor, checked)?;
+    let entry = source_record(w, setup, order, marc, &saved, instance_id, srs_id, suppressed)
+        .map_err(Failure::after_write)?;
+    Ok(entry)
+}
+
+/// The SRS record of a saved instance, and the record's journal entry.
+#[allow(clippy::too_many_arguments, reason = "one record's parts, named")]
+fn source_record(
+    w: &mut Writer<'_>,
+    setup: &Setup,
+    order: u64,
+    mut marc: marc::Record,
+    saved: &inventory::Instance,
+    instance_id: Uuid,
+    srs_id: Uuid,
+    suppressed: bool,
+) -> std::result::Result<Entry, Failure> {
     let hrid = saved.hrid.clone().unwrap_or_default();
     write_back(&mut marc, &hrid, instance_id, srs_id)?;
     let raw = marc::encode(&marc)?;

@@ -101,7 +101,7 @@ pub enum Step {
 /// Does the next chunk of a job. `import_dir` is where the job's file is.
 pub fn step(tenant: &Tenant, setup: &Setup, import_dir: &Path) -> Result<Step> {
     let id = setup.job;
-    let (job, mut cursor) =
+    let (job, cursor) =
         tenant.read(|r| Ok::<_, Error>((job::get_job(r, id)?, job::get_cursor(r, id)?)))?;
     if job.status.is_final() {
         return Ok(Step::Done(job.status));
@@ -150,36 +150,46 @@ pub fn step(tenant: &Tenant, setup: &Setup, import_dir: &Path) -> Result<Step> {
         batch.into_iter().map(|(order, read)| process::prepare(setup, order, read)).collect();
     let last_order = prepared.last().map_or(cursor.next_order, |p| p.order() + 1);
     let read_at = (cursor.next_order, cursor.offset, cursor.next_chunk);
-    let wrote = tenant.write(|w| {
-        // Another runner did this chunk while it was read: do nothing twice.
-        let stored = job::get_cursor(w, id)?;
-        if (stored.next_order, stored.offset, stored.next_chunk) != read_at {
-            return Ok::<_, Error>(false);
-        }
-        let mut checked = inventory::Checked::default();
-        for record in prepared {
-            if process::write(w, setup, &mut checked, record)? {
-                cursor.succeeded += 1;
-            } else {
-                cursor.failed += 1;
+    let mut careful = false;
+    let wrote = loop {
+        let outcome = tenant.write(|w| {
+            // Another runner did this chunk while it was read: do nothing twice.
+            let stored = job::get_cursor(w, id)?;
+            if (stored.next_order, stored.offset, stored.next_chunk) != read_at {
+                return Ok::<_, Error>(false);
             }
-        }
-        cursor.next_order = last_order.max(cursor.next_order);
-        match &next {
-            Next::File { offset } => cursor.offset = *offset,
-            Next::Chunk { key } => {
-                w.delete(&CHUNKS, key)?;
-                cursor.next_chunk += 1;
+            let mut cursor = cursor.clone();
+            let mut checked = inventory::Checked::default();
+            for record in prepared.clone() {
+                match process::write(w, setup, &mut checked, record, careful)? {
+                    process::Written::Imported => cursor.succeeded += 1,
+                    process::Written::Failed => cursor.failed += 1,
+                    // Undo the chunk (the transaction fails) and write it again carefully.
+                    process::Written::Redo => return Err(Error::Redo),
+                }
             }
+            cursor.next_order = last_order.max(cursor.next_order);
+            match &next {
+                Next::File { offset } => cursor.offset = *offset,
+                Next::Chunk { key } => {
+                    w.delete(&CHUNKS, key)?;
+                    cursor.next_chunk += 1;
+                }
+            }
+            // A cancel that came while this chunk was read stays asked for.
+            cursor.cancel_requested |= stored.cancel_requested;
+            job::save_cursor(w, id, &cursor)?;
+            let mut job = job::get_job(w, id)?;
+            job.progress.current = cursor.succeeded + cursor.failed;
+            job::save_job(w, &job)?;
+            Ok::<_, Error>(true)
+        });
+        match outcome {
+            Ok(wrote) => break wrote,
+            Err(Error::Redo) if !careful => careful = true,
+            Err(e) => return Err(e),
         }
-        // A cancel that came while this chunk was read stays asked for.
-        cursor.cancel_requested |= stored.cancel_requested;
-        job::save_cursor(w, id, &cursor)?;
-        let mut job = job::get_job(w, id)?;
-        job.progress.current = cursor.succeeded + cursor.failed;
-        job::save_job(w, &job)?;
-        Ok::<_, Error>(true)
-    })?;
+    };
     if !wrote {
         tracing::debug!(job = %id, "chunk done by another runner");
     }

@@ -80,12 +80,13 @@ pub(crate) const JOBS: RecordTable = RecordTable {
     ],
 };
 
+// The cursors, journal and chunks are the import's own bookkeeping: not logged.
 pub(crate) const CURSORS: RecordTable =
-    RecordTable { table: "import_cursors", record_type: "import_cursor", columns: &[] };
+    RecordTable { table: "import_cursors", record_type: "", columns: &[] };
 
 pub(crate) const JOURNAL: RecordTable = RecordTable {
     table: "import_journal",
-    record_type: "import_journal",
+    record_type: "",
     columns: &[
         "job_id",
         "ord",
@@ -103,4 +104,4 @@ pub(crate) const UPLOADS: RecordTable =
     RecordTable { table: "import_uploads", record_type: "import_upload", columns: &["status"] };
 
 pub(crate) const CHUNKS: RecordTable =
-    RecordTable { table: "import_chunks", record_type: "import_chunk", columns: &["job_id", "n"] };
+    RecordTable { table: "import_chunks", record_type: "", columns: &["job_id", "n"] };

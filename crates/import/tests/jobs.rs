@@ -222,3 +222,31 @@ fn a_job_stopped_midway_goes_on_from_its_last_chunk() {
         .unwrap();
     assert_eq!(logged, total);
 }
+
+/// A record that fails after its instance is written (here: its SRS snapshot is gone)
+/// leaves no instance behind: the chunk is written again, each record in a savepoint.
+#[test]
+fn a_record_failing_halfway_leaves_nothing_behind() {
+    let f = fixture();
+    let id = file_job(&f, "100.mrc", None);
+    let setup = import::open(&f.tenant, id, &f.imports).unwrap().unwrap();
+    f.tenant.write(|w| srs::delete_snapshot(w, id)).unwrap();
+    let status = loop {
+        match import::step(&f.tenant, &setup, &f.imports).unwrap() {
+            import::Step::More => {}
+            import::Step::Ended(status) => break status,
+            other => panic!("{other:?}"),
+        }
+    };
+    assert_eq!(status, Status::Error);
+    assert_eq!(count(&f, &instances()), 0, "no instance without its SRS record");
+    let summary = f.tenant.read(|r| import::summary(r, id)).unwrap();
+    assert_eq!(summary.total_errors, 100);
+    let (errors, _) = f
+        .tenant
+        .read(|r| {
+            import::entries(r, id, true, import::SortBy::Order, false, Page { offset: 0, limit: 1 })
+        })
+        .unwrap();
+    assert!(errors[0].error.as_deref().unwrap().starts_with("Snapshot with id"), "{errors:?}");
+}

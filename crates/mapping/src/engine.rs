@@ -573,6 +573,20 @@ fn finish(target: Target, out: &mut Map<String, Value>) {
     match target {
         Target::Instance => {
             out.insert("source".into(), Value::String("MARC".into()));
+            // An object a rule began but whose value was empty (`050 $a` with nothing in
+            // it) lacks what the instance schema requires of it. FOLIO fails the whole
+            // record for that; Quire leaves the empty object out and keeps the record.
+            for (list, required) in [
+                ("identifiers", "value"),
+                ("classifications", "classificationNumber"),
+                ("contributors", "name"),
+                ("notes", "note"),
+                ("subjects", "value"),
+                ("series", "value"),
+                ("alternativeTitles", "alternativeTitle"),
+            ] {
+                retain(out, list, |o| has_text(o, required));
+            }
             split_joined_ids(out, "identifiers", "identifierTypeId", "value");
             split_joined_ids(
                 out,

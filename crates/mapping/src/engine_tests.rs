@@ -304,3 +304,12 @@ fn real_records_map_as_their_fields_say() {
         assert_eq!(out["source"], "MARC");
     }
 }
+
+#[test]
+fn an_empty_subfield_leaves_out_its_object_not_the_record() {
+    check(
+        &[("050", "00$a$aPQ6629.A7"), ("020", "  $a$z0451520000")],
+        "classifications",
+        expect![[r#"[{"classificationNumber":"PQ6629.A7","classificationTypeId":"<LC>"}]"#]],
+    );
+}

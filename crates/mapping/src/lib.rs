@@ -1,6 +1,7 @@
 //! MARC to inventory records: FOLIO's mapping rules (the format of
 //! `/mapping-rules/{marc-bib|marc-holdings|marc-authority}`), Quire's default rule sets,
-//! and each tenant's rules as stored.
+//! each tenant's rules as stored, and the engine that applies them ([`map_record`], with
+//! FOLIO's semantics).
 //!
 //! What it owns: the rule format ([`rules`]), the defaults, the `mapping_rules` table
 //! and its verbs (a tenant without stored rules maps with the defaults; a PUT stores a

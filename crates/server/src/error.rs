@@ -432,7 +432,7 @@ impl From<import::Error> for ApiError {
             import::Error::Inventory(e) => e.into(),
             import::Error::Srs(e) => e.into(),
             import::Error::Mapping(e) => e.into(),
-            e @ import::Error::Corrupt(_) => ApiError::internal(e),
+            e @ (import::Error::Corrupt(_) | import::Error::Redo) => ApiError::internal(e),
         }
     }
 }

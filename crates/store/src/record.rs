@@ -19,7 +19,9 @@ use crate::{
 #[derive(Debug, Clone, Copy)]
 pub struct RecordTable {
     pub table: &'static str,
-    /// The record type named in the change log, e.g. `instance`.
+    /// The record type named in the change log, e.g. `instance`. Empty for a
+    /// bookkeeping table no follower reads (an import's journal and cursors): its writes
+    /// are not logged, which saves a row per write where there are many.
     pub record_type: &'static str,
     /// Extracted columns, in the order values are passed to the write calls.
     pub columns: &'static [&'static str],
@@ -596,6 +598,9 @@ impl<'a> Writer<'a> {
     }
 
     fn log(&mut self, table: &RecordTable, id: &str, op: Operation) -> Result<()> {
+        if table.record_type.is_empty() {
+            return Ok(());
+        }
         let at = self.now.get_or_insert_with(now);
         let mut stmt = self.reader.tx.prepare_cached(
             "INSERT INTO change_log (record_type, record_id, op, at) VALUES (?1, ?2, ?3, ?4)",
@@ -750,6 +755,24 @@ mod tests {
                 Ok::<_, crate::Error>(())
             })
             .unwrap();
+    }
+
+    /// A bookkeeping table (no record type) is written without change-log rows.
+    #[test]
+    fn a_table_without_a_record_type_is_not_logged() {
+        let (_dir, tenant) = tenant();
+        let unlogged = crate::RecordTable { record_type: "", ..THINGS };
+        let before = tenant.read(|r| r.last_seq()).unwrap();
+        tenant
+            .write(|w| {
+                w.insert(&unlogged, "quiet", 1, "{}", &[crate::ColumnValue::Null])?;
+                w.insert(&THINGS, "heard", 1, "{}", &[crate::ColumnValue::Null])
+            })
+            .unwrap();
+        let changes = tenant.read(|r| r.changes_since(before, 10)).unwrap();
+        let ids: Vec<&str> = changes.iter().map(|c| c.record_id.as_str()).collect();
+        assert_eq!(ids, ["heard"]);
+        assert!(tenant.read(|r| r.exists(&THINGS, "quiet")).unwrap());
     }
 
     /// A scan in stored order pages through every record once, in the order they were
