@@ -100,6 +100,27 @@ pub(crate) fn sort(links: &mut [ProfileAssociation]) {
     links.sort_by_key(|l| (l.order, outcome(l), l.id));
 }
 
+/// Whether a link from `master` to `detail` may be made: FOLIO's link kinds, and both
+/// profiles there.
+fn check_link(
+    reader: &Reader<'_>,
+    (master_kind, master_id): (ProfileType, Uuid),
+    (detail_kind, detail_id): (ProfileType, Uuid),
+) -> Result<()> {
+    if !master_kind.may_link(detail_kind) {
+        return Err(Error::Invalid(vec![format!(
+            "A {master_kind} cannot be linked to a {detail_kind}: FOLIO's associations are \
+             job to match or action, match to match or action, action to action, match or mapping"
+        )]));
+    }
+    for (kind, id, master) in [(master_kind, master_id, true), (detail_kind, detail_id, false)] {
+        if !profile_exists(reader, kind, id)? {
+            return Err(Error::LinkedNotFound { kind, master, ids: vec![id] });
+        }
+    }
+    Ok(())
+}
+
 /// Whether a profile of the type with the id exists.
 pub(crate) fn profile_exists(reader: &Reader<'_>, kind: ProfileType, id: Uuid) -> Result<bool> {
     let table = match kind {
@@ -127,26 +148,7 @@ pub(crate) fn add(
         fill_ends(link, owner, idx, batch)?;
         let ((master_kind, master_id), (detail_kind, detail_id)) =
             link.ends().expect("fill_ends sets both ends");
-        if !master_kind.may_link(detail_kind) {
-            return Err(Error::Invalid(vec![format!(
-                "A {master_kind} cannot be linked to a {detail_kind}: FOLIO's associations are \
-                 job to match or action, match to match or action, action to action, match or mapping"
-            )]));
-        }
-        if !profile_exists(writer, master_kind, master_id)? {
-            return Err(Error::LinkedNotFound {
-                kind: master_kind,
-                master: true,
-                ids: vec![master_id],
-            });
-        }
-        if !profile_exists(writer, detail_kind, detail_id)? {
-            return Err(Error::LinkedNotFound {
-                kind: detail_kind,
-                master: false,
-                ids: vec![detail_id],
-            });
-        }
+        check_link(writer, (master_kind, master_id), (detail_kind, detail_id))?;
         // FOLIO scopes a match's links to the job they were made for.
         if master_kind == ProfileType::MatchProfile
             && link.job_profile_id.is_none()
@@ -449,25 +451,7 @@ pub fn replace_association(
             id: id.to_string(),
             message: "a stored link without both ends".to_string(),
         })?;
-    if !master_kind.may_link(detail_kind) {
-        return Err(Error::Invalid(vec![format!(
-            "A {master_kind} cannot be linked to a {detail_kind}"
-        )]));
-    }
-    if !profile_exists(writer, master_kind, master_id)? {
-        return Err(Error::LinkedNotFound {
-            kind: master_kind,
-            master: true,
-            ids: vec![master_id],
-        });
-    }
-    if !profile_exists(writer, detail_kind, detail_id)? {
-        return Err(Error::LinkedNotFound {
-            kind: detail_kind,
-            master: false,
-            ids: vec![detail_id],
-        });
-    }
+    check_link(writer, (master_kind, master_id), (detail_kind, detail_id))?;
     folio::record::write(
         writer,
         &mut link,

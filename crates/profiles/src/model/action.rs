@@ -3,12 +3,10 @@
 
 use folio::Metadata;
 use serde::{Deserialize, Serialize};
-use store::{ColumnValue, QueryField, RecordTable};
 use uuid::Uuid;
 
 use super::{
-    COMMON_QUERY, Profile, ProfileContent, ProfileReactTo, ProfileSnapshotWrapper, ProfileType,
-    Tags, UserInfo, body_text,
+    Profile, ProfileContent, ProfileReactTo, ProfileSnapshotWrapper, ProfileType, Tags, UserInfo,
 };
 
 /// What an action does. CREATE applies to every record type, UPDATE to all but orders
@@ -98,58 +96,19 @@ pub struct ActionProfile {
     pub metadata: Option<Metadata>,
 }
 
-const QUERY: &[QueryField] = &[
-    COMMON_QUERY[0],
-    COMMON_QUERY[1],
-    COMMON_QUERY[2],
-    COMMON_QUERY[3],
-    COMMON_QUERY[4],
-    COMMON_QUERY[5],
-    COMMON_QUERY[6],
-    COMMON_QUERY[7],
-    COMMON_QUERY[8],
-    COMMON_QUERY[9],
-    body_text!("action"),
-    body_text!("folioRecord"),
-];
-
-impl folio::Record for ActionProfile {
-    const TABLE: RecordTable = RecordTable {
-        table: "action_profiles",
-        record_type: "action_profile",
-        columns: &["name", "name_key", "hidden"],
-    };
-    const NAME: &'static str = "action profile";
-    const QUERY: &'static [QueryField] = QUERY;
-    const READ_ONLY: &'static [&'static str] = super::READ_ONLY;
-
-    folio::id_and_metadata!();
-    fn columns(&self) -> Vec<ColumnValue> {
-        super::profile_columns(&self.name, self.hidden)
-    }
-}
+super::profile_record!(
+    ActionProfile,
+    "action_profiles",
+    "action_profile",
+    "action profile",
+    ["action", "folioRecord"]
+);
 
 impl Profile for ActionProfile {
     const TYPE: ProfileType = ProfileType::ActionProfile;
     const LABEL: &'static str = "Action profile";
 
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn hidden(&self) -> bool {
-        self.hidden
-    }
-    fn set_user_info(&mut self, user_info: Option<UserInfo>) {
-        self.user_info = user_info;
-    }
-    fn set_relations(
-        &mut self,
-        parents: Vec<ProfileSnapshotWrapper>,
-        children: Vec<ProfileSnapshotWrapper>,
-    ) {
-        self.parent_profiles = parents;
-        self.child_profiles = children;
-    }
+    super::profile_accessors!();
     fn check(
         reader: &store::Reader<'_>,
         dto: &super::ProfileDto<Self>,

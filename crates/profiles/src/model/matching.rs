@@ -9,12 +9,10 @@
 use folio::Metadata;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use store::{ColumnValue, QueryField, RecordTable};
 use uuid::Uuid;
 
 use super::{
-    COMMON_QUERY, EntityType, Profile, ProfileContent, ProfileSnapshotWrapper, ProfileType, Tags,
-    UserInfo, body_text,
+    EntityType, Profile, ProfileContent, ProfileSnapshotWrapper, ProfileType, Tags, UserInfo,
 };
 
 /// A match profile.
@@ -190,58 +188,19 @@ pub enum ComparisonPart {
     AlphanumericsOnly,
 }
 
-const QUERY: &[QueryField] = &[
-    COMMON_QUERY[0],
-    COMMON_QUERY[1],
-    COMMON_QUERY[2],
-    COMMON_QUERY[3],
-    COMMON_QUERY[4],
-    COMMON_QUERY[5],
-    COMMON_QUERY[6],
-    COMMON_QUERY[7],
-    COMMON_QUERY[8],
-    COMMON_QUERY[9],
-    body_text!("incomingRecordType"),
-    body_text!("existingRecordType"),
-];
-
-impl folio::Record for MatchProfile {
-    const TABLE: RecordTable = RecordTable {
-        table: "match_profiles",
-        record_type: "match_profile",
-        columns: &["name", "name_key", "hidden"],
-    };
-    const NAME: &'static str = "match profile";
-    const QUERY: &'static [QueryField] = QUERY;
-    const READ_ONLY: &'static [&'static str] = super::READ_ONLY;
-
-    folio::id_and_metadata!();
-    fn columns(&self) -> Vec<ColumnValue> {
-        super::profile_columns(&self.name, self.hidden)
-    }
-}
+super::profile_record!(
+    MatchProfile,
+    "match_profiles",
+    "match_profile",
+    "match profile",
+    ["incomingRecordType", "existingRecordType"]
+);
 
 impl Profile for MatchProfile {
     const TYPE: ProfileType = ProfileType::MatchProfile;
     const LABEL: &'static str = "Match profile";
 
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn hidden(&self) -> bool {
-        self.hidden
-    }
-    fn set_user_info(&mut self, user_info: Option<UserInfo>) {
-        self.user_info = user_info;
-    }
-    fn set_relations(
-        &mut self,
-        parents: Vec<ProfileSnapshotWrapper>,
-        children: Vec<ProfileSnapshotWrapper>,
-    ) {
-        self.parent_profiles = parents;
-        self.child_profiles = children;
-    }
+    super::profile_accessors!();
     fn into_content(self) -> ProfileContent {
         ProfileContent::Match(Box::new(self))
     }

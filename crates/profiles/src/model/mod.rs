@@ -274,6 +274,65 @@ macro_rules! body_text {
 }
 pub(crate) use body_text;
 
+/// The declarations every profile type shares: its table, its CQL indexes (the common
+/// ones, then `extra` top-level properties of the body) and FOLIO's record verbs.
+macro_rules! profile_record {
+    ($ty:ident, $table:literal, $record_type:literal, $name:literal, [$($extra:literal),*]) => {
+        impl folio::Record for $ty {
+            const TABLE: store::RecordTable = store::RecordTable {
+                table: $table,
+                record_type: $record_type,
+                columns: &["name", "name_key", "hidden"],
+            };
+            const NAME: &'static str = $name;
+            const QUERY: &'static [store::QueryField] = &[
+                $crate::model::COMMON_QUERY[0],
+                $crate::model::COMMON_QUERY[1],
+                $crate::model::COMMON_QUERY[2],
+                $crate::model::COMMON_QUERY[3],
+                $crate::model::COMMON_QUERY[4],
+                $crate::model::COMMON_QUERY[5],
+                $crate::model::COMMON_QUERY[6],
+                $crate::model::COMMON_QUERY[7],
+                $crate::model::COMMON_QUERY[8],
+                $crate::model::COMMON_QUERY[9],
+                $($crate::model::body_text!($extra),)*
+            ];
+            const READ_ONLY: &'static [&'static str] = $crate::model::READ_ONLY;
+
+            folio::id_and_metadata!();
+            fn columns(&self) -> Vec<store::ColumnValue> {
+                $crate::model::profile_columns(&self.name, self.hidden)
+            }
+        }
+    };
+}
+pub(crate) use profile_record;
+
+/// The accessors of [`Profile`] that every profile type answers from the same fields.
+macro_rules! profile_accessors {
+    () => {
+        fn name(&self) -> &str {
+            &self.name
+        }
+        fn hidden(&self) -> bool {
+            self.hidden
+        }
+        fn set_user_info(&mut self, user_info: Option<$crate::model::UserInfo>) {
+            self.user_info = user_info;
+        }
+        fn set_relations(
+            &mut self,
+            parents: Vec<$crate::model::ProfileSnapshotWrapper>,
+            children: Vec<$crate::model::ProfileSnapshotWrapper>,
+        ) {
+            self.parent_profiles = parents;
+            self.child_profiles = children;
+        }
+    };
+}
+pub(crate) use profile_accessors;
+
 /// The CQL indexes every profile list answers; each type adds its own.
 pub(crate) const COMMON_QUERY: [QueryField; 10] = [
     QueryField { index: "id", column: "id", kind: FieldKind::Text },
