@@ -92,6 +92,8 @@ fn into_data_dir(
     };
     let bar = bar(tenant.read(|r| import::get_job(r, job.id))?.progress.total);
     let runtime = runtime::Runtime::new(store.clone());
+    let started = Instant::now();
+    let mut records_done = None;
     loop {
         match import::step(&tenant, &setup, &import_dir)? {
             import::Step::More => {
@@ -99,6 +101,7 @@ fn into_data_dir(
             }
             import::Step::Ended(status) => {
                 bar.set_message("indexing");
+                records_done = Some(started.elapsed());
                 runtime.instances(&tenant)?.catch_up(&tenant)?;
                 import::finish(&tenant, job.id, status)?;
                 break;
@@ -111,6 +114,11 @@ fn into_data_dir(
     let summary = tenant.read(|r| import::summary(r, job.id))?;
     let mut value = serde_json::to_value(&job)?;
     value["summary"] = serde_json::to_value(summary)?;
+    if let Some(records) = records_done {
+        // How the time went: the records, then the search index catching up.
+        value["recordsSeconds"] = json!(records.as_secs_f64());
+        value["indexSeconds"] = json!((started.elapsed() - records).as_secs_f64());
+    }
     Ok(value)
 }
 
@@ -214,6 +222,13 @@ fn report(job: &Value, elapsed: Duration) {
             "  {} records failed: see GET /metadata-provider/jobLogEntries/{}?errorsOnly=true",
             summary["totalErrors"],
             job["id"].as_str().unwrap_or("")
+        );
+    }
+    if let (Some(records), Some(index)) =
+        (job["recordsSeconds"].as_f64(), job["indexSeconds"].as_f64())
+    {
+        println!(
+            "  {records:.1} s writing the records, then {index:.1} s bringing the search index up to date"
         );
     }
     if let Some(error) = job["errorStatus"].as_str() {
