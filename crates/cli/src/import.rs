@@ -91,7 +91,9 @@ fn into_data_dir(
         Err(_) => return Ok(serde_json::to_value(tenant.read(|r| import::get_job(r, job.id))?)?),
     };
     let bar = bar(tenant.read(|r| import::get_job(r, job.id))?.progress.total);
+    // The search index follows the records as they go in, as on a server.
     let runtime = runtime::Runtime::new(store.clone());
+    let index = runtime.instances(&tenant)?;
     let started = Instant::now();
     let mut records_done = None;
     loop {
@@ -102,7 +104,7 @@ fn into_data_dir(
             import::Step::Ended(status) => {
                 bar.set_message("indexing");
                 records_done = Some(started.elapsed());
-                runtime.instances(&tenant)?.catch_up(&tenant)?;
+                index.catch_up(&tenant)?;
                 import::finish(&tenant, job.id, status)?;
                 break;
             }
