@@ -42,7 +42,9 @@ pub fn setup(tenant: &Tenant, job: &JobExecution) -> Result<Setup> {
     tenant.read(|r| {
         let rules = mapping::rules(r, mapping::RecordType::MarcBib)?;
         let mut reference = ReferenceData::default();
-        for (kind, lookup) in LOOKUPS {
+        // Each list the rules may look up that the tenant keeps.
+        for lookup in Lookup::ALL {
+            let Some(kind) = inventory::RefKind::from_path(lookup.path()) else { continue };
             let (bodies, _) =
                 inventory::list_reference_json(r, kind, None, Page { offset: 0, limit: 100_000 })?;
             let records: Vec<serde_json::Value> =
@@ -58,31 +60,6 @@ pub fn setup(tenant: &Tenant, job: &JobExecution) -> Result<Setup> {
         })
     })
 }
-
-/// The reference kinds mapping looks up.
-const LOOKUPS: [(inventory::RefKind, Lookup); 17] = {
-    use inventory::RefKind as K;
-    use mapping::Lookup as L;
-    [
-        (K::IdentifierType, L::IdentifierTypes),
-        (K::ClassificationType, L::ClassificationTypes),
-        (K::ContributorType, L::ContributorTypes),
-        (K::ContributorNameType, L::ContributorNameTypes),
-        (K::InstanceType, L::InstanceTypes),
-        (K::InstanceFormat, L::InstanceFormats),
-        (K::ModeOfIssuance, L::IssuanceModes),
-        (K::InstanceNoteType, L::InstanceNoteTypes),
-        (K::AlternativeTitleType, L::AlternativeTitleTypes),
-        (K::SubjectType, L::SubjectTypes),
-        (K::SubjectSource, L::SubjectSources),
-        (K::ElectronicAccessRelationship, L::ElectronicAccessRelationships),
-        (K::InstanceDateType, L::InstanceDateTypes),
-        (K::HoldingsType, L::HoldingsTypes),
-        (K::CallNumberType, L::CallNumberTypes),
-        (K::Location, L::Locations),
-        (K::HoldingsNoteType, L::HoldingsNoteTypes),
-    ]
-};
 
 /// Where the runner stands after a step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -335,6 +312,21 @@ pub fn run_to_end(
             Step::Waiting => return Ok(Status::ParsingInProgress),
             Step::Ended(status) => return finish(tenant, id, status),
             Step::Done(status) => return Ok(status),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use mapping::Lookup;
+
+    /// Every list the mapping looks up is one inventory keeps, but the authority
+    /// identifier types, which Quire does not have (their lookups give FOLIO's fallback).
+    #[test]
+    fn each_lookup_names_a_reference_kind() {
+        for lookup in Lookup::ALL {
+            let kind = inventory::RefKind::from_path(lookup.path());
+            assert_eq!(kind.is_some(), lookup != Lookup::AuthorityIdentifierTypes, "{lookup:?}");
         }
     }
 }

@@ -18,25 +18,11 @@ fn records() -> Vec<marc::Record> {
     records
 }
 
+/// A new tenant's reference data, from inventory's seed files.
 fn reference() -> mapping::ReferenceData {
-    use inventory::RefKind as K;
-    use mapping::Lookup as L;
     let mut data = mapping::ReferenceData::default();
-    for (kind, lookup) in [
-        (K::IdentifierType, L::IdentifierTypes),
-        (K::ClassificationType, L::ClassificationTypes),
-        (K::ContributorType, L::ContributorTypes),
-        (K::ContributorNameType, L::ContributorNameTypes),
-        (K::InstanceType, L::InstanceTypes),
-        (K::InstanceFormat, L::InstanceFormats),
-        (K::ModeOfIssuance, L::IssuanceModes),
-        (K::InstanceNoteType, L::InstanceNoteTypes),
-        (K::AlternativeTitleType, L::AlternativeTitleTypes),
-        (K::SubjectType, L::SubjectTypes),
-        (K::SubjectSource, L::SubjectSources),
-        (K::ElectronicAccessRelationship, L::ElectronicAccessRelationships),
-        (K::InstanceDateType, L::InstanceDateTypes),
-    ] {
+    for lookup in mapping::Lookup::ALL {
+        let Some(kind) = inventory::RefKind::from_path(lookup.path()) else { continue };
         let records: Vec<Value> = serde_json::from_str(inventory::seed_records(kind)).unwrap();
         data.insert_records(lookup, &records);
     }

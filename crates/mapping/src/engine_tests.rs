@@ -10,26 +10,8 @@ use crate::{Lookup, RecordType, ReferenceData, Target, defaults, map_record};
 /// A new FOLIO tenant's reference data, from inventory's seed files.
 fn reference() -> ReferenceData {
     let mut data = ReferenceData::default();
-    let kinds = [
-        (inventory::RefKind::IdentifierType, Lookup::IdentifierTypes),
-        (inventory::RefKind::ClassificationType, Lookup::ClassificationTypes),
-        (inventory::RefKind::ContributorType, Lookup::ContributorTypes),
-        (inventory::RefKind::ContributorNameType, Lookup::ContributorNameTypes),
-        (inventory::RefKind::InstanceType, Lookup::InstanceTypes),
-        (inventory::RefKind::InstanceFormat, Lookup::InstanceFormats),
-        (inventory::RefKind::ModeOfIssuance, Lookup::IssuanceModes),
-        (inventory::RefKind::InstanceNoteType, Lookup::InstanceNoteTypes),
-        (inventory::RefKind::AlternativeTitleType, Lookup::AlternativeTitleTypes),
-        (inventory::RefKind::SubjectType, Lookup::SubjectTypes),
-        (inventory::RefKind::SubjectSource, Lookup::SubjectSources),
-        (inventory::RefKind::ElectronicAccessRelationship, Lookup::ElectronicAccessRelationships),
-        (inventory::RefKind::InstanceDateType, Lookup::InstanceDateTypes),
-        (inventory::RefKind::HoldingsType, Lookup::HoldingsTypes),
-        (inventory::RefKind::CallNumberType, Lookup::CallNumberTypes),
-        (inventory::RefKind::Location, Lookup::Locations),
-        (inventory::RefKind::HoldingsNoteType, Lookup::HoldingsNoteTypes),
-    ];
-    for (kind, lookup) in kinds {
+    for lookup in Lookup::ALL {
+        let Some(kind) = inventory::RefKind::from_path(lookup.path()) else { continue };
         let records: Vec<Value> = serde_json::from_str(inventory::seed_records(kind)).unwrap();
         data.insert_records(lookup, &records);
     }

@@ -30,6 +30,56 @@ pub enum Lookup {
     AuthorityIdentifierTypes,
 }
 
+impl Lookup {
+    pub const ALL: [Lookup; 19] = [
+        Lookup::IdentifierTypes,
+        Lookup::ClassificationTypes,
+        Lookup::ContributorTypes,
+        Lookup::ContributorNameTypes,
+        Lookup::InstanceTypes,
+        Lookup::InstanceFormats,
+        Lookup::IssuanceModes,
+        Lookup::InstanceNoteTypes,
+        Lookup::AlternativeTitleTypes,
+        Lookup::SubjectTypes,
+        Lookup::SubjectSources,
+        Lookup::ElectronicAccessRelationships,
+        Lookup::InstanceDateTypes,
+        Lookup::HoldingsTypes,
+        Lookup::CallNumberTypes,
+        Lookup::Locations,
+        Lookup::HoldingsNoteTypes,
+        Lookup::AuthorityNoteTypes,
+        Lookup::AuthorityIdentifierTypes,
+    ];
+
+    /// The FOLIO path of the reference records the lookup reads (`/identifier-types`):
+    /// how the caller finds them in its storage.
+    pub fn path(self) -> &'static str {
+        match self {
+            Lookup::IdentifierTypes => "/identifier-types",
+            Lookup::ClassificationTypes => "/classification-types",
+            Lookup::ContributorTypes => "/contributor-types",
+            Lookup::ContributorNameTypes => "/contributor-name-types",
+            Lookup::InstanceTypes => "/instance-types",
+            Lookup::InstanceFormats => "/instance-formats",
+            Lookup::IssuanceModes => "/modes-of-issuance",
+            Lookup::InstanceNoteTypes => "/instance-note-types",
+            Lookup::AlternativeTitleTypes => "/alternative-title-types",
+            Lookup::SubjectTypes => "/subject-types",
+            Lookup::SubjectSources => "/subject-sources",
+            Lookup::ElectronicAccessRelationships => "/electronic-access-relationships",
+            Lookup::InstanceDateTypes => "/instance-date-types",
+            Lookup::HoldingsTypes => "/holdings-types",
+            Lookup::CallNumberTypes => "/call-number-types",
+            Lookup::Locations => "/locations",
+            Lookup::HoldingsNoteTypes => "/holdings-note-types",
+            Lookup::AuthorityNoteTypes => "/authority-note-types",
+            Lookup::AuthorityIdentifierTypes => "/authority-identifier-types",
+        }
+    }
+}
+
 /// One reference record as a lookup sees it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Entry {
