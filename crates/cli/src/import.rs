@@ -18,8 +18,8 @@ pub(crate) struct ImportArgs {
     /// The tenant to import into.
     #[arg(long)]
     tenant: String,
-    /// The job profile, by id or name; FOLIO's "Default - Create instance and SRS MARC
-    /// Bib" when not given.
+    /// The job profile, by id or name: FOLIO's "Default - Create instance and SRS MARC
+    /// Bib" (when not given) or "Default - Create SRS MARC Authority".
     #[arg(long)]
     profile: Option<String>,
     #[command(flatten)]
@@ -61,6 +61,11 @@ fn profile(given: Option<&str>) -> anyhow::Result<import::ProfileInfo> {
     match given {
         None => Ok(default),
         Some(text) if text == DEFAULT_NAME => Ok(default),
+        Some("Default - Create SRS MARC Authority") => Ok(import::ProfileInfo {
+            id: import::DEFAULT_CREATE_AUTHORITY,
+            name: Some("Default - Create SRS MARC Authority".into()),
+            ..default
+        }),
         Some(text) => match Uuid::parse_str(text) {
             Ok(id) => Ok(import::ProfileInfo { id, name: None, ..default }),
             Err(_) => bail!(

@@ -22,12 +22,23 @@ use crate::journal::{Action, Entry, Related};
 pub enum Plan {
     /// FOLIO's "Default - Create instance and SRS MARC Bib".
     CreateInstance,
+    /// FOLIO's "Default - Create SRS MARC Authority": an authority and its SRS record.
+    CreateAuthority,
 }
 
 impl Plan {
     fn record_type(self) -> &'static str {
         match self {
             Plan::CreateInstance => "MARC_BIBLIOGRAPHIC",
+            Plan::CreateAuthority => "MARC_AUTHORITY",
+        }
+    }
+
+    /// The rules the plan maps with.
+    pub fn rules(self) -> mapping::RecordType {
+        match self {
+            Plan::CreateInstance => mapping::RecordType::MarcBib,
+            Plan::CreateAuthority => mapping::RecordType::MarcAuthority,
         }
     }
 }
@@ -38,6 +49,9 @@ pub struct Setup {
     pub plan: Plan,
     pub rules: Rules,
     pub reference: ReferenceData,
+    /// Authority source files by code (`sh`, `n`): an authority's file is the one its
+    /// natural id's prefix names.
+    pub source_files: Vec<(String, Uuid)>,
     pub actor: Actor,
 }
 
@@ -51,7 +65,8 @@ pub struct Prepared {
 #[derive(Clone)]
 struct Mapped {
     marc: marc::Record,
-    instance: Map<String, Value>,
+    /// The instance or authority, as the rules map it.
+    record: Map<String, Value>,
 }
 
 /// Maps one record read from the source (no storage).
@@ -60,11 +75,15 @@ pub fn prepare(setup: &Setup, order: u64, read: crate::source::Read1) -> Prepare
         let has_ids = marc.fields_with_tag("999").any(|f| {
             f.indicators() == Some(['f', 'f']) && (f.subfield('i').is_some() || f.subfield('s').is_some())
         });
+        if setup.plan == Plan::CreateAuthority {
+            let record = mapping::map_record(&marc, &setup.rules, Target::Authority, &setup.reference);
+            return Ok(Mapped { marc, record });
+        }
         if has_ids {
             return Err("A new Instance was not created because the incoming record already contains a 999ff$s or 999ff$i field".into());
         }
-        let instance = mapping::map_record(&marc, &setup.rules, Target::Instance, &setup.reference);
-        Ok(Mapped { marc, instance })
+        let record = mapping::map_record(&marc, &setup.rules, Target::Instance, &setup.reference);
+        Ok(Mapped { marc, record })
     });
     Prepared { order, outcome }
 }
@@ -94,8 +113,8 @@ pub fn write(
     let record_type = setup.plan.record_type();
     let result = match prepared.outcome {
         Err(error) => Err(Failure::Record(error)),
-        Ok(mapped) if careful => w.attempt(|w| create_instance(w, setup, checked, order, mapped)),
-        Ok(mapped) => create_instance(w, setup, checked, order, mapped),
+        Ok(mapped) if careful => w.attempt(|w| create(w, setup, checked, order, mapped)),
+        Ok(mapped) => create(w, setup, checked, order, mapped),
     };
     let (entry, ok) = match result {
         Ok(entry) => (entry, true),
@@ -175,6 +194,84 @@ impl From<marc::Error> for Failure {
     }
 }
 
+fn create(
+    w: &mut Writer<'_>,
+    setup: &Setup,
+    checked: &mut inventory::Checked,
+    order: u64,
+    mapped: Mapped,
+) -> std::result::Result<Entry, Failure> {
+    match setup.plan {
+        Plan::CreateInstance => create_instance(w, setup, checked, order, mapped),
+        Plan::CreateAuthority => create_authority(w, setup, checked, order, mapped),
+    }
+}
+
+/// An authority and its SRS record. Its natural id is its LCCN (010 $a) without spaces,
+/// else its 001; its source file, the one whose code is the natural id's prefix.
+fn create_authority(
+    w: &mut Writer<'_>,
+    setup: &Setup,
+    checked: &mut inventory::Checked,
+    order: u64,
+    mapped: Mapped,
+) -> std::result::Result<Entry, Failure> {
+    let Mapped { mut marc, record: mut authority } = mapped;
+    let natural_id = marc
+        .field("010")
+        .and_then(|f| f.subfield('a'))
+        .or_else(|| marc.control_value("001"))
+        .map(|v| v.split_whitespace().collect::<String>())
+        .filter(|v| !v.is_empty())
+        .ok_or_else(|| {
+            Failure::Record("The record has no 010 $a or 001 to identify the authority".into())
+        })?;
+    let prefix: String = natural_id.chars().take_while(char::is_ascii_alphabetic).collect();
+    let authority_id = Uuid::new_v4();
+    let srs_id = Uuid::new_v4();
+    authority.insert("id".into(), Value::String(authority_id.to_string()));
+    authority.insert("source".into(), Value::String("MARC".into()));
+    authority.insert("naturalId".into(), Value::String(natural_id));
+    if let Some((_, file)) = setup.source_files.iter().find(|(code, _)| *code == prefix) {
+        authority.insert("sourceFileId".into(), Value::String(file.to_string()));
+    }
+    let authority: inventory::Authority = serde_json::from_value(Value::Object(authority))
+        .map_err(|e| Failure::Record(format!("The mapped authority is not valid: {e}")))?;
+    let saved = inventory::create_record(w, authority, setup.actor, checked)?;
+    let write = |w: &mut Writer<'_>| -> std::result::Result<Entry, Failure> {
+        set_ids(&mut marc, authority_id, srs_id)?;
+        let record = srs_record(
+            setup,
+            order,
+            marc,
+            srs_id,
+            srs::RecordType::MarcAuthority,
+            false,
+            srs::ExternalIdsHolder {
+                authority_id: Some(authority_id),
+                ..srs::ExternalIdsHolder::default()
+            },
+        )?;
+        srs::create(w, record, setup.actor)?;
+        let mut entry = Entry::new(setup.job, order, setup.plan.record_type());
+        entry.source_record_id = Some(srs_id);
+        // The authority's heading, whichever kind it is.
+        entry.source_record_title = inventory::model::HeadingKind::ALL
+            .iter()
+            .find_map(|kind| saved.headings(*kind).0)
+            .map(str::to_string);
+        entry.source_record_action_status = Some(Action::Created);
+        entry.related_authority_info = Some(Related {
+            action_status: Some(Action::Created),
+            id_list: vec![authority_id],
+            hrid_list: Vec::new(),
+            error: None,
+        });
+        Ok(entry)
+    };
+    write(w).map_err(Failure::after_write)
+}
+
 fn create_instance(
     w: &mut Writer<'_>,
     setup: &Setup,
@@ -182,7 +279,7 @@ fn create_instance(
     order: u64,
     mapped: Mapped,
 ) -> std::result::Result<Entry, Failure> {
-    let Mapped { marc, mut instance } = mapped;
+    let Mapped { marc, record: mut instance } = mapped;
     let instance_id = Uuid::new_v4();
     let srs_id = Uuid::new_v4();
     // The HRID is the tenant's to assign; the record's own 001 goes to a 035.
@@ -214,36 +311,19 @@ fn source_record(
 ) -> std::result::Result<Entry, Failure> {
     let hrid = saved.hrid.clone().unwrap_or_default();
     write_back(&mut marc, &hrid, instance_id, srs_id)?;
-    let raw = marc::encode(&marc)?;
-    let record = srs::Record {
-        id: Some(srs_id),
-        snapshot_id: setup.job,
-        matched_id: Some(srs_id),
-        matched_profile_id: None,
-        generation: 0,
-        record_type: srs::RecordType::MarcBib,
-        raw_record: Some(srs::RawRecord {
-            id: Some(srs_id),
-            content: Some(String::from_utf8_lossy(&raw).into_owned()),
-        }),
-        parsed_record: Some(srs::ParsedRecord {
-            id: Some(srs_id),
-            content: Some(marc),
-            formatted_content: None,
-        }),
-        error_record: None,
-        deleted: false,
-        order: Some(order as i64),
-        external_ids_holder: Some(srs::ExternalIdsHolder {
+    let record = srs_record(
+        setup,
+        order,
+        marc,
+        srs_id,
+        srs::RecordType::MarcBib,
+        suppressed,
+        srs::ExternalIdsHolder {
             instance_id: Some(instance_id),
             instance_hrid: Some(hrid.clone()),
             ..srs::ExternalIdsHolder::default()
-        }),
-        additional_info: srs::AdditionalInfo { suppress_discovery: suppressed },
-        state: srs::State::Actual,
-        leader_record_status: None,
-        metadata: None,
-    };
+        },
+    )?;
     srs::create(w, record, setup.actor)?;
     let mut entry = Entry::new(setup.job, order, setup.plan.record_type());
     entry.source_record_id = Some(srs_id);
@@ -256,6 +336,44 @@ fn source_record(
         error: None,
     });
     Ok(entry)
+}
+
+/// The SRS record of an imported MARC record, under the job's snapshot.
+fn srs_record(
+    setup: &Setup,
+    order: u64,
+    marc: marc::Record,
+    srs_id: Uuid,
+    record_type: srs::RecordType,
+    suppressed: bool,
+    external_ids: srs::ExternalIdsHolder,
+) -> std::result::Result<srs::Record, Failure> {
+    let raw = marc::encode(&marc)?;
+    Ok(srs::Record {
+        id: Some(srs_id),
+        snapshot_id: setup.job,
+        matched_id: Some(srs_id),
+        matched_profile_id: None,
+        generation: 0,
+        record_type,
+        raw_record: Some(srs::RawRecord {
+            id: Some(srs_id),
+            content: Some(String::from_utf8_lossy(&raw).into_owned()),
+        }),
+        parsed_record: Some(srs::ParsedRecord {
+            id: Some(srs_id),
+            content: Some(marc),
+            formatted_content: None,
+        }),
+        error_record: None,
+        deleted: false,
+        order: Some(order as i64),
+        external_ids_holder: Some(external_ids),
+        additional_info: srs::AdditionalInfo { suppress_discovery: suppressed },
+        state: srs::State::Actual,
+        leader_record_status: None,
+        metadata: None,
+    })
 }
 
 /// A mapped instance that breaks the instance schema, in words a cataloguer can act on.
@@ -300,9 +418,20 @@ pub(crate) fn write_back(
     let stamp = format!("{}.{}", now.format("%Y%m%d%H%M%S"), now.timestamp_subsec_millis() / 100);
     fields.insert(0, marc::Field::control(tag("005")?, stamp)?);
     fields.insert(0, marc::Field::control(tag("001")?, hrid)?);
+    set_ids(marc, instance_id, srs_id)
+}
+
+/// FOLIO's `999 ff`: `$i` the inventory record's id, `$s` the SRS record's; one, last.
+fn set_ids(marc: &mut marc::Record, record_id: Uuid, srs_id: Uuid) -> marc::Result<()> {
+    let fields = marc.fields_mut();
     fields.retain(|f| !(f.tag().as_str() == "999" && f.indicators() == Some(['f', 'f'])));
-    let (i, s) = (instance_id.to_string(), srs_id.to_string());
-    fields.push(marc::Field::data(tag("999")?, 'f', 'f', [('i', i.as_str()), ('s', s.as_str())])?);
+    let (i, s) = (record_id.to_string(), srs_id.to_string());
+    fields.push(marc::Field::data(
+        marc::Tag::new("999")?,
+        'f',
+        'f',
+        [('i', i.as_str()), ('s', s.as_str())],
+    )?);
     Ok(())
 }
 

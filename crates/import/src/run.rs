@@ -22,6 +22,9 @@ use crate::{Error, Result};
 /// FOLIO's "Default - Create instance and SRS MARC Bib" job profile.
 pub const DEFAULT_CREATE_INSTANCE: Uuid = Uuid::from_u128(0xe34d7b92_9b83_11eb_a8b3_0242ac130003);
 
+/// FOLIO's "Default - Create SRS MARC Authority" job profile.
+pub const DEFAULT_CREATE_AUTHORITY: Uuid = Uuid::from_u128(0x6eefa4c6_bbf7_4845_ad82_de7fc5abd0e3);
+
 /// Records per transaction. Small enough that a chunk holds the write lock for tens of
 /// milliseconds, so a check-out waits no longer than that behind an import.
 pub const CHUNK: usize = 100;
@@ -30,6 +33,7 @@ pub const CHUNK: usize = 100;
 pub fn plan(job: &JobExecution) -> Result<Plan> {
     match &job.job_profile_info {
         Some(info) if info.id == DEFAULT_CREATE_INSTANCE => Ok(Plan::CreateInstance),
+        Some(info) if info.id == DEFAULT_CREATE_AUTHORITY => Ok(Plan::CreateAuthority),
         Some(info) => Err(Error::UnsupportedProfile(info.id)),
         None => Err(Error::NoProfile(job.id)),
     }
@@ -40,7 +44,7 @@ pub fn plan(job: &JobExecution) -> Result<Plan> {
 pub fn setup(tenant: &Tenant, job: &JobExecution) -> Result<Setup> {
     let plan = plan(job)?;
     tenant.read(|r| {
-        let rules = mapping::rules(r, mapping::RecordType::MarcBib)?;
+        let rules = mapping::rules(r, plan.rules())?;
         let mut reference = ReferenceData::default();
         // Each list the rules may look up that the tenant keeps.
         for lookup in Lookup::ALL {
@@ -51,11 +55,19 @@ pub fn setup(tenant: &Tenant, job: &JobExecution) -> Result<Setup> {
                 bodies.iter().filter_map(|b| serde_json::from_str(b).ok()).collect();
             reference.insert_records(lookup, &records);
         }
+        let (files, _) = inventory::list_source_files(r, None, Page { offset: 0, limit: 10_000 })?;
+        let mut source_files = Vec::new();
+        for body in files {
+            let file: inventory::SourceFile = job::decode(&body)?;
+            let id = file.id.unwrap_or_default();
+            source_files.extend(file.codes.into_iter().map(|code| (code, id)));
+        }
         Ok::<_, Error>(Setup {
             job: job.id,
             plan,
             rules,
             reference,
+            source_files,
             actor: Actor { user_id: Some(job.user_id) },
         })
     })

@@ -250,3 +250,70 @@ fn a_record_failing_halfway_leaves_nothing_behind() {
         .unwrap();
     assert!(errors[0].error.as_deref().unwrap().starts_with("Snapshot with id"), "{errors:?}");
 }
+
+/// FOLIO's default authority profile: each record an authority and its SRS record,
+/// the heading and tracings by the authority rules, its source file by its LCCN prefix.
+#[test]
+fn a_file_of_authorities_becomes_authorities() {
+    let f = fixture();
+    std::fs::write(f.imports.join("2500.mrc"), std::fs::read(shared("2500.mrc")).unwrap()).unwrap();
+    let profile = ProfileInfo {
+        id: import::DEFAULT_CREATE_AUTHORITY,
+        name: Some("Default - Create SRS MARC Authority".into()),
+        data_type: Some("MARC".into()),
+        hidden: None,
+    };
+    let id = f
+        .tenant
+        .write(|w| {
+            import::new_file_job(w, Uuid::nil(), RunBy::default(), "2500.mrc", "2500.mrc", profile)
+        })
+        .unwrap()
+        .id;
+    let status = import::run_to_end(&f.tenant, id, &f.imports, |_, _| {}).unwrap();
+    assert_eq!(status, Status::Committed);
+    assert_eq!(f.tenant.read(|r| r.count(&inventory::AUTHORITIES)).unwrap(), 2500);
+    let summary = f.tenant.read(|r| import::summary(r, id)).unwrap();
+    assert_eq!(summary.authority_summary.total_created_entities, 2500);
+
+    let (entries, _) = f
+        .tenant
+        .read(|r| {
+            import::entries(
+                r,
+                id,
+                false,
+                import::SortBy::Order,
+                false,
+                Page { offset: 0, limit: 1 },
+            )
+        })
+        .unwrap();
+    let entry = &entries[0];
+    let authority_id = entry.related_authority_info.as_ref().unwrap().id_list[0];
+    let authority: Value = serde_json::from_str(
+        &f.tenant.read(|r| inventory::get_json::<inventory::Authority>(r, authority_id)).unwrap(),
+    )
+    .unwrap();
+    let source = f.tenant.read(|r| srs::get(r, entry.source_record_id.unwrap())).unwrap();
+    let marc = source.parsed_record.as_ref().unwrap().content.as_ref().unwrap();
+    // The natural id is the LCCN without spaces; LCSH is the file of `sh` ids.
+    let lccn: String =
+        marc.field("010").unwrap().subfield('a').unwrap().split_whitespace().collect();
+    assert_eq!(authority["naturalId"], lccn);
+    assert!(lccn.starts_with("sh"), "{lccn}");
+    assert_eq!(authority["sourceFileId"], "837e2c7b-037b-4113-9dfd-b1b8aeeb1fb8");
+    assert_eq!(authority["source"], "MARC");
+    // The 150 heading, subdivisions joined with `--`.
+    let heading = marc.field("150").unwrap();
+    let parts: Vec<&str> =
+        heading.subfields().filter(|s| "abvxyz".contains(s.code)).map(|s| s.value).collect();
+    let expected = parts.join("--");
+    if heading.subfields().all(|s| "avxyz".contains(s.code)) {
+        assert_eq!(authority["topicalTerm"], expected);
+    }
+    assert_eq!(entry.source_record_title.as_deref(), authority["topicalTerm"].as_str());
+    let ids = marc.fields_with_tag("999").find(|f| f.indicators() == Some(['f', 'f'])).unwrap();
+    assert_eq!(ids.subfield('i'), Some(authority_id.to_string().as_str()));
+    assert_eq!(source.record_type, srs::RecordType::MarcAuthority);
+}

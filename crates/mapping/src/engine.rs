@@ -54,6 +54,7 @@ pub fn map_record(
     reference: &ReferenceData,
 ) -> Map<String, Value> {
     let mut mapper = Mapper {
+        target,
         shape: target.shape(),
         rules,
         reference,
@@ -92,6 +93,7 @@ pub fn map_record(
 type Slot = Option<(&'static str, usize)>;
 
 struct Mapper<'a> {
+    target: Target,
     shape: &'static [(&'static str, Shape)],
     rules: &'a Rules,
     reference: &'a ReferenceData,
@@ -183,12 +185,12 @@ impl Mapper<'_> {
             if first_only && !self.mapped_tags.insert(tag.to_string()) {
                 continue;
             }
-            self.entry(rule, field);
+            self.entry(tag, rule, field);
         }
     }
 
     /// One rule of a field: a single mapping, or an entity of several.
-    fn entry(&mut self, rule: &FieldRule, field: &Field<'_>) {
+    fn entry(&mut self, tag: &str, rule: &FieldRule, field: &Field<'_>) {
         let (mappings, entity, per_subfield) = match rule {
             FieldRule::Entity(e) => {
                 self.keep_trailing_backslash = e.keep_trailing_backslash;
@@ -212,6 +214,14 @@ impl Mapper<'_> {
                 self.read_subfields.clear();
                 return;
             }
+            let heading;
+            let mapping = match authority_heading(self.target, tag, mapping) {
+                Some(with_delimiters) => {
+                    heading = with_delimiters;
+                    &heading
+                }
+                None => mapping,
+            };
             self.mapping(mapping, field, entity && per_subfield, &mut slots);
         }
         if entity {
@@ -377,6 +387,32 @@ impl Mapper<'_> {
             object.insert(inner.to_string(), value);
         }
     }
+}
+
+/// An authority heading or tracing (1XX, 4XX, 5XX) joins its subdivisions (`$v $x $y
+/// $z`) with `--` and its other subfields with spaces, as FOLIO's engine makes it do
+/// whatever the rules say: "Twain, Mark, 1835-1910--Biography".
+fn authority_heading(target: Target, tag: &str, mapping: &Mapping) -> Option<Mapping> {
+    const SUBDIVISIONS: [&str; 4] = ["x", "y", "z", "v"];
+    if target != Target::Authority
+        || !matches!(tag.as_bytes().first(), Some(b'1' | b'4' | b'5'))
+        || !mapping.subfield.iter().any(|s| SUBDIVISIONS.contains(&s.as_str()))
+    {
+        return None;
+    }
+    let others = mapping.subfield.iter().filter(|s| !SUBDIVISIONS.contains(&s.as_str()));
+    let delimiter = |value: &str, subfields: Vec<String>| crate::rules::Delimiter {
+        value: value.to_string(),
+        subfields,
+    };
+    Some(Mapping {
+        sub_field_delimiter: vec![
+            delimiter(" ", others.cloned().collect()),
+            delimiter("--", SUBDIVISIONS.iter().map(|s| (*s).to_string()).collect()),
+            delimiter("--", Vec::new()),
+        ],
+        ..mapping.clone()
+    })
 }
 
 /// The joined subfields of one mapping: each delimiter group's values joined by its

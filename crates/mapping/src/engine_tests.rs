@@ -295,3 +295,27 @@ fn an_empty_subfield_leaves_out_its_object_not_the_record() {
         expect![[r#"[{"classificationNumber":"PQ6629.A7","classificationTypeId":"<LC>"}]"#]],
     );
 }
+
+#[test]
+fn authority_headings_join_their_subdivisions() {
+    let record = record(
+        "00000nz  a2200000n  4500",
+        &[
+            ("001", "sh 85029552"),
+            ("010", "  $ash 85029552 "),
+            ("150", "  $aComputers$xHistory$yTwentieth century"),
+            ("450", "  $aCalculating machines$xHistory"),
+            ("450", "  $aElectronic brains"),
+            ("550", "  $wg$aMachine theory"),
+        ],
+    );
+    let out =
+        map_record(&record, &defaults(RecordType::MarcAuthority), Target::Authority, &reference());
+    assert_eq!(out["topicalTerm"], "Computers--History--Twentieth century");
+    assert_eq!(
+        out["sftTopicalTerm"],
+        serde_json::json!(["Calculating machines--History", "Electronic brains"])
+    );
+    assert_eq!(out["saftTopicalTerm"], serde_json::json!(["Machine theory"]));
+    assert_eq!(out["identifiers"][0]["value"], "sh 85029552", "010 $a, as FOLIO keeps it");
+}
