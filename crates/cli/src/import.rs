@@ -19,7 +19,8 @@ pub(crate) struct ImportArgs {
     #[arg(long)]
     tenant: String,
     /// The job profile, by id or name: FOLIO's "Default - Create instance and SRS MARC
-    /// Bib" (when not given) or "Default - Create SRS MARC Authority".
+    /// Bib" (when not given), "Default - Create SRS MARC Authority" or "Default - Create
+    /// Holdings and SRS MARC Holdings".
     #[arg(long)]
     profile: Option<String>,
     #[command(flatten)]
@@ -50,28 +51,30 @@ pub(crate) fn run(args: ImportArgs) -> anyhow::Result<()> {
     if job["status"] == "COMMITTED" { Ok(()) } else { bail!("the job ended {}", job["status"]) }
 }
 
-/// The profile a name or id means. Quire's engine runs FOLIO's default create profile.
+/// FOLIO's default create profiles Quire's engine runs, by name.
+const DEFAULTS: [(&str, Uuid); 3] = [
+    (DEFAULT_NAME, import::DEFAULT_CREATE_INSTANCE),
+    ("Default - Create SRS MARC Authority", import::DEFAULT_CREATE_AUTHORITY),
+    ("Default - Create Holdings and SRS MARC Holdings", import::DEFAULT_CREATE_HOLDINGS),
+];
+
+/// The profile a name or id means.
 fn profile(given: Option<&str>) -> anyhow::Result<import::ProfileInfo> {
-    let default = import::ProfileInfo {
-        id: import::DEFAULT_CREATE_INSTANCE,
-        name: Some(DEFAULT_NAME.into()),
+    let info = |id, name: Option<&str>| import::ProfileInfo {
+        id,
+        name: name.map(str::to_string),
         data_type: Some("MARC".into()),
         hidden: None,
     };
-    match given {
-        None => Ok(default),
-        Some(text) if text == DEFAULT_NAME => Ok(default),
-        Some("Default - Create SRS MARC Authority") => Ok(import::ProfileInfo {
-            id: import::DEFAULT_CREATE_AUTHORITY,
-            name: Some("Default - Create SRS MARC Authority".into()),
-            ..default
-        }),
-        Some(text) => match Uuid::parse_str(text) {
-            Ok(id) => Ok(import::ProfileInfo { id, name: None, ..default }),
-            Err(_) => bail!(
-                "no job profile named {text:?}; give its id, or leave it out for {DEFAULT_NAME:?}"
-            ),
-        },
+    let text = given.unwrap_or(DEFAULT_NAME);
+    if let Some((name, id)) = DEFAULTS.iter().find(|(name, _)| *name == text) {
+        return Ok(info(*id, Some(name)));
+    }
+    match Uuid::parse_str(text) {
+        Ok(id) => Ok(info(id, None)),
+        Err(_) => bail!(
+            "no job profile named {text:?}; give its id, or leave it out for {DEFAULT_NAME:?}"
+        ),
     }
 }
 

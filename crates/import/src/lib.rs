@@ -34,8 +34,8 @@ pub use crate::journal::{
 };
 pub use crate::process::Setup;
 pub use crate::run::{
-    CHUNK, DEFAULT_CREATE_AUTHORITY, DEFAULT_CREATE_INSTANCE, Step, finish, open, plan, run_to_end,
-    setup, start, step,
+    CHUNK, DEFAULT_CREATE_AUTHORITY, DEFAULT_CREATE_HOLDINGS, DEFAULT_CREATE_INSTANCE, Step,
+    finish, open, plan, run_to_end, setup, start, step,
 };
 pub use crate::source::{Format, RawRecords};
 pub use crate::storage::MIGRATIONS;

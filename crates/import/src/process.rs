@@ -15,7 +15,7 @@ use uuid::Uuid;
 use folio::Actor;
 use mapping::{ReferenceData, Rules, Target};
 
-use crate::journal::{Action, Entry, Related};
+use crate::journal::{Action, Entry, Related, RelatedRecord};
 
 /// What a job does with each record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,6 +24,9 @@ pub enum Plan {
     CreateInstance,
     /// FOLIO's "Default - Create SRS MARC Authority": an authority and its SRS record.
     CreateAuthority,
+    /// FOLIO's "Default - Create Holdings and SRS MARC Holdings": a holdings record of
+    /// the instance its 004 names, and its SRS record.
+    CreateHoldings,
 }
 
 impl Plan {
@@ -31,6 +34,7 @@ impl Plan {
         match self {
             Plan::CreateInstance => "MARC_BIBLIOGRAPHIC",
             Plan::CreateAuthority => "MARC_AUTHORITY",
+            Plan::CreateHoldings => "MARC_HOLDINGS",
         }
     }
 
@@ -39,6 +43,7 @@ impl Plan {
         match self {
             Plan::CreateInstance => mapping::RecordType::MarcBib,
             Plan::CreateAuthority => mapping::RecordType::MarcAuthority,
+            Plan::CreateHoldings => mapping::RecordType::MarcHoldings,
         }
     }
 }
@@ -75,8 +80,13 @@ pub fn prepare(setup: &Setup, order: u64, read: crate::source::Read1) -> Prepare
         let has_ids = marc.fields_with_tag("999").any(|f| {
             f.indicators() == Some(['f', 'f']) && (f.subfield('i').is_some() || f.subfield('s').is_some())
         });
-        if setup.plan == Plan::CreateAuthority {
-            let record = mapping::map_record(&marc, &setup.rules, Target::Authority, &setup.reference);
+        let target = match setup.plan {
+            Plan::CreateInstance => Target::Instance,
+            Plan::CreateAuthority => Target::Authority,
+            Plan::CreateHoldings => Target::Holdings,
+        };
+        if target != Target::Instance {
+            let record = mapping::map_record(&marc, &setup.rules, target, &setup.reference);
             return Ok(Mapped { marc, record });
         }
         if has_ids {
@@ -204,7 +214,73 @@ fn create(
     match setup.plan {
         Plan::CreateInstance => create_instance(w, setup, checked, order, mapped),
         Plan::CreateAuthority => create_authority(w, setup, checked, order, mapped),
+        Plan::CreateHoldings => create_holdings(w, setup, checked, order, mapped),
     }
+}
+
+/// A holdings record of the instance whose HRID the 004 holds, and its SRS record; 001
+/// becomes the holdings HRID, `999 ff` names both.
+fn create_holdings(
+    w: &mut Writer<'_>,
+    setup: &Setup,
+    checked: &mut inventory::Checked,
+    order: u64,
+    mapped: Mapped,
+) -> std::result::Result<Entry, Failure> {
+    let Mapped { mut marc, record: mut holdings } = mapped;
+    let instance_hrid = marc
+        .control_value("004")
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .ok_or_else(|| Failure::Record("The record has no 004 naming its instance's HRID".into()))?
+        .to_string();
+    let instance = w.find_by(&inventory::INSTANCES, "hrid", &instance_hrid)?;
+    let instance_id =
+        instance.first().and_then(|row| Uuid::parse_str(&row.id).ok()).ok_or_else(|| {
+            Failure::Record(format!("No instance has the HRID {instance_hrid} the 004 names"))
+        })?;
+    let holdings_id = Uuid::new_v4();
+    let srs_id = Uuid::new_v4();
+    holdings.remove("hrid");
+    holdings.insert("id".into(), Value::String(holdings_id.to_string()));
+    holdings.insert("instanceId".into(), Value::String(instance_id.to_string()));
+    let holdings: inventory::HoldingsRecord = serde_json::from_value(Value::Object(holdings))
+        .map_err(|e| Failure::Record(format!("The mapped holdings record is not valid: {e}")))?;
+    let saved = inventory::create_record(w, holdings, setup.actor, checked)?;
+    let hrid = saved.hrid.clone().unwrap_or_default();
+    let write = |w: &mut Writer<'_>| -> std::result::Result<Entry, Failure> {
+        let fields = marc.fields_mut();
+        fields.retain(|f| f.tag().as_str() != "001");
+        fields.insert(0, marc::Field::control(marc::Tag::new("001")?, hrid.as_str())?);
+        set_ids(&mut marc, holdings_id, srs_id)?;
+        let external = srs::ExternalIdsHolder {
+            holdings_id: Some(holdings_id),
+            holdings_hrid: Some(hrid.clone()),
+            ..srs::ExternalIdsHolder::default()
+        };
+        let record =
+            srs_record(setup, order, marc, srs_id, srs::RecordType::MarcHolding, false, external)?;
+        srs::create(w, record, setup.actor)?;
+        let mut entry = Entry::new(setup.job, order, setup.plan.record_type());
+        entry.source_record_id = Some(srs_id);
+        entry.source_record_action_status = Some(Action::Created);
+        entry.related_holdings_info = vec![RelatedRecord {
+            action_status: Some(Action::Created),
+            id: Some(holdings_id),
+            hrid: Some(hrid.clone()),
+            permanent_location_id: Some(saved.permanent_location_id),
+            holdings_id: None,
+            error: None,
+        }];
+        entry.related_instance_info = Some(Related {
+            action_status: None,
+            id_list: vec![instance_id],
+            hrid_list: vec![instance_hrid.clone()],
+            error: None,
+        });
+        Ok(entry)
+    };
+    write(w).map_err(Failure::after_write)
 }
 
 /// An authority and its SRS record. Its natural id is its LCCN (010 $a) without spaces,

@@ -22,6 +22,9 @@ use crate::{Error, Result};
 /// FOLIO's "Default - Create instance and SRS MARC Bib" job profile.
 pub const DEFAULT_CREATE_INSTANCE: Uuid = Uuid::from_u128(0xe34d7b92_9b83_11eb_a8b3_0242ac130003);
 
+/// FOLIO's "Default - Create Holdings and SRS MARC Holdings" job profile.
+pub const DEFAULT_CREATE_HOLDINGS: Uuid = Uuid::from_u128(0x80898dee_449f_44dd_9c8e_37d5eb469b1d);
+
 /// FOLIO's "Default - Create SRS MARC Authority" job profile.
 pub const DEFAULT_CREATE_AUTHORITY: Uuid = Uuid::from_u128(0x6eefa4c6_bbf7_4845_ad82_de7fc5abd0e3);
 
@@ -34,6 +37,7 @@ pub fn plan(job: &JobExecution) -> Result<Plan> {
     match &job.job_profile_info {
         Some(info) if info.id == DEFAULT_CREATE_INSTANCE => Ok(Plan::CreateInstance),
         Some(info) if info.id == DEFAULT_CREATE_AUTHORITY => Ok(Plan::CreateAuthority),
+        Some(info) if info.id == DEFAULT_CREATE_HOLDINGS => Ok(Plan::CreateHoldings),
         Some(info) => Err(Error::UnsupportedProfile(info.id)),
         None => Err(Error::NoProfile(job.id)),
     }

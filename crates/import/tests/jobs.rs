@@ -317,3 +317,99 @@ fn a_file_of_authorities_becomes_authorities() {
     assert_eq!(ids.subfield('i'), Some(authority_id.to_string().as_str()));
     assert_eq!(source.record_type, srs::RecordType::MarcAuthority);
 }
+
+/// FOLIO's default holdings profile: each MFHD a holdings record of the instance its
+/// 004 names, with the location its 852 $b codes, and an SRS MARC holdings record; an
+/// MFHD naming no instance fails alone.
+#[test]
+fn a_file_of_mfhds_becomes_holdings_of_their_instances() {
+    let f = fixture();
+    let bibs = file_job(&f, "100.mrc", None);
+    assert_eq!(
+        import::run_to_end(&f.tenant, bibs, &f.imports, |_, _| {}).unwrap(),
+        Status::Committed
+    );
+    let (entries, _) = f
+        .tenant
+        .read(|r| {
+            import::entries(
+                r,
+                bibs,
+                false,
+                import::SortBy::Order,
+                false,
+                Page { offset: 0, limit: 2 },
+            )
+        })
+        .unwrap();
+    let instance = entries[0].related_instance_info.clone().unwrap();
+    let (instance_id, instance_hrid) = (instance.id_list[0], instance.hrid_list[0].clone());
+
+    let t = |t: &str| marc::Tag::new(t).unwrap();
+    let mfhd = |bib: &str, call_number: &str| {
+        let mut record = marc::Record::new(marc::Leader::new("00000nx  a2200000zn 4500").unwrap());
+        record.push(marc::Field::control(t("001"), "vendor-1").unwrap());
+        record.push(marc::Field::control(t("004"), bib).unwrap());
+        record.push(marc::Field::control(t("008"), "1011280u    8   4001uueng0000000").unwrap());
+        record.push(
+            marc::Field::data(
+                t("852"),
+                '0',
+                ' ',
+                [('b', "KU/CC/DI/M"), ('h', call_number), ('i', ".A1 1985")],
+            )
+            .unwrap(),
+        );
+        marc::encode(&record).unwrap()
+    };
+    let mut file = mfhd(&instance_hrid, "PS1305");
+    file.extend(mfhd("in99999999", "QA76"));
+    std::fs::write(f.imports.join("mfhd.mrc"), file).unwrap();
+    let profile = ProfileInfo {
+        id: import::DEFAULT_CREATE_HOLDINGS,
+        name: Some("Default - Create Holdings and SRS MARC Holdings".into()),
+        data_type: Some("MARC".into()),
+        hidden: None,
+    };
+    let id = f
+        .tenant
+        .write(|w| {
+            import::new_file_job(w, Uuid::nil(), RunBy::default(), "mfhd.mrc", "mfhd.mrc", profile)
+        })
+        .unwrap()
+        .id;
+    assert_eq!(import::run_to_end(&f.tenant, id, &f.imports, |_, _| {}).unwrap(), Status::Error);
+    assert_eq!(f.tenant.read(|r| r.count(&inventory::HOLDINGS)).unwrap(), 1);
+
+    let (entries, _) = f
+        .tenant
+        .read(|r| {
+            import::entries(
+                r,
+                id,
+                false,
+                import::SortBy::Order,
+                false,
+                Page { offset: 0, limit: 2 },
+            )
+        })
+        .unwrap();
+    assert!(entries[1].error.as_deref().unwrap().contains("in99999999"), "{:?}", entries[1]);
+    let made = &entries[0].related_holdings_info[0];
+    let holdings: Value = serde_json::from_str(
+        &f.tenant
+            .read(|r| inventory::get_json::<inventory::HoldingsRecord>(r, made.id.unwrap()))
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(holdings["instanceId"], instance_id.to_string());
+    assert_eq!(holdings["permanentLocationId"], "fcd64ce1-6995-48f0-840e-89ffa2288371");
+    assert_eq!(holdings["callNumber"], "PS1305 .A1 1985");
+    assert_eq!(holdings["hrid"], made.hrid.clone().unwrap());
+    let source = f.tenant.read(|r| srs::get(r, entries[0].source_record_id.unwrap())).unwrap();
+    assert_eq!(source.record_type, srs::RecordType::MarcHolding);
+    let marc = source.parsed_record.as_ref().unwrap().content.as_ref().unwrap();
+    assert_eq!(marc.control_value("001"), made.hrid.as_deref());
+    let ids = marc.fields_with_tag("999").find(|f| f.indicators() == Some(['f', 'f'])).unwrap();
+    assert_eq!(ids.subfield('i'), Some(made.id.unwrap().to_string().as_str()));
+}
