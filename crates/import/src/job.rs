@@ -219,6 +219,11 @@ pub struct Cursor {
     /// Why the job could not go on (the file cannot be read); the job ends in `ERROR`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<String>,
+    /// A library's own profile, frozen when the job started (FOLIO's job profile
+    /// snapshot): a change to the profile while it runs, or before it resumes, does not
+    /// change what it does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile_snapshot: Option<Uuid>,
 }
 
 impl Cursor {
@@ -234,6 +239,7 @@ impl Cursor {
             failed: 0,
             cancel_requested: false,
             failure: None,
+            profile_snapshot: None,
         }
     }
 }

@@ -4,7 +4,8 @@
 //! runner needs to go on after a restart (their cursors), the chunks a scripted client
 //! posts, the job log (one entry per record), reading records from files and chunks,
 //! and each record's import ([`process`]). What it does not own: HTTP, the thread that
-//! runs jobs (the runtime's), profiles, and the mapping rules (the `mapping` crate).
+//! runs jobs (the runtime's), profiles (the `profiles` crate: it walks their trees,
+//! [`profile`]), and the mapping rules (the `mapping` crate).
 //!
 //! Invariants:
 //! - A chunk's records, their journal entries and the job's cursor commit together: a
@@ -13,9 +14,11 @@
 //! - One record's failure writes nothing but its journal entry (a savepoint per record).
 //! - A job always ends (`COMMITTED`, `ERROR` or `CANCELLED`) once its source is read.
 
+mod fill;
 mod job;
 mod journal;
 pub mod process;
+mod profile;
 mod run;
 pub mod source;
 mod storage;
@@ -33,6 +36,7 @@ pub use crate::journal::{
     Action, Counts, Entry, Related, RelatedRecord, SortBy, Summary, entries, entry, summary,
 };
 pub use crate::process::Setup;
+pub use crate::profile::Tree;
 pub use crate::run::{
     CHUNK, DEFAULT_CREATE_AUTHORITY, DEFAULT_CREATE_HOLDINGS, DEFAULT_CREATE_INSTANCE, Step,
     finish, open, plan, run_to_end, setup, start, step,
@@ -55,8 +59,8 @@ pub enum Error {
     /// A change to a job that has ended.
     #[error("JobExecution with id '{id}' is {status} and cannot be changed")]
     Finished { id: Uuid, status: &'static str },
-    #[error("Job profile '{0}' is not supported by Quire's import yet")]
-    UnsupportedProfile(Uuid),
+    #[error("Job profile '{id}' cannot run in Quire's import: {reason}")]
+    UnsupportedProfile { id: Uuid, reason: String },
     #[error("JobExecution with id '{0}' has no job profile")]
     NoProfile(Uuid),
     /// A request that breaks FOLIO's rules for it.
@@ -70,6 +74,8 @@ pub enum Error {
     Srs(#[from] srs::Error),
     #[error(transparent)]
     Mapping(#[from] mapping::Error),
+    #[error(transparent)]
+    Profiles(#[from] profiles::Error),
     #[error("corrupt import data: {0}")]
     Corrupt(String),
     /// A chunk must be written again, each record in a savepoint (internal to `step`).

@@ -8,6 +8,8 @@
 //!    SRS id), the SRS record is saved under the job's snapshot, and the journal entry
 //!    says so. A record that fails writes nothing but its journal entry.
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value};
 use store::Writer;
 use uuid::Uuid;
@@ -16,9 +18,10 @@ use folio::Actor;
 use mapping::{ReferenceData, Rules, Target};
 
 use crate::journal::{Action, Entry, Related, RelatedRecord};
+use crate::profile::Tree;
 
 /// What a job does with each record.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone)]
 pub enum Plan {
     /// FOLIO's "Default - Create instance and SRS MARC Bib".
     CreateInstance,
@@ -27,21 +30,23 @@ pub enum Plan {
     /// FOLIO's "Default - Create Holdings and SRS MARC Holdings": a holdings record of
     /// the instance its 004 names, and its SRS record.
     CreateHoldings,
+    /// A library's own profile, for MARC bibliographic records.
+    Profile(Arc<Tree>),
 }
 
 impl Plan {
-    fn record_type(self) -> &'static str {
+    pub(crate) fn record_type(&self) -> &'static str {
         match self {
-            Plan::CreateInstance => "MARC_BIBLIOGRAPHIC",
+            Plan::CreateInstance | Plan::Profile(_) => "MARC_BIBLIOGRAPHIC",
             Plan::CreateAuthority => "MARC_AUTHORITY",
             Plan::CreateHoldings => "MARC_HOLDINGS",
         }
     }
 
     /// The rules the plan maps with.
-    pub fn rules(self) -> mapping::RecordType {
+    pub fn rules(&self) -> mapping::RecordType {
         match self {
-            Plan::CreateInstance => mapping::RecordType::MarcBib,
+            Plan::CreateInstance | Plan::Profile(_) => mapping::RecordType::MarcBib,
             Plan::CreateAuthority => mapping::RecordType::MarcAuthority,
             Plan::CreateHoldings => mapping::RecordType::MarcHoldings,
         }
@@ -68,29 +73,44 @@ pub struct Prepared {
 }
 
 #[derive(Clone)]
-struct Mapped {
-    marc: marc::Record,
+pub(crate) struct Mapped {
+    pub(crate) marc: marc::Record,
     /// The instance or authority, as the rules map it.
-    record: Map<String, Value>,
+    pub(crate) record: Map<String, Value>,
+}
+
+/// FOLIO's refusal to create an instance from a record that names one already.
+pub(crate) const HAS_IDS: &str = "A new Instance was not created because the incoming record already contains a 999ff$s or 999ff$i field";
+
+/// Whether a record carries FOLIO's `999 ff` ids.
+pub(crate) fn has_ids(marc: &marc::Record) -> bool {
+    marc.fields_with_tag("999").any(|f| {
+        f.indicators() == Some(['f', 'f'])
+            && (f.subfield('i').is_some() || f.subfield('s').is_some())
+    })
 }
 
 /// Maps one record read from the source (no storage).
 pub fn prepare(setup: &Setup, order: u64, read: crate::source::Read1) -> Prepared {
     let outcome = read.and_then(|marc| {
-        let has_ids = marc.fields_with_tag("999").any(|f| {
-            f.indicators() == Some(['f', 'f']) && (f.subfield('i').is_some() || f.subfield('s').is_some())
-        });
+        let has_ids = has_ids(&marc);
         let target = match setup.plan {
             Plan::CreateInstance => Target::Instance,
             Plan::CreateAuthority => Target::Authority,
             Plan::CreateHoldings => Target::Holdings,
+            // A profile's matches read the ids a record carries.
+            Plan::Profile(_) => {
+                let record =
+                    mapping::map_record(&marc, &setup.rules, Target::Instance, &setup.reference);
+                return Ok(Mapped { marc, record });
+            }
         };
         if target != Target::Instance {
             let record = mapping::map_record(&marc, &setup.rules, target, &setup.reference);
             return Ok(Mapped { marc, record });
         }
         if has_ids {
-            return Err("A new Instance was not created because the incoming record already contains a 999ff$s or 999ff$i field".into());
+            return Err(HAS_IDS.into());
         }
         let record = mapping::map_record(&marc, &setup.rules, Target::Instance, &setup.reference);
         Ok(Mapped { marc, record })
@@ -153,7 +173,7 @@ pub enum Written {
 
 /// Why a record did not go in: its own fault, before or after it wrote something, or
 /// the database's.
-enum Failure {
+pub(crate) enum Failure {
     Record(String),
     AfterWrite(String),
     Storage(store::Error),
@@ -161,7 +181,7 @@ enum Failure {
 
 impl Failure {
     /// The same failure, once the record has written something.
-    fn after_write(self) -> Failure {
+    pub(crate) fn after_write(self) -> Failure {
         match self {
             Failure::Record(message) => Failure::AfterWrite(message),
             other => other,
@@ -211,10 +231,11 @@ fn create(
     order: u64,
     mapped: Mapped,
 ) -> std::result::Result<Entry, Failure> {
-    match setup.plan {
+    match &setup.plan {
         Plan::CreateInstance => create_instance(w, setup, checked, order, mapped),
         Plan::CreateAuthority => create_authority(w, setup, checked, order, mapped),
         Plan::CreateHoldings => create_holdings(w, setup, checked, order, mapped),
+        Plan::Profile(tree) => crate::profile::run(w, setup, tree, checked, order, mapped),
     }
 }
 
@@ -348,7 +369,7 @@ fn create_authority(
     write(w).map_err(Failure::after_write)
 }
 
-fn create_instance(
+pub(crate) fn create_instance(
     w: &mut Writer<'_>,
     setup: &Setup,
     checked: &mut inventory::Checked,
@@ -415,7 +436,7 @@ fn source_record(
 }
 
 /// The SRS record of an imported MARC record, under the job's snapshot.
-fn srs_record(
+pub(crate) fn srs_record(
     setup: &Setup,
     order: u64,
     marc: marc::Record,
@@ -453,7 +474,7 @@ fn srs_record(
 }
 
 /// A mapped instance that breaks the instance schema, in words a cataloguer can act on.
-fn mapping_error(e: &serde_json::Error) -> String {
+pub(crate) fn mapping_error(e: &serde_json::Error) -> String {
     let text = e.to_string();
     if text.contains("missing field `title`") {
         "The record has no title (245) to map to the instance's required title".into()

@@ -6,6 +6,7 @@
 //! cancel.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use store::{Page, Tenant};
 use uuid::Uuid;
@@ -15,6 +16,7 @@ use mapping::{Lookup, ReferenceData};
 
 use crate::job::{self, Cursor, JobExecution, Source, Status};
 use crate::process::{self, Plan, Prepared, Setup};
+use crate::profile::Tree;
 use crate::source::{self, FileReader, RawRecords};
 use crate::storage::CHUNKS;
 use crate::{Error, Result};
@@ -32,22 +34,59 @@ pub const DEFAULT_CREATE_AUTHORITY: Uuid = Uuid::from_u128(0x6eefa4c6_bbf7_4845_
 /// milliseconds, so a check-out waits no longer than that behind an import.
 pub const CHUNK: usize = 100;
 
-/// What the job does, from its profile.
-pub fn plan(job: &JobExecution) -> Result<Plan> {
-    match &job.job_profile_info {
-        Some(info) if info.id == DEFAULT_CREATE_INSTANCE => Ok(Plan::CreateInstance),
-        Some(info) if info.id == DEFAULT_CREATE_AUTHORITY => Ok(Plan::CreateAuthority),
-        Some(info) if info.id == DEFAULT_CREATE_HOLDINGS => Ok(Plan::CreateHoldings),
-        Some(info) => Err(Error::UnsupportedProfile(info.id)),
-        None => Err(Error::NoProfile(job.id)),
+/// What the job does, from its profile: one of FOLIO's default create profiles, or a
+/// library's own profile from the snapshot frozen when the job started.
+pub fn plan(
+    reader: &store::Reader<'_>,
+    job: &JobExecution,
+    snapshot: Option<Uuid>,
+) -> Result<Plan> {
+    let Some(info) = &job.job_profile_info else { return Err(Error::NoProfile(job.id)) };
+    if let Some(plan) = default_plan(info.id) {
+        return Ok(plan);
     }
+    let tree = match snapshot {
+        Some(id) => profiles::JobTree::from_snapshot(&profiles::job_snapshot(reader, id)?)?,
+        None => profiles::job_tree(reader, info.id)?,
+    };
+    Ok(Plan::Profile(Arc::new(Tree::new(reader, tree)?)))
+}
+
+/// The plans Quire runs without reading a tree: FOLIO's default create profiles, which
+/// no tenant can change.
+fn default_plan(profile: Uuid) -> Option<Plan> {
+    match profile {
+        DEFAULT_CREATE_INSTANCE => Some(Plan::CreateInstance),
+        DEFAULT_CREATE_AUTHORITY => Some(Plan::CreateAuthority),
+        DEFAULT_CREATE_HOLDINGS => Some(Plan::CreateHoldings),
+        _ => None,
+    }
+}
+
+/// Freezes a library's own profile for the job, once: its snapshot's id.
+fn freeze_profile(tenant: &Tenant, job: &JobExecution) -> Result<Option<Uuid>> {
+    let Some(info) = &job.job_profile_info else { return Err(Error::NoProfile(job.id)) };
+    if default_plan(info.id).is_some() {
+        return Ok(None);
+    }
+    tenant.write(|w| {
+        let mut cursor = job::get_cursor(w, job.id)?;
+        if let Some(id) = cursor.profile_snapshot {
+            return Ok(Some(id));
+        }
+        let snapshot = profiles::create_job_snapshot(w, info.id)?;
+        cursor.profile_snapshot = Some(snapshot.id);
+        job::save_cursor(w, job.id, &cursor)?;
+        Ok::<_, Error>(Some(snapshot.id))
+    })
 }
 
 /// Reads what the job's records are mapped with: the tenant's rules and the reference
 /// records the rules look up.
 pub fn setup(tenant: &Tenant, job: &JobExecution) -> Result<Setup> {
-    let plan = plan(job)?;
+    let snapshot = freeze_profile(tenant, job)?;
     tenant.read(|r| {
+        let plan = plan(r, job, snapshot)?;
         let rules = mapping::rules(r, plan.rules())?;
         let mut reference = ReferenceData::default();
         // Each list the rules may look up that the tenant keeps.
@@ -198,13 +237,23 @@ fn final_status(cursor: &Cursor) -> Status {
     if cursor.failed == 0 && cursor.failure.is_none() { Status::Committed } else { Status::Error }
 }
 
-/// Ends a job whose source cannot be read: `ERROR`, FOLIO's `FILE_PROCESSING_ERROR`.
+/// Ends a job whose source cannot be read, or whose profile cannot run: `ERROR`,
+/// FOLIO's `FILE_PROCESSING_ERROR`, and the reason in the job's log, at the record where
+/// the job stopped.
 fn fail(tenant: &Tenant, id: Uuid, message: String) -> Result<Step> {
     tenant.write(|w| {
         let mut cursor = job::get_cursor(w, id)?;
+        let mut job = job::get_job(w, id)?;
+        let record_type = job
+            .job_profile_info
+            .as_ref()
+            .and_then(|info| default_plan(info.id))
+            .map_or("MARC_BIBLIOGRAPHIC", |plan| plan.record_type());
+        let entry =
+            crate::journal::Entry::failed(id, cursor.next_order, record_type, message.clone());
+        crate::journal::write(w, &entry)?;
         cursor.failure = Some(message);
         job::save_cursor(w, id, &cursor)?;
-        let mut job = job::get_job(w, id)?;
         job.error_status = Some("FILE_PROCESSING_ERROR".into());
         job::save_job(w, &job)?;
         Ok::<_, Error>(())
@@ -298,7 +347,7 @@ pub fn open(
     start(tenant, id, total)?;
     match setup(tenant, &job) {
         Ok(setup) => Ok(Ok(setup)),
-        Err(e @ (Error::UnsupportedProfile(_) | Error::NoProfile(_))) => {
+        Err(e @ (Error::UnsupportedProfile { .. } | Error::NoProfile(_) | Error::Profiles(_))) => {
             fail(tenant, id, e.to_string())?;
             Ok(Err(Status::Error))
         }

@@ -64,7 +64,7 @@ pub use hrid::{HridKind, HridSetting, HridSettings, hrid_settings, replace_hrid_
 pub use model::{Authority, HoldingsRecord, Instance, Item, ItemStatusName};
 pub use records::{
     Checked, Record, create, create_record, decode_batch, delete, get_json, list_json, next_hrid,
-    next_hrids, replace, save_batch,
+    next_hrids, replace, replace_record, save_batch,
 };
 pub use refdata::{
     create_reference, delete_reference, get_reference_json, list_reference_json,

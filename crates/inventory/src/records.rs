@@ -480,6 +480,16 @@ pub fn create_record<R: Record>(
     save(writer, record, Mode::Create, actor, checked)
 }
 
+/// Replaces a typed record (an import's overlay), its `_version` checked as a PUT's.
+pub fn replace_record<R: Record>(
+    writer: &mut Writer<'_>,
+    record: R,
+    actor: Actor,
+    checked: &mut Checked,
+) -> Result<R> {
+    save(writer, record, Mode::Replace, actor, checked)
+}
+
 /// Replaces a record (FOLIO's PUT). The body's id, if any, must be the path's.
 pub fn replace<R: Record>(
     writer: &mut Writer<'_>,

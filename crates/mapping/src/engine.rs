@@ -32,6 +32,11 @@ pub enum Target {
 }
 
 impl Target {
+    /// The properties of the record that mapping may fill (the top-level ones).
+    pub fn properties(self) -> impl Iterator<Item = &'static str> {
+        self.shape().iter().map(|(name, _)| *name)
+    }
+
     fn shape(self) -> &'static [(&'static str, Shape)] {
         match self {
             Target::Instance => shape::INSTANCE,

@@ -424,9 +424,10 @@ impl From<import::Error> for ApiError {
             import::Error::Finished { .. } | import::Error::Invalid(_) => {
                 ApiError::bad_request(message)
             }
-            import::Error::UnsupportedProfile(id) => {
+            import::Error::UnsupportedProfile { id, .. } => {
                 ApiError::validation("jobProfileInfo.id", Some(&id.to_string()), message)
             }
+            import::Error::Profiles(e) => e.into(),
             import::Error::NoProfile(_) => ApiError::validation("jobProfileInfo", None, message),
             import::Error::Store(e) => e.into(),
             import::Error::Inventory(e) => e.into(),

@@ -62,7 +62,8 @@ pub use crate::model::{
 };
 pub use crate::records::{
     IdType, NewBib, RecordFilter, create, decode, delete, formatted, get, get_by, get_formatted,
-    list, list_source_records, put_marc_bibs, replace, save_batch, source_records_by_ids, undelete,
+    list, list_source_records, new_generation, put_marc_bibs, replace, save_batch,
+    source_records_by_ids, undelete,
 };
 pub use crate::snapshots::{
     GENERATED_SNAPSHOT, create_snapshot, decode_snapshot, delete_snapshot,

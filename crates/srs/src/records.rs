@@ -200,6 +200,24 @@ pub fn replace(w: &mut Writer<'_>, id: Uuid, mut record: Record, actor: Actor) -
     write(w, record, Some(&previous), ord, actor)
 }
 
+/// An overlay's new generation of the record `old` (an SRS id): `record` is stored as
+/// the ACTUAL one, with `old`'s `matchedId` and the next generation, and `old` becomes
+/// OLD. Both stay stored, as in FOLIO, so the history of a record can be read back.
+pub fn new_generation(
+    w: &mut Writer<'_>,
+    old: Uuid,
+    mut record: Record,
+    actor: Actor,
+) -> Result<Record> {
+    let (ord, mut previous) = load(w, old)?.ok_or_else(|| not_found(old))?;
+    record.matched_id = previous.matched_id.or(Some(old));
+    record.generation = previous.generation + 1;
+    let before = previous.clone();
+    previous.state = State::Old;
+    write(w, previous, Some(&before), ord, actor)?;
+    create(w, record, actor)
+}
+
 /// `DELETE /source-storage/records/{id}`: FOLIO's soft delete. The record (found by
 /// `id_type`, latest ACTUAL or DELETED generation) gets state DELETED, leader/05 `d`,
 /// `suppressDiscovery` true and 005 = now, and stays stored. Deleting again succeeds.

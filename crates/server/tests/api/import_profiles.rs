@@ -1,0 +1,328 @@
+//! A library's own import profiles, built through FOLIO's profile API and run by a
+//! scripted client's job: an overlay that matches records by their `999 ff $i` and
+//! updates them, and a vendor load that makes holdings and items from 949 fields.
+
+use axum::http::StatusCode;
+use serde_json::{Value, json};
+
+use crate::support::{Client, TestApp};
+
+const BASE: &str = "/data-import-profiles";
+const DEFAULT_PROFILE: &str = "e34d7b92-9b83-11eb-a8b3-0242ac130003";
+const MAIN_LIBRARY: &str = "fcd64ce1-6995-48f0-840e-89ffa2288371";
+const BOOK: &str = "1a54b431-2e4f-452d-9cae-9cee66c9a892";
+const CATALOGED: &str = "9634a5ab-9228-4703-baf2-4d12ebc77d56";
+
+fn shared(file: &str) -> Vec<u8> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/marc/");
+    std::fs::read(format!("{path}{file}")).unwrap()
+}
+
+async fn create(c: &Client<'_>, kind: &str, body: Value) -> String {
+    let r = c.post(&format!("{BASE}/{kind}"), &body).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{kind}: {}", r.text);
+    r.body["id"].as_str().unwrap().to_string()
+}
+
+/// An action profile with its mapping profile; the action's id.
+async fn action(c: &Client<'_>, name: &str, action: &str, record: &str, fields: Value) -> String {
+    let id = create(
+        c,
+        "actionProfiles",
+        json!({"profile": {"name": name, "action": action, "folioRecord": record}}),
+    )
+    .await;
+    create(c, "mappingProfiles", json!({
+        "profile": {"name": name, "incomingRecordType": "MARC_BIBLIOGRAPHIC", "existingRecordType": record,
+            "mappingDetails": {"name": record.to_lowercase(), "recordType": record, "mappingFields": fields}},
+        "addedRelations": [{"masterProfileId": id, "masterProfileType": "ACTION_PROFILE",
+            "detailProfileType": "MAPPING_PROFILE", "order": 0}]}))
+    .await;
+    id
+}
+
+/// A match of the incoming `field` (`tag`, indicators, subfield) against `existing`.
+async fn matcher(
+    c: &Client<'_>,
+    name: &str,
+    incoming: [&str; 4],
+    existing_type: &str,
+    existing: Value,
+) -> String {
+    let [tag, ind1, ind2, subfield] = incoming;
+    create(c, "matchProfiles", json!({"profile": {
+        "name": name, "incomingRecordType": "MARC_BIBLIOGRAPHIC", "existingRecordType": existing_type,
+        "matchDetails": [{
+            "incomingRecordType": "MARC_BIBLIOGRAPHIC", "existingRecordType": existing_type,
+            "incomingMatchExpression": {"dataValueType": "VALUE_FROM_RECORD", "fields": [
+                {"label": "field", "value": tag}, {"label": "indicator1", "value": ind1},
+                {"label": "indicator2", "value": ind2}, {"label": "recordSubfield", "value": subfield}]},
+            "matchCriterion": "EXACTLY_MATCHES",
+            "existingMatchExpression": {"dataValueType": "VALUE_FROM_RECORD", "fields": existing}}]}}))
+    .await
+}
+
+/// A job of `records` (MARC-in-JSON) posted in one chunk under `profile`; the job as it
+/// ended.
+async fn run(
+    app: &TestApp,
+    c: &Client<'_>,
+    profile: &str,
+    content: &str,
+    records: Vec<String>,
+) -> (String, Value) {
+    let init = json!({"sourceType": "ONLINE", "userId": "00000000-0000-4000-8000-000000000000"});
+    let r = c.post("/change-manager/jobExecutions", &init).await;
+    let job = r.body["parentJobExecutionId"].as_str().unwrap().to_string();
+    let info = json!({"id": profile, "name": "profile", "dataType": "MARC"});
+    let r = c.put(&format!("/change-manager/jobExecutions/{job}/jobProfile"), &info).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    let total = records.len();
+    let records: Vec<Value> =
+        records.into_iter().enumerate().map(|(i, r)| json!({"record": r, "order": i})).collect();
+    let chunk = json!({"id": uuid::Uuid::new_v4(), "initialRecords": records,
+        "recordsMetadata": {"last": true, "counter": total, "total": total, "contentType": content}});
+    let r = c.post(&format!("/change-manager/jobExecutions/{job}/records"), &chunk).await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
+    let ended = app.wait_for_job("diku", &job).await;
+    (job, ended)
+}
+
+/// 100.mrc by the default profile; its SRS records' MARC-in-JSON, in file order.
+async fn catalogue(app: &TestApp, c: &Client<'_>) -> Vec<Value> {
+    let bytes = shared("100.mrc");
+    let raw: Vec<String> = bytes
+        .split_inclusive(|b| *b == 0x1D)
+        .map(|r| String::from_utf8_lossy(r).into_owned())
+        .collect();
+    let (job, ended) = run(app, c, DEFAULT_PROFILE, "MARC_RAW", raw).await;
+    assert_eq!(ended["status"], "COMMITTED", "{ended}");
+    let r = c.get(&format!("/source-storage/records?snapshotId={job}&limit=200")).await;
+    let mut records = r.body["records"].as_array().unwrap().clone();
+    records.sort_by_key(|r| r["order"].as_i64());
+    records.into_iter().map(|r| r["parsedRecord"]["content"].clone()).collect()
+}
+
+fn subfield(marc: &Value, tag: &str, code: &str) -> Option<String> {
+    marc["fields"].as_array()?.iter().filter_map(|f| f.get(tag)).find_map(|f| {
+        f["subfields"].as_array()?.iter().find_map(|s| s.get(code)?.as_str().map(str::to_string))
+    })
+}
+
+fn control(marc: &Value, tag: &str) -> Option<String> {
+    marc["fields"].as_array()?.iter().find_map(|f| f.get(tag)?.as_str().map(str::to_string))
+}
+
+#[tokio::test]
+async fn a_match_and_update_profile_overlays_records_without_duplicating_them() {
+    let app = TestApp::new();
+    let c = Client::admin(&app, "diku").await;
+    let records = catalogue(&app, &c).await;
+
+    let ids = [
+        json!({"label": "field", "value": "999"}),
+        json!({"label": "indicator1", "value": "f"}),
+        json!({"label": "indicator2", "value": "f"}),
+        json!({"label": "recordSubfield", "value": "i"}),
+    ];
+    let matched =
+        matcher(&c, "999 ff $i", ["999", "f", "f", "i"], "MARC_BIBLIOGRAPHIC", json!(ids)).await;
+    let update = action(&c, "Overlay", "UPDATE", "INSTANCE", json!([
+        {"name": "statusId", "enabled": "true", "path": "instance.statusId", "value": "\"Cataloged\"",
+         "acceptedValues": {CATALOGED: "Cataloged"}}])).await;
+    let job_profile = create(&c, "jobProfiles", json!({
+        "profile": {"name": "Overlay by 999 ff $i", "dataType": "MARC"},
+        "addedRelations": [
+            {"masterProfileType": "JOB_PROFILE", "detailProfileId": matched, "detailProfileType": "MATCH_PROFILE", "order": 0},
+            {"masterProfileId": matched, "masterProfileType": "MATCH_PROFILE", "detailProfileId": update,
+             "detailProfileType": "ACTION_PROFILE", "order": 0, "reactTo": "MATCH"}]})).await;
+
+    // The catalogue's own records back, the first with a new title, and one naming an
+    // instance that does not exist.
+    let mut incoming = records.clone();
+    let first = &mut incoming[0];
+    for field in first["fields"].as_array_mut().unwrap() {
+        if let Some(title) = field.get_mut("245") {
+            title["subfields"] = json!([{"a": "An overlaid title"}]);
+        }
+    }
+    let mut stranger = records[1].clone();
+    for field in stranger["fields"].as_array_mut().unwrap() {
+        if let Some(ids) = field.get_mut("999") {
+            ids["subfields"] = json!([{"i": uuid::Uuid::new_v4().to_string()}]);
+        }
+    }
+    incoming.push(stranger);
+    let incoming: Vec<String> = incoming.iter().map(Value::to_string).collect();
+    let (job, ended) = run(&app, &c, &job_profile, "MARC_JSON", incoming).await;
+    let errors = c.get(&format!("/metadata-provider/jobLogEntries/{job}?errorsOnly=true")).await;
+    assert_eq!(ended["status"], "COMMITTED", "{}", errors.text);
+
+    let r = c.get("/instance-storage/instances?limit=0").await;
+    assert_eq!(r.body["totalRecords"], 100, "no instance made twice");
+    let summary = c.get(&format!("/metadata-provider/jobSummary/{job}")).await.body;
+    assert_eq!(summary["instanceSummary"]["totalUpdatedEntities"], 100, "{summary}");
+    assert_eq!(summary["instanceSummary"]["totalDiscardedEntities"], 1, "{summary}");
+    assert_eq!(summary["totalErrors"], 0);
+
+    let instance_id = subfield(&records[0], "999", "i").unwrap();
+    let srs_id = subfield(&records[0], "999", "s").unwrap();
+    let hrid = control(&records[0], "001").unwrap();
+    let instance = c.get(&format!("/instance-storage/instances/{instance_id}")).await.body;
+    assert_eq!(instance["title"], "An overlaid title");
+    assert_eq!(instance["hrid"], hrid, "the overlay keeps the HRID");
+    assert_eq!(instance["statusId"], CATALOGED, "the profile's mapping is applied");
+    assert_eq!(instance["_version"], 2);
+    // The SRS record's next generation: same matched id (999 ff $s), 001 the HRID.
+    let r =
+        c.get(&format!("/source-storage/records/{instance_id}/formatted?idType=INSTANCE")).await;
+    assert_eq!(r.body["generation"], 1, "{}", r.text);
+    assert_eq!(r.body["matchedId"], srs_id);
+    let marc = &r.body["parsedRecord"]["content"];
+    assert_eq!(subfield(marc, "999", "s").as_deref(), Some(srs_id.as_str()));
+    assert_eq!(control(marc, "001").as_deref(), Some(hrid.as_str()));
+    let old = c.get(&format!("/source-storage/records/{srs_id}")).await.body;
+    assert_eq!(old["state"], "OLD");
+    let r = c.get("/search/instances?query=title%3D%22overlaid%20title%22").await;
+    assert_eq!(r.body["totalRecords"], 1, "{}", r.text);
+
+    let r = c.get(&format!("/metadata-provider/jobLogEntries/{job}?limit=200")).await;
+    let entries = r.body["entries"].as_array().unwrap();
+    let last = entries.iter().find(|e| e["sourceRecordOrder"] == "100").unwrap();
+    assert_eq!(last["relatedInstanceInfo"]["actionStatus"], "DISCARDED", "{last}");
+    assert_eq!(entries[0]["relatedInstanceInfo"]["actionStatus"], "UPDATED");
+}
+
+#[tokio::test]
+async fn a_vendor_load_makes_holdings_and_items_from_949_fields() {
+    let app = TestApp::new();
+    let c = Client::admin(&app, "diku").await;
+    let records = catalogue(&app, &c).await;
+
+    let hrid = [json!({"label": "field", "value": "instance.hrid"})];
+    let matched = matcher(&c, "001 to HRID", ["001", "", "", ""], "INSTANCE", json!(hrid)).await;
+    let holdings_fields = json!([
+        {"name": "permanentLocationId", "enabled": "true", "path": "holdings.permanentLocationId",
+         "value": "949$l", "acceptedValues": {MAIN_LIBRARY: "Main Library (KU/CC/DI/M)",
+            "53cf956f-c1df-410b-8bea-27f712cca7c0": "Annex (KU/CC/DI/A)"}},
+        {"name": "callNumber", "enabled": "true", "path": "holdings.callNumber", "value": "949$a"}]);
+    let item_fields = json!([
+        {"name": "barcode", "enabled": "true", "path": "item.barcode", "value": "949$i"},
+        {"name": "materialType", "enabled": "true", "path": "item.materialType.id", "value": "949$t"},
+        {"name": "permanentLoanType", "enabled": "true", "path": "item.permanentLoanType.id",
+         "value": "\"Can circulate\""},
+        {"name": "status", "enabled": "true", "path": "item.status.name", "value": "\"Available\""}]);
+    let holdings =
+        action(&c, "Vendor holdings", "CREATE", "HOLDINGS", holdings_fields.clone()).await;
+    let items = action(&c, "Vendor items", "CREATE", "ITEM", item_fields.clone()).await;
+    let new_instance = action(&c, "Vendor instance", "CREATE", "INSTANCE", json!([])).await;
+    let new_holdings =
+        action(&c, "Vendor holdings (new)", "CREATE", "HOLDINGS", holdings_fields).await;
+    let new_items = action(&c, "Vendor items (new)", "CREATE", "ITEM", item_fields).await;
+    let link = |master: &str, detail: &str, order: u32, react: &str| {
+        json!({
+        "masterProfileId": master, "masterProfileType": "MATCH_PROFILE", "detailProfileId": detail,
+        "detailProfileType": "ACTION_PROFILE", "order": order, "reactTo": react})
+    };
+    let job_profile = create(&c, "jobProfiles", json!({
+        "profile": {"name": "Vendor load", "dataType": "MARC"},
+        "addedRelations": [
+            {"masterProfileType": "JOB_PROFILE", "detailProfileId": matched, "detailProfileType": "MATCH_PROFILE", "order": 0},
+            link(&matched, &holdings, 0, "MATCH"), link(&matched, &items, 1, "MATCH"),
+            link(&matched, &new_instance, 0, "NON_MATCH"), link(&matched, &new_holdings, 1, "NON_MATCH"),
+            link(&matched, &new_items, 2, "NON_MATCH")]})).await;
+
+    let with_949 = |record: &Value, copies: &[(&str, &str, &str)]| {
+        let mut record = record.clone();
+        let fields = record["fields"].as_array_mut().unwrap();
+        for (location, barcode, material) in copies {
+            fields.push(json!({"949": {"ind1": " ", "ind2": " ", "subfields": [
+                {"l": location}, {"a": "QA76 .A1"}, {"i": barcode}, {"t": material}]}}));
+        }
+        record.to_string()
+    };
+    // A record of the catalogue with two copies at one place; a new record; one whose
+    // location is nowhere.
+    let bytes = shared("100.mrc");
+    let fresh =
+        marc::decode_lenient(bytes.split_inclusive(|b| *b == 0x1D).next_back().unwrap()).unwrap().0;
+    let fresh: Value = serde_json::from_str(&marc::json::to_string(&fresh)).unwrap();
+    let incoming = vec![
+        with_949(
+            &records[0],
+            &[("KU/CC/DI/M", "vendor-1", "book"), ("KU/CC/DI/M", "vendor-2", "book")],
+        ),
+        with_949(&fresh, &[("Annex", "vendor-3", "book")]),
+        with_949(&records[1], &[("The attic", "vendor-4", "book")]),
+    ];
+    let (job, ended) = run(&app, &c, &job_profile, "MARC_JSON", incoming).await;
+    assert_eq!(ended["status"], "ERROR", "one record failed: {ended}");
+
+    let instance_id = subfield(&records[0], "999", "i").unwrap();
+    let r = c.get(&format!("/holdings-storage/holdings?query=instanceId%3D%3D{instance_id}")).await;
+    assert_eq!(
+        r.body["totalRecords"], 1,
+        "two copies at one place share a holdings record: {}",
+        r.text
+    );
+    let holdings = &r.body["holdingsRecords"][0];
+    assert_eq!(holdings["permanentLocationId"], MAIN_LIBRARY);
+    assert_eq!(holdings["callNumber"], "QA76 .A1");
+    let holdings_id = holdings["id"].as_str().unwrap();
+    let r = c.get(&format!("/item-storage/items?query=holdingsRecordId%3D%3D{holdings_id}")).await;
+    let mut barcodes: Vec<&str> = r.body["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["barcode"].as_str().unwrap())
+        .collect();
+    barcodes.sort_unstable();
+    assert_eq!(barcodes, ["vendor-1", "vendor-2"], "{}", r.text);
+    assert_eq!(r.body["items"][0]["materialTypeId"], BOOK);
+    assert_eq!(r.body["items"][0]["status"]["name"], "Available");
+
+    // The new record became an instance with its holdings and item.
+    let r = c.get("/instance-storage/instances?limit=0").await;
+    assert_eq!(r.body["totalRecords"], 101);
+    let r = c.get("/item-storage/items?query=barcode%3D%3Dvendor-3").await;
+    assert_eq!(r.body["totalRecords"], 1, "{}", r.text);
+
+    // The record whose location is nowhere fails alone, and the log says why.
+    let r = c.get("/item-storage/items?query=barcode%3D%3Dvendor-4").await;
+    assert_eq!(r.body["totalRecords"], 0);
+    let r = c.get(&format!("/metadata-provider/jobLogEntries/{job}?errorsOnly=true")).await;
+    assert_eq!(r.body["totalRecords"], 1, "{}", r.text);
+    let error = r.body["entries"][0]["error"].as_str().unwrap();
+    assert!(error.contains("The attic"), "{error}");
+    let r = c.get(&format!("/metadata-provider/jobLogEntries/{job}?limit=10")).await;
+    let first = &r.body["entries"][0];
+    assert_eq!(first["relatedHoldingsInfo"].as_array().unwrap().len(), 1, "{first}");
+    assert_eq!(first["relatedItemInfo"].as_array().unwrap().len(), 2, "{first}");
+}
+
+#[tokio::test]
+async fn a_profile_quire_cannot_run_ends_the_job_naming_the_step() {
+    let app = TestApp::new();
+    let c = Client::admin(&app, "diku").await;
+    let isbn = [json!({"label": "field", "value": "instance.identifiers[].value"})];
+    let matched = matcher(&c, "ISBN", ["020", "", "", "a"], "INSTANCE", json!(isbn)).await;
+    let update = action(&c, "Update by ISBN", "UPDATE", "INSTANCE", json!([])).await;
+    let job_profile = create(&c, "jobProfiles", json!({
+        "profile": {"name": "By ISBN", "dataType": "MARC"},
+        "addedRelations": [
+            {"masterProfileType": "JOB_PROFILE", "detailProfileId": matched, "detailProfileType": "MATCH_PROFILE", "order": 0},
+            {"masterProfileId": matched, "masterProfileType": "MATCH_PROFILE", "detailProfileId": update,
+             "detailProfileType": "ACTION_PROFILE", "order": 0, "reactTo": "MATCH"}]})).await;
+    let bytes = shared("100.mrc");
+    let raw = vec![
+        String::from_utf8_lossy(bytes.split_inclusive(|b| *b == 0x1D).next().unwrap()).into_owned(),
+    ];
+    let (job, ended) = run(&app, &c, &job_profile, "MARC_RAW", raw).await;
+    assert_eq!(ended["status"], "ERROR", "{ended}");
+    assert_eq!(ended["errorStatus"], "FILE_PROCESSING_ERROR");
+    let r = c.get("/instance-storage/instances?limit=0").await;
+    assert_eq!(r.body["totalRecords"], 0);
+    let r = c.get(&format!("/metadata-provider/jobLogEntries/{job}?errorsOnly=true")).await;
+    let error = r.body["entries"][0]["error"].as_str().unwrap_or_default();
+    assert!(error.contains("match profile 'ISBN'"), "{}", r.text);
+}
