@@ -39,6 +39,7 @@ pub(crate) fn run(args: DemoArgs) -> anyhow::Result<()> {
     let options = generate::GenerateOptions {
         instances: args.instances,
         seed: 42,
+        corpus: marc_corpus()?,
         ..generate::GenerateOptions::default()
     };
     let report = generate::generate(&tenant, &options, &mut |_| {})?;
@@ -72,6 +73,19 @@ impl Drop for TempDir {
 
 /// An Available item, an active patron and a service point for the check-out example:
 /// (item barcode, patron barcode, service point id).
+/// Real MARC records for the demo's MARC-sourced instances and their SRS records: the
+/// Library of Congress file if this machine has it (`quire generate` fetches it), else
+/// the shared test records beside the workspace. Without either, every instance is
+/// FOLIO-sourced.
+fn marc_corpus() -> anyhow::Result<Option<std::sync::Arc<generate::marc_bibs::LcCorpus>>> {
+    use generate::marc_bibs::LcCorpus;
+    let shared =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/marc/5000.mrc");
+    let path = LcCorpus::locate().or_else(|| shared.is_file().then_some(shared));
+    let Some(path) = path else { return Ok(None) };
+    Ok(Some(std::sync::Arc::new(LcCorpus::load(&path)?)))
+}
+
 fn desk_example(tenant: &store::Tenant) -> anyhow::Result<(String, String, String)> {
     let first = |bodies: Vec<String>, field: &str| -> Option<String> {
         let value: serde_json::Value = serde_json::from_str(bodies.first()?).ok()?;

@@ -19,8 +19,8 @@ pub(crate) struct ImportArgs {
     #[arg(long)]
     tenant: String,
     /// The job profile, by id or name: FOLIO's "Default - Create instance and SRS MARC
-    /// Bib" (when not given), "Default - Create SRS MARC Authority" or "Default - Create
-    /// Holdings and SRS MARC Holdings".
+    /// Bib" (when not given), "Default - Create SRS MARC Authority", "Default - Create
+    /// Holdings and SRS MARC Holdings", or any job profile of the tenant.
     #[arg(long)]
     profile: Option<String>,
     #[command(flatten)]
@@ -41,11 +41,10 @@ pub(crate) fn run(args: ImportArgs) -> anyhow::Result<()> {
         args.file.canonicalize().with_context(|| format!("cannot read {}", args.file.display()))?;
     let name =
         file.file_name().map_or_else(|| "import".into(), |n| n.to_string_lossy().into_owned());
-    let profile = profile(args.profile.as_deref())?;
     let started = Instant::now();
     let job = match &args.url {
-        Some(url) => through_server(url, &args, &file, &name, &profile)?,
-        None => into_data_dir(&args, &file, &name, profile)?,
+        Some(url) => through_server(url, &args, &file, &name)?,
+        None => into_data_dir(&args, &file, &name)?,
     };
     report(&job, started.elapsed());
     if job["status"] == "COMMITTED" { Ok(()) } else { bail!("the job ended {}", job["status"]) }
@@ -58,8 +57,13 @@ const DEFAULTS: [(&str, Uuid); 3] = [
     ("Default - Create Holdings and SRS MARC Holdings", import::DEFAULT_CREATE_HOLDINGS),
 ];
 
-/// The profile a name or id means.
-fn profile(given: Option<&str>) -> anyhow::Result<import::ProfileInfo> {
+/// The profile a name or id means: an id as given, FOLIO's default create profiles by
+/// name, any other name looked up among the tenant's job profiles by `lookup` (given a
+/// CQL query, it answers the matching job profiles' JSON).
+fn profile(
+    given: Option<&str>,
+    lookup: impl FnOnce(&str) -> anyhow::Result<Vec<Value>>,
+) -> anyhow::Result<import::ProfileInfo> {
     let info = |id, name: Option<&str>| import::ProfileInfo {
         id,
         name: name.map(str::to_string),
@@ -70,26 +74,37 @@ fn profile(given: Option<&str>) -> anyhow::Result<import::ProfileInfo> {
     if let Some((name, id)) = DEFAULTS.iter().find(|(name, _)| *name == text) {
         return Ok(info(*id, Some(name)));
     }
-    match Uuid::parse_str(text) {
-        Ok(id) => Ok(info(id, None)),
-        Err(_) => bail!(
-            "no job profile named {text:?}; give its id, or leave it out for {DEFAULT_NAME:?}"
+    if let Ok(id) = Uuid::parse_str(text) {
+        return Ok(info(id, None));
+    }
+    let escaped = text.replace('\\', "\\\\").replace('"', "\\\"");
+    let found = lookup(&format!("name==\"{escaped}\""))?;
+    match found.as_slice() {
+        [one] => {
+            let id = one["id"].as_str().and_then(|id| Uuid::parse_str(id).ok());
+            Ok(info(id.context("the job profile has no id")?, Some(text)))
+        }
+        [] => bail!(
+            "no job profile named {text:?}; give its name or id, or leave it out for {DEFAULT_NAME:?}"
         ),
+        _ => bail!("{} job profiles are named {text:?}; give its id", found.len()),
     }
 }
 
 /// Runs the job here, on the data directory, as the server's runner would.
-fn into_data_dir(
-    args: &ImportArgs,
-    file: &std::path::Path,
-    name: &str,
-    profile: import::ProfileInfo,
-) -> anyhow::Result<Value> {
+fn into_data_dir(args: &ImportArgs, file: &std::path::Path, name: &str) -> anyhow::Result<Value> {
     let store = std::sync::Arc::new(
         store::Store::open(&args.data.data_dir, store::Options::default(), &runtime::components())
             .with_context(|| format!("opening data directory {}", args.data.data_dir.display()))?,
     );
     let tenant = store.tenant(&args.tenant)?;
+    let profile = profile(args.profile.as_deref(), |query| {
+        let page = store::Page { offset: 0, limit: 10 };
+        let (bodies, _) = tenant.read(|r| {
+            profiles::list_json::<profiles::JobProfile>(r, Some(query), page, true, false)
+        })?;
+        Ok(bodies.iter().filter_map(|b| serde_json::from_str(b).ok()).collect())
+    })?;
     let by = import::RunBy { first_name: Some("quire".into()), last_name: Some("import".into()) };
     let path = file.to_string_lossy().into_owned();
     let job = tenant.write(|w| import::new_file_job(w, Uuid::nil(), by, name, &path, profile))?;
@@ -138,7 +153,6 @@ fn through_server(
     args: &ImportArgs,
     file: &std::path::Path,
     name: &str,
-    profile: &import::ProfileInfo,
 ) -> anyhow::Result<Value> {
     let url = url.trim_end_matches('/');
     let password =
@@ -156,6 +170,14 @@ fn through_server(
             .set("x-okapi-tenant", &args.tenant)
             .set("x-okapi-token", &token)
     };
+    let profile = profile(args.profile.as_deref(), |query| {
+        let found: Value = call("GET", "/data-import-profiles/jobProfiles")
+            .query("query", query)
+            .query("showHidden", "true")
+            .call()?
+            .into_json()?;
+        Ok(found["jobProfiles"].as_array().cloned().unwrap_or_default())
+    })?;
     let definition: Value = call("POST", "/data-import/uploadDefinitions")
         .send_json(json!({"fileDefinitions": [{"name": name}]}))?
         .into_json()?;

@@ -241,6 +241,65 @@ fn demo_generates_data_and_prints_how_to_log_in() {
     assert!(items["items"][0]["title"].is_string());
 }
 
+/// The demo's MARC records, taken out through the SRS API and imported again through a
+/// running server by FOLIO's "Inventory Single Record - Default Update Instance" profile
+/// (named, as a cataloguer would): every record overlays its instance; none is doubled.
+#[test]
+fn the_demos_records_import_again_without_duplicates() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("demo");
+    let out = Command::new(QUIRE)
+        .args(["demo", "--instances", "300", "--no-serve", "--data-dir", data.to_str().unwrap()])
+        .env("QUIRE_LOG", "warn")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let server = Server::start(&data);
+    let token = server.login("demo", "admin");
+    let get = |path: &str| -> Value {
+        ureq::get(&format!("{}{path}", server.url))
+            .set("x-okapi-tenant", "demo")
+            .set("x-okapi-token", &token)
+            .call()
+            .unwrap()
+            .into_json()
+            .unwrap()
+    };
+    let before = get("/instance-storage/instances?limit=0")["totalRecords"].as_u64().unwrap();
+    let exported = get("/source-storage/source-records?recordType=MARC_BIB&limit=10000");
+    let lines: Vec<String> = exported["sourceRecords"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["parsedRecord"]["content"].to_string())
+        .collect();
+    assert!(lines.len() > 100, "{}", lines.len());
+    let file = dir.path().join("demo.json");
+    std::fs::write(&file, lines.join("\n")).unwrap();
+
+    let out = Command::new(QUIRE)
+        .args(["import", file.to_str().unwrap(), "--tenant", "demo", "--url", &server.url])
+        .args([
+            "--password",
+            "admin",
+            "--profile",
+            "Inventory Single Record - Default Update Instance",
+        ])
+        .env("QUIRE_LOG", "warn")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("COMMITTED"), "{text}");
+    let after = get("/instance-storage/instances?limit=0")["totalRecords"].as_u64().unwrap();
+    assert_eq!(after, before, "no instance made twice");
+    let jobs = get("/metadata-provider/jobExecutions?limit=1&sortBy=completed_date,desc");
+    let job = jobs["jobExecutions"][0]["id"].as_str().unwrap().to_string();
+    let summary = get(&format!("/metadata-provider/jobSummary/{job}"));
+    assert_eq!(summary["instanceSummary"]["totalUpdatedEntities"], lines.len(), "{summary}");
+    assert_eq!(summary["instanceSummary"]["totalCreatedEntities"], 0, "{summary}");
+}
+
 /// A 20,000-record import through the web client's API, the server killed with SIGKILL
 /// midway: after a restart the job goes on by itself and ends `COMMITTED` with exactly
 /// 20,000 instances and SRS records, each record done once, every instance searchable.
