@@ -186,7 +186,7 @@ fn open_instance_index(tenant: &store::Tenant) -> anyhow::Result<Option<search::
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct LoadArgs {
-    /// search, search-under-reindex, marc-search, cico or export-ids.
+    /// search, search-under-reindex, marc-search, cico, export-ids or import.
     scenario: String,
     /// The server, e.g. http://127.0.0.1:9130.
     #[arg(long, env = "QUIRE_LOAD_URL")]
@@ -233,6 +233,10 @@ pub(crate) struct LoadArgs {
     /// cico: how many Available items to fetch for check-outs.
     #[arg(long, default_value_t = 20_000)]
     pool: usize,
+    /// import: the MARC file to import (FOLIO's default create profile) during the
+    /// second cico run.
+    #[arg(long)]
+    file: Option<PathBuf>,
     /// Also write the report as JSON here.
     #[arg(long)]
     json: Option<PathBuf>,
@@ -276,6 +280,9 @@ pub(crate) fn load(args: LoadArgs) -> anyhow::Result<()> {
         rate: args.rate,
         think_time: Duration::from_millis(args.think_time_ms),
     };
+    if scenario == load::ScenarioName::Import {
+        return cico_under_import(&args, &options);
+    }
     if scenario == load::ScenarioName::Cico {
         let cico = load::CicoOptions {
             posts_only: args.posts_only,
@@ -316,7 +323,9 @@ pub(crate) fn load(args: LoadArgs) -> anyhow::Result<()> {
             load::search_workload(&dir)?
         }
         load::ScenarioName::MarcSearch => load::marc_search_workload(),
-        load::ScenarioName::Cico => unreachable!("cico runs its own virtual users"),
+        load::ScenarioName::Cico | load::ScenarioName::Import => {
+            unreachable!("cico runs its own virtual users")
+        }
         load::ScenarioName::ExportIds => load::export_ids_workload(),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
@@ -347,6 +356,70 @@ pub(crate) fn load(args: LoadArgs) -> anyhow::Result<()> {
         Ok(load::Report::new(&args.scenario, &options, &measurements))
     })?;
     write_report(&args, &report)
+}
+
+/// FOLIO's PTF pairing: check-in/check-out idle, then again while a MARC file imports;
+/// the POSTs' 95th percentiles side by side, and the import's time.
+fn cico_under_import(args: &LoadArgs, options: &load::LoadOptions) -> anyhow::Result<()> {
+    let file = args.file.clone().context("the import scenario needs --file FILE (a MARC file)")?;
+    let cico = load::CicoOptions {
+        posts_only: args.posts_only,
+        pool: args.pool,
+        skip_missing: args.skip_missing,
+        folio_think_time: args.folio_think_time,
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let (idle, during, job, seconds, cico_seconds) = runtime.block_on(async {
+        eprintln!("running cico idle for {:?} with {} users...", options.duration, options.users);
+        let (idle, _) = load::run_cico(options, &cico).await?;
+        let client = reqwest_client()?;
+        let token = load::login(&client, options).await?;
+        let import = load::start_import(&client, options, &token, &file).await?;
+        eprintln!("importing {} (job {}); running cico meanwhile...", file.display(), import.job);
+        let (during, _) = load::run_cico(options, &cico).await?;
+        let cico_seconds = import.started.elapsed().as_secs_f64();
+        let (job, seconds) = load::wait_import(&client, options, &token, &import).await?;
+        Ok::<_, anyhow::Error>((idle, during, job, seconds, cico_seconds))
+    })?;
+    let idle = load::Report::new("cico (idle)", options, &idle);
+    let during = load::Report::new("cico (during import)", options, &during);
+    println!("{}", idle.text());
+    println!("{}", during.text());
+    let p95 = |report: &load::Report, name: &str| {
+        report.rows.iter().find(|r| r.request == name).map_or(f64::NAN, |r| r.p95_ms)
+    };
+    for name in [load::CHECK_OUT_POST, load::CHECK_IN_POST] {
+        let (before, meanwhile) = (p95(&idle, name), p95(&during, name));
+        println!(
+            "{name}: p95 {before:.1} ms idle, {meanwhile:.1} ms during the import ({:.2}x)",
+            meanwhile / before
+        );
+    }
+    let records = job["progress"]["total"].as_u64().unwrap_or(0);
+    println!(
+        "import: {} records, {} in {seconds:.1} s ({:.0} records/s); {}",
+        records,
+        job["status"].as_str().unwrap_or("?"),
+        records as f64 / seconds,
+        if seconds >= cico_seconds {
+            "it ran through the whole cico run".to_string()
+        } else {
+            format!(
+                "it ended {:.1} s before the cico run did: shorten --duration",
+                cico_seconds - seconds
+            )
+        }
+    );
+    if let Some(path) = &args.json {
+        let value = serde_json::json!({
+            "idle": serde_json::from_str::<serde_json::Value>(&idle.json())?,
+            "during": serde_json::from_str::<serde_json::Value>(&during.json())?,
+            "import": {"records": records, "seconds": seconds, "status": job["status"]},
+        });
+        std::fs::write(path, value.to_string())
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
 }
 
 fn write_report(args: &LoadArgs, report: &load::Report) -> anyhow::Result<()> {

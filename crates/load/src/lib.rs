@@ -7,6 +7,7 @@
 
 mod cico;
 mod engine;
+mod import;
 mod report;
 mod workload;
 
@@ -17,6 +18,7 @@ pub use crate::{
         CHECK_IN_POST, CHECK_IN_TRANSACTION, CHECK_OUT_POST, CHECK_OUT_TRANSACTION, CicoOptions,
         CicoSetup, run_cico,
     },
+    import::{Import, start_import, wait_import},
     engine::{
         LoadOptions, Measurements, MemorySample, RequestStats, Second, login, missing_endpoints,
         run,

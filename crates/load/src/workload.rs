@@ -24,6 +24,8 @@ pub enum ScenarioName {
     Cico,
     /// The instance-UUID export.
     ExportIds,
+    /// `cico` idle, then `cico` while a MARC file imports (baselines' import report).
+    Import,
 }
 
 impl ScenarioName {
@@ -34,12 +36,13 @@ impl ScenarioName {
             "marc-search" => ScenarioName::MarcSearch,
             "cico" => ScenarioName::Cico,
             "export-ids" => ScenarioName::ExportIds,
+            "import" => ScenarioName::Import,
             _ => return None,
         })
     }
 
     pub fn all() -> &'static [&'static str] {
-        &["search", "search-under-reindex", "marc-search", "cico", "export-ids"]
+        &["search", "search-under-reindex", "marc-search", "cico", "export-ids", "import"]
     }
 }
 
