@@ -49,15 +49,17 @@ pub async fn start_import(
         .as_str()
         .context("no job id")?
         .to_string();
-    let uploaded: Value =
-        call(reqwest::Method::POST, &format!("/data-import/uploadDefinitions/{id}/files/{file_id}"))
-            .header("content-type", "application/octet-stream")
-            .body(bytes)
-            .send()
-            .await?
-            .error_for_status()?
-            .json()
-            .await?;
+    let uploaded: Value = call(
+        reqwest::Method::POST,
+        &format!("/data-import/uploadDefinitions/{id}/files/{file_id}"),
+    )
+    .header("content-type", "application/octet-stream")
+    .body(bytes)
+    .send()
+    .await?
+    .error_for_status()?
+    .json()
+    .await?;
     let profile = json!({"id": DEFAULT_PROFILE, "name": "Default - Create instance and SRS MARC Bib", "dataType": "MARC"});
     call(reqwest::Method::POST, &format!("/data-import/uploadDefinitions/{id}/processFiles"))
         .json(&json!({"uploadDefinition": uploaded, "jobProfileInfo": profile}))

@@ -18,11 +18,11 @@ pub use crate::{
         CHECK_IN_POST, CHECK_IN_TRANSACTION, CHECK_OUT_POST, CHECK_OUT_TRANSACTION, CicoOptions,
         CicoSetup, run_cico,
     },
-    import::{Import, start_import, wait_import},
     engine::{
         LoadOptions, Measurements, MemorySample, RequestStats, Second, login, missing_endpoints,
         run,
     },
+    import::{Import, start_import, wait_import},
     report::{Baseline, Report, Row},
     workload::{
         RequestTemplate, ScenarioName, Workload, default_workload_dir, encode_query,

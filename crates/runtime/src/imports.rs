@@ -56,6 +56,9 @@ impl Imports {
 
 /// The runner's loop: takes woken jobs, and does a chunk of each active job in turn.
 fn run(store: &Arc<store::Store>, indexes: &Arc<Indexes>, rx: Receiver<JobKey>) {
+    // An import is background work: a check-out at the desk comes first. At the lowest
+    // niceness it still takes every cycle requests leave, so it runs as fast when alone.
+    store::nice_current_thread();
     let mut active: VecDeque<(JobKey, import::Setup)> = VecDeque::new();
     loop {
         // Wait for work when there is none; take what has come otherwise.

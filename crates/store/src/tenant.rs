@@ -327,8 +327,12 @@ const WRITER_PATIENCE: Duration = Duration::from_secs(30);
 /// How often a tenant's WAL is checkpointed.
 const CHECKPOINT_EVERY: Duration = Duration::from_millis(500);
 
-/// The WAL size past which the checkpointer empties it, waiting for readers if it must.
+/// The WAL size past which the checkpointer empties it once writes pause, waiting for
+/// readers if it must.
 const WAL_LIMIT: u64 = 64 << 20;
+
+/// The WAL size past which it empties it even while writes go on.
+const WAL_HARD_LIMIT: u64 = 1 << 30;
 
 /// How long an emptying checkpoint waits for readers (and holds writers back) at most.
 const TRUNCATE_PATIENCE: Duration = Duration::from_millis(20);
@@ -369,19 +373,29 @@ fn spawn_checkpointer(tenant: &Arc<Tenant>) {
                 }
             };
             let wal = path.with_extension("sqlite-wal");
+            let mut last_len = 0;
             while weak.strong_count() > 0 {
                 std::thread::sleep(CHECKPOINT_EVERY);
                 // Under steady reads some reader always holds a WAL snapshot, so passive
                 // checkpoints never let the WAL start over and the file keeps growing.
                 // Past WAL_LIMIT, TRUNCATE empties it; it holds writers back while it
-                // copies what is left, so a PASSIVE pass first copies all but the last
-                // moment's pages without blocking anyone.
-                let grown = std::fs::metadata(&wal).is_ok_and(|m| m.len() > WAL_LIMIT);
-                let modes: &[&str] = if grown { &["PASSIVE", "TRUNCATE"] } else { &["PASSIVE"] };
+                // copies what is left and syncs (100-300 ms on a small VM's disk), so a
+                // PASSIVE pass first copies all but the last moment's pages without
+                // blocking anyone, and while writes keep coming (an import) it waits for
+                // them to pause, up to WAL_HARD_LIMIT: one stall then instead of one
+                // every few seconds.
+                let len = std::fs::metadata(&wal).map_or(0, |m| m.len());
+                let quiet = len == last_len;
+                last_len = len;
+                let truncate = len > WAL_HARD_LIMIT || (len > WAL_LIMIT && quiet);
+                let modes: &[&str] = if truncate { &["PASSIVE", "TRUNCATE"] } else { &["PASSIVE"] };
                 for mode in modes {
+                    let started = std::time::Instant::now();
                     if let Err(e) = wal_checkpoint(&conn, mode) {
                         tracing::warn!(path = %path.display(), error = %e, "WAL checkpoint failed");
                     }
+                    let ms = started.elapsed().as_millis();
+                    tracing::debug!(mode, ms, wal_bytes = len, "WAL checkpoint");
                 }
             }
         });
