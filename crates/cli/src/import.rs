@@ -116,6 +116,11 @@ fn into_data_dir(args: &ImportArgs, file: &std::path::Path, name: &str) -> anyho
     let bar = bar(tenant.read(|r| import::get_job(r, job.id))?.progress.total);
     // The search index follows the records as they go in, as on a server.
     let runtime = runtime::Runtime::new(store.clone());
+    let setup = if setup.uses_candidates() {
+        setup.with_candidates(runtime.import_candidates(&tenant)?)
+    } else {
+        setup
+    };
     let index = runtime.instances(&tenant)?;
     let started = Instant::now();
     let mut records_done = None;

@@ -35,7 +35,7 @@ pub use crate::job::{
 pub use crate::journal::{
     Action, Counts, Entry, Related, RelatedRecord, SortBy, Summary, entries, entry, summary,
 };
-pub use crate::process::Setup;
+pub use crate::process::{Candidates, Setup};
 pub use crate::profile::Tree;
 pub use crate::run::{
     CHUNK, DEFAULT_CREATE_AUTHORITY, DEFAULT_CREATE_HOLDINGS, DEFAULT_CREATE_INSTANCE, Step,
@@ -78,6 +78,9 @@ pub enum Error {
     Profiles(#[from] profiles::Error),
     #[error("corrupt import data: {0}")]
     Corrupt(String),
+    /// The indexes a profile's matches read could not be brought up to date.
+    #[error("the indexes for matching cannot catch up: {0}")]
+    Indexes(String),
     /// A chunk must be written again, each record in a savepoint (internal to `step`).
     #[error("the chunk is to be written again")]
     Redo,

@@ -53,6 +53,20 @@ impl Plan {
     }
 }
 
+/// Candidates for the matches no table answers (an incoming 035 against existing MARC
+/// records' 035s, an identifier against instances' identifiers), from the tenant's
+/// derived indexes, which the runtime holds. Each candidate is checked against the
+/// stored record in the chunk's transaction, so an index that lags can miss a record
+/// made moments ago (in the same chunk), never match a wrong one.
+pub trait Candidates: Send + Sync {
+    /// Brings the indexes up to every committed write (before each chunk).
+    fn catch_up(&self) -> Result<(), String>;
+    /// Instances whose MARC record has `value` in a `tag` field's `subfield`.
+    fn by_marc_field(&self, tag: &str, subfield: char, value: &str) -> Result<Vec<Uuid>, String>;
+    /// Instances with an identifier whose value is `value`.
+    fn by_identifier(&self, value: &str) -> Result<Vec<Uuid>, String>;
+}
+
 /// What a record's processing needs, read once per job.
 pub struct Setup {
     pub job: Uuid,
@@ -63,6 +77,21 @@ pub struct Setup {
     /// natural id's prefix names.
     pub source_files: Vec<(String, Uuid)>,
     pub actor: Actor,
+    /// For profiles that match on indexed values; the caller that holds the indexes
+    /// sets it ([`Setup::with_candidates`]).
+    pub candidates: Option<std::sync::Arc<dyn Candidates>>,
+}
+
+impl Setup {
+    pub fn with_candidates(mut self, candidates: std::sync::Arc<dyn Candidates>) -> Setup {
+        self.candidates = Some(candidates);
+        self
+    }
+
+    /// Whether its records' matches read the indexes.
+    pub fn uses_candidates(&self) -> bool {
+        matches!(&self.plan, Plan::Profile(tree) if tree.uses_candidates())
+    }
 }
 
 /// A record mapped and ready to write, or why it cannot be.

@@ -3,9 +3,12 @@
 //!
 //! What Quire's engine runs, which is what libraries use profiles for:
 //! - **matches** of one condition, `EXACTLY_MATCHES`, of the incoming record's 001,
-//!   `999 ff $i` or `999 ff $s` against existing MARC bibliographic records (their 001,
-//!   instance id, or `matchedId`), or of any incoming field against an instance's
-//!   `hrid` or `id`. One record found: the match branch runs on it; none: the non-match
+//!   `999 ff $i`, `999 ff $s` or any data field's subfield (a 035 $a) against existing
+//!   MARC bibliographic records (their 001, instance id, `matchedId`, or the same
+//!   subfield), or of any incoming field against an instance's `hrid`, `id` or
+//!   identifiers (of a type, if the profile names one). Subfield and identifier matches
+//!   take their candidates from the runtime's indexes ([`crate::Candidates`]) and check
+//!   each against the stored record. One record found: the match branch runs on it; none: the non-match
 //!   branch; several: the record fails ("Found multiple records matching specified
 //!   conditions"). A branch with nothing in it discards the record, and the log says so.
 //! - **actions**: create an instance (and its SRS record, as the default profile does),
@@ -18,8 +21,8 @@
 //!
 //! A profile that asks for anything else is refused when the job starts, naming the
 //! step, so the job ends at once in `ERROR` with that message instead of failing every
-//! record. Not yet: 035 and identifier matches, qualifiers, several conditions per
-//! match, MARC field protection and MARC modify actions, updates of holdings and items.
+//! record. Not yet: qualifiers, several conditions per match, criteria other than
+//! exact, MARC field protection and MARC modify actions, updates of holdings and items.
 
 use std::collections::BTreeSet;
 
@@ -47,6 +50,11 @@ pub struct Tree {
 }
 
 impl Tree {
+    /// Whether its matches read the indexes ([`crate::Candidates`]).
+    pub(crate) fn uses_candidates(&self) -> bool {
+        reads_indexes(&self.tree.steps)
+    }
+
     /// The profile's tree, if Quire's engine can run all of it.
     pub fn new(reader: &store::Reader<'_>, tree: JobTree) -> crate::Result<Tree> {
         let reject = |reason: String| crate::Error::UnsupportedProfile { id: tree.job_id, reason };
@@ -142,7 +150,7 @@ fn check_match(m: &MatchStep) -> Result<(), String> {
     };
     match (&condition.existing, m.existing_record_type) {
         (MatchOperand::Field(f), EntityType::Instance)
-            if f.path == "instance.hrid" || f.path == "instance.id" =>
+            if INSTANCE_PATHS.contains(&f.path.as_str()) =>
         {
             Ok(())
         }
@@ -150,9 +158,28 @@ fn check_match(m: &MatchStep) -> Result<(), String> {
             Ok(())
         }
         _ => Err("Quire matches existing MARC bibliographic records on 001, 999 ff $i or $s, \
-                  and instances on hrid or id"
+                  or a data field's subfield, and instances on hrid, id or identifiers"
             .into()),
     }
+}
+
+/// The instance properties a match may compare.
+const INSTANCE_PATHS: &[&str] = &["instance.hrid", "instance.id", IDENTIFIERS];
+const IDENTIFIERS: &str = "instance.identifiers[].value";
+
+/// Whether a tree's matches read the indexes.
+fn reads_indexes(steps: &[Step]) -> bool {
+    steps.iter().any(|step| match step {
+        Step::Match(m) => {
+            let indexed = m.conditions.iter().any(|c| match &c.existing {
+                MatchOperand::Field(f) => f.path == IDENTIFIERS,
+                MatchOperand::Marc(s) => matches!(existing_marc(s), Some(MarcKey::Subfield(_))),
+                MatchOperand::Static(_) => false,
+            });
+            indexed || reads_indexes(&m.on_match) || reads_indexes(&m.on_non_match)
+        }
+        Step::Action(a) => reads_indexes(&a.then),
+    })
 }
 
 /// Which key of existing MARC bibliographic records a selector reads.
@@ -161,6 +188,8 @@ enum MarcKey {
     ControlNumber,
     InstanceId,
     MatchedId,
+    /// A data field's subfield (`035 $a`), by the MARC index.
+    Subfield(char),
 }
 
 fn existing_marc(s: &MarcSelector) -> Option<MarcKey> {
@@ -169,6 +198,11 @@ fn existing_marc(s: &MarcSelector) -> Option<MarcKey> {
         ("001", _) => Some(MarcKey::ControlNumber),
         ("999", Some('i')) if ff(s.ind1) && ff(s.ind2) => Some(MarcKey::InstanceId),
         ("999", Some('s')) if ff(s.ind1) && ff(s.ind2) => Some(MarcKey::MatchedId),
+        (tag, Some(code))
+            if tag.len() == 3 && tag > "009" && tag.bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            Some(MarcKey::Subfield(code))
+        }
         _ => None,
     }
 }
@@ -279,6 +313,13 @@ impl Walk<'_> {
                         found.extend(Uuid::parse_str(&row.id).ok());
                     }
                 }
+                MatchOperand::Field(f) if f.path == IDENTIFIERS => {
+                    for id in self.candidates()?.by_identifier(&value).map_err(Failure::Record)? {
+                        if has_identifier(w, id, &value, f.identifier_type_id)? {
+                            found.insert(id);
+                        }
+                    }
+                }
                 MatchOperand::Field(_) => {
                     if let Ok(id) = Uuid::parse_str(&value)
                         && w.exists(&inventory::INSTANCES, &id.to_string())?
@@ -286,13 +327,34 @@ impl Walk<'_> {
                         found.insert(id);
                     }
                 }
-                MatchOperand::Marc(s) => {
-                    found.extend(existing_bibs(w, existing_marc(s), &value)?);
-                }
+                MatchOperand::Marc(s) => match existing_marc(s) {
+                    Some(MarcKey::Subfield(code)) => {
+                        let candidates = self.candidates()?;
+                        for id in candidates
+                            .by_marc_field(&s.tag, code, &value)
+                            .map_err(Failure::Record)?
+                        {
+                            if live_bib(w, id)?
+                                .is_some_and(|m| selector_values(s, &m).contains(&value))
+                            {
+                                found.insert(id);
+                            }
+                        }
+                    }
+                    key => found.extend(existing_bibs(w, key, &value)?),
+                },
                 MatchOperand::Static(_) => {}
             }
         }
         Ok(found)
+    }
+
+    fn candidates(&self) -> Result<&dyn crate::Candidates, Failure> {
+        self.setup.candidates.as_deref().ok_or_else(|| {
+            Failure::Record(
+                "This match reads the search indexes, which this import runs without".into(),
+            )
+        })
     }
 
     fn action(
@@ -537,6 +599,23 @@ const KEPT: &[&str] = &[
     "deleted",
 ];
 
+/// Whether the instance has an identifier of this value (and type, if given).
+fn has_identifier(
+    w: &Writer<'_>,
+    id: Uuid,
+    value: &str,
+    type_id: Option<Uuid>,
+) -> Result<bool, Failure> {
+    let Some(row) = w.get(&inventory::INSTANCES, &id.to_string())? else { return Ok(false) };
+    let instance: Value = serde_json::from_str(&row.body).unwrap_or_default();
+    let identifiers = instance["identifiers"].as_array().map(Vec::as_slice).unwrap_or_default();
+    Ok(identifiers.iter().any(|i| {
+        i["value"].as_str().is_some_and(|v| v.trim() == value)
+            && type_id
+                .is_none_or(|t| i["identifierTypeId"].as_str() == Some(t.to_string().as_str()))
+    }))
+}
+
 /// The values a selector reads from a record.
 fn selector_values(s: &MarcSelector, marc: &marc::Record) -> Vec<String> {
     if s.tag.as_str() < "010" {
@@ -586,7 +665,21 @@ fn existing_bibs(w: &Writer<'_>, key: Option<MarcKey>, value: &str) -> Result<Ve
             let (records, _) = srs::list(w, &filter, store::Page { offset: 0, limit: 10 })?;
             Ok(records.into_iter().filter_map(live).collect())
         }
-        None => Ok(Vec::new()),
+        Some(MarcKey::Subfield(_)) | None => Ok(Vec::new()),
+    }
+}
+
+/// The MARC of an instance's live (ACTUAL) bibliographic record, if it has one.
+fn live_bib(w: &Writer<'_>, instance: Uuid) -> Result<Option<marc::Record>, Failure> {
+    match srs::get_by(w, instance, srs::IdType::Instance) {
+        Ok(record)
+            if record.record_type == srs::RecordType::MarcBib
+                && record.state == srs::State::Actual =>
+        {
+            Ok(record.parsed_record.and_then(|p| p.content))
+        }
+        Ok(_) | Err(srs::Error::NotFound { .. }) => Ok(None),
+        Err(e) => Err(e.into()),
     }
 }
 

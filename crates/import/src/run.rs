@@ -112,6 +112,7 @@ pub fn setup(tenant: &Tenant, job: &JobExecution) -> Result<Setup> {
             reference,
             source_files,
             actor: Actor { user_id: Some(job.user_id) },
+            candidates: None,
         })
     })
 }
@@ -180,6 +181,12 @@ pub fn step(tenant: &Tenant, setup: &Setup, import_dir: &Path) -> Result<Step> {
     }
     let prepared: Vec<Prepared> =
         batch.into_iter().map(|(order, read)| process::prepare(setup, order, read)).collect();
+    // Matches on indexed values see every record committed before this chunk.
+    if setup.uses_candidates()
+        && let Some(candidates) = &setup.candidates
+    {
+        candidates.catch_up().map_err(Error::Indexes)?;
+    }
     let last_order = prepared.last().map_or(cursor.next_order, |p| p.order() + 1);
     let read_at = (cursor.next_order, cursor.offset, cursor.next_chunk);
     let mut careful = false;

@@ -14,7 +14,9 @@ use std::time::Duration;
 
 use uuid::Uuid;
 
+use crate::candidates::IndexCandidates;
 use crate::indexes::Indexes;
+use crate::marc_indexes::MarcIndexes;
 
 /// A job to run: its tenant and id.
 type JobKey = (String, Uuid);
@@ -32,14 +34,20 @@ pub(crate) struct Imports {
 
 impl Imports {
     /// Has the runner run (or go on with) a job.
-    pub(crate) fn wake(&self, store: &Arc<store::Store>, indexes: &Arc<Indexes>, key: JobKey) {
+    pub(crate) fn wake(
+        &self,
+        store: &Arc<store::Store>,
+        indexes: &Arc<Indexes>,
+        marc: &Arc<MarcIndexes>,
+        key: JobKey,
+    ) {
         let mut sender = self.sender.lock().unwrap();
         if sender.is_none() {
             let (tx, rx) = channel();
-            let (store, indexes) = (store.clone(), indexes.clone());
+            let (store, indexes, marc) = (store.clone(), indexes.clone(), marc.clone());
             let spawned = std::thread::Builder::new()
                 .name("import-runner".into())
-                .spawn(move || run(&store, &indexes, rx));
+                .spawn(move || run(&store, &indexes, &marc, rx));
             match spawned {
                 Ok(_) => *sender = Some(tx),
                 Err(e) => {
@@ -55,7 +63,12 @@ impl Imports {
 }
 
 /// The runner's loop: takes woken jobs, and does a chunk of each active job in turn.
-fn run(store: &Arc<store::Store>, indexes: &Arc<Indexes>, rx: Receiver<JobKey>) {
+fn run(
+    store: &Arc<store::Store>,
+    indexes: &Arc<Indexes>,
+    marc: &Arc<MarcIndexes>,
+    rx: Receiver<JobKey>,
+) {
     // An import is background work: a check-out at the desk comes first. At the lowest
     // niceness it still takes every cycle requests leave, so it runs as fast when alone.
     store::nice_current_thread();
@@ -80,7 +93,7 @@ fn run(store: &Arc<store::Store>, indexes: &Arc<Indexes>, rx: Receiver<JobKey>) 
             if active.iter().any(|(k, _)| *k == key) {
                 continue;
             }
-            match open(store, &key) {
+            match open(store, indexes, marc, &key) {
                 Ok(Some(setup)) => active.push_back((key, setup)),
                 Ok(None) => {}
                 Err(e) => {
@@ -105,10 +118,19 @@ fn run(store: &Arc<store::Store>, indexes: &Arc<Indexes>, rx: Receiver<JobKey>) 
 
 fn open(
     store: &store::Store,
+    indexes: &Indexes,
+    marc: &MarcIndexes,
     (tenant, id): &JobKey,
-) -> Result<Option<import::Setup>, import::Error> {
+) -> Result<Option<import::Setup>, crate::Error> {
     let tenant = store.tenant(tenant)?;
-    Ok(import::open(&tenant, *id, &import_dir(&tenant))?.ok())
+    let Ok(setup) = import::open(&tenant, *id, &import_dir(&tenant))? else { return Ok(None) };
+    // Only profiles that match on indexed values need the indexes (the MARC index is
+    // built in memory on first use).
+    if !setup.uses_candidates() {
+        return Ok(Some(setup));
+    }
+    let candidates = IndexCandidates::open(&tenant, indexes, marc)?;
+    Ok(Some(setup.with_candidates(Arc::new(candidates))))
 }
 
 /// One chunk of a job; `true` while the job has more to do now.

@@ -15,6 +15,7 @@
 //! - No tokio and no HTTP: followers and reindexing are plain threads, so a process
 //!   without a server (an import, a node of a cluster, `quire reindex`) has the same.
 
+mod candidates;
 mod error;
 mod imports;
 mod indexes;
@@ -61,7 +62,7 @@ pub enum Resource {
 pub struct Runtime {
     store: Arc<store::Store>,
     indexes: Arc<Indexes>,
-    marc_indexes: MarcIndexes,
+    marc_indexes: Arc<MarcIndexes>,
     rules: RwLock<HashMap<String, Arc<circ::RulesCache>>>,
     standings: Standings,
     imports: imports::Imports,
@@ -72,7 +73,7 @@ impl Runtime {
         Runtime {
             store,
             indexes: Arc::new(Indexes::default()),
-            marc_indexes: MarcIndexes::default(),
+            marc_indexes: Arc::new(MarcIndexes::default()),
             rules: RwLock::default(),
             standings: Standings::default(),
             imports: imports::Imports::default(),
@@ -145,7 +146,21 @@ impl Runtime {
     /// Runs an import job, or goes on with it, on the import runner's thread: after it
     /// is started or sent a chunk.
     pub fn run_import(&self, tenant: &str, job: uuid::Uuid) {
-        self.imports.wake(&self.store, &self.indexes, (tenant.to_string(), job));
+        self.imports.wake(
+            &self.store,
+            &self.indexes,
+            &self.marc_indexes,
+            (tenant.to_string(), job),
+        );
+    }
+
+    /// What an import's index-backed matches read, for a job run outside the runner
+    /// (`quire import` into a data directory).
+    pub fn import_candidates(
+        &self,
+        tenant: &Arc<store::Tenant>,
+    ) -> Result<Arc<dyn import::Candidates>> {
+        Ok(Arc::new(candidates::IndexCandidates::open(tenant, &self.indexes, &self.marc_indexes)?))
     }
 
     /// Takes back the import jobs that were running when the process last stopped; they
@@ -153,7 +168,7 @@ impl Runtime {
     pub fn resume_imports(&self) {
         for key in imports::unfinished(&self.store) {
             tracing::info!(tenant = %key.0, job = %key.1, "resuming import job");
-            self.imports.wake(&self.store, &self.indexes, key);
+            self.imports.wake(&self.store, &self.indexes, &self.marc_indexes, key);
         }
     }
 

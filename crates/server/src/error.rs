@@ -433,7 +433,9 @@ impl From<import::Error> for ApiError {
             import::Error::Inventory(e) => e.into(),
             import::Error::Srs(e) => e.into(),
             import::Error::Mapping(e) => e.into(),
-            e @ (import::Error::Corrupt(_) | import::Error::Redo) => ApiError::internal(e),
+            e @ (import::Error::Corrupt(_) | import::Error::Indexes(_) | import::Error::Redo) => {
+                ApiError::internal(e)
+            }
         }
     }
 }

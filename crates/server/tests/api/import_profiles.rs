@@ -304,11 +304,11 @@ async fn a_vendor_load_makes_holdings_and_items_from_949_fields() {
 async fn a_profile_quire_cannot_run_ends_the_job_naming_the_step() {
     let app = TestApp::new();
     let c = Client::admin(&app, "diku").await;
-    let isbn = [json!({"label": "field", "value": "instance.identifiers[].value"})];
-    let matched = matcher(&c, "ISBN", ["020", "", "", "a"], "INSTANCE", json!(isbn)).await;
-    let update = action(&c, "Update by ISBN", "UPDATE", "INSTANCE", json!([])).await;
+    let hrid = [json!({"label": "field", "value": "instance.hrid"})];
+    let matched = matcher(&c, "HRID", ["001", "", "", ""], "INSTANCE", json!(hrid)).await;
+    let update = action(&c, "Update holdings", "UPDATE", "HOLDINGS", json!([])).await;
     let job_profile = create(&c, "jobProfiles", json!({
-        "profile": {"name": "By ISBN", "dataType": "MARC"},
+        "profile": {"name": "Holdings by HRID", "dataType": "MARC"},
         "addedRelations": [
             {"masterProfileType": "JOB_PROFILE", "detailProfileId": matched, "detailProfileType": "MATCH_PROFILE", "order": 0},
             {"masterProfileId": matched, "masterProfileType": "MATCH_PROFILE", "detailProfileId": update,
@@ -324,5 +324,64 @@ async fn a_profile_quire_cannot_run_ends_the_job_naming_the_step() {
     assert_eq!(r.body["totalRecords"], 0);
     let r = c.get(&format!("/metadata-provider/jobLogEntries/{job}?errorsOnly=true")).await;
     let error = r.body["entries"][0]["error"].as_str().unwrap_or_default();
-    assert!(error.contains("match profile 'ISBN'"), "{}", r.text);
+    assert!(error.contains("action profile 'Update holdings'"), "{}", r.text);
+}
+
+/// Matches on a 035 $a, the way vendor and copy-cataloguing loads find their records:
+/// against existing MARC records' 035 $a, and against instances' identifiers. The
+/// catalogue's own records come back (their 001 moved to a 035 when they went in);
+/// those with a 035 $a overlay their instance, the others are discarded.
+#[tokio::test]
+async fn a_035_match_finds_records_by_marc_field_and_by_identifier() {
+    let app = TestApp::new();
+    let c = Client::admin(&app, "diku").await;
+    catalogue(&app, &c).await;
+    let bytes = shared("100.mrc");
+    // Twenty of them; every other one without its 035s, so it matches nothing.
+    let raw: Vec<String> = bytes
+        .split_inclusive(|b| *b == 0x1D)
+        .take(20)
+        .enumerate()
+        .map(|(n, r)| {
+            let mut record = marc::decode_lenient(r).unwrap().0;
+            assert!(record.fields_with_tag("035").any(|f| f.subfield('a').is_some()));
+            if n % 2 == 1 {
+                record.fields_mut().retain(|f| f.tag().as_str() != "035");
+            }
+            marc::json::to_string(&record)
+        })
+        .collect();
+    let with_035 = 10;
+    let field = [
+        json!({"label": "field", "value": "035"}),
+        json!({"label": "indicator1", "value": ""}),
+        json!({"label": "indicator2", "value": ""}),
+        json!({"label": "recordSubfield", "value": "a"}),
+    ];
+    let identifiers = [json!({"label": "field", "value": "instance.identifiers[].value"})];
+    for (name, existing_type, existing) in [
+        ("035 to MARC 035", "MARC_BIBLIOGRAPHIC", json!(field)),
+        ("035 to identifiers", "INSTANCE", json!(identifiers)),
+    ] {
+        let matched = matcher(&c, name, ["035", "", "", "a"], existing_type, existing).await;
+        let update = action(&c, &format!("{name} update"), "UPDATE", "INSTANCE", json!([])).await;
+        let job_profile = create(&c, "jobProfiles", json!({
+            "profile": {"name": name, "dataType": "MARC"},
+            "addedRelations": [
+                {"masterProfileType": "JOB_PROFILE", "detailProfileId": matched, "detailProfileType": "MATCH_PROFILE", "order": 0},
+                {"masterProfileId": matched, "masterProfileType": "MATCH_PROFILE", "detailProfileId": update,
+                 "detailProfileType": "ACTION_PROFILE", "order": 0, "reactTo": "MATCH"}]})).await;
+        let (job, ended) = run(&app, &c, &job_profile, "MARC_JSON", raw.clone()).await;
+        let errors =
+            c.get(&format!("/metadata-provider/jobLogEntries/{job}?errorsOnly=true")).await;
+        assert_eq!(ended["status"], "COMMITTED", "{name}: {}", errors.text);
+        let summary = c.get(&format!("/metadata-provider/jobSummary/{job}")).await.body;
+        assert_eq!(
+            summary["instanceSummary"]["totalUpdatedEntities"], with_035,
+            "{name}: {summary}"
+        );
+        assert_eq!(summary["instanceSummary"]["totalDiscardedEntities"], 20 - with_035, "{name}");
+    }
+    let r = c.get("/instance-storage/instances?limit=0").await;
+    assert_eq!(r.body["totalRecords"], 100, "no instance made twice");
 }
