@@ -10,6 +10,7 @@ mod data_import;
 mod errors;
 mod holdings_items;
 mod hostile;
+mod import_files;
 mod import_profiles;
 mod instances;
 mod mapping_rules;
