@@ -14,6 +14,7 @@
 //! - One record's failure writes nothing but its journal entry (a savepoint per record).
 //! - A job always ends (`COMMITTED`, `ERROR` or `CANCELLED`) once its source is read.
 
+mod extensions;
 mod fill;
 mod job;
 mod journal;
@@ -28,6 +29,10 @@ use serde_json::Value;
 use store::Writer;
 use uuid::Uuid;
 
+pub use crate::extensions::{
+    DATA_TYPES, FileExtension, check as check_file_extension, restore as restore_file_extensions,
+    seed,
+};
 pub use crate::job::{
     Cursor, JobExecution, JobFilter, ProfileInfo, Progress, RunBy, Source, Status, get_cursor,
     get_job, list_jobs, next_job_hrid, sort_index, unfinished_jobs,
@@ -200,6 +205,59 @@ pub fn cancel(w: &mut Writer<'_>, id: Uuid) -> Result<()> {
         job::save_job(w, &job)?;
     }
     Ok(())
+}
+
+/// `DELETE /change-manager/jobExecutions`: removes ended jobs and their logs (the
+/// records they made stay); for each id, whether it was removed. A job still running,
+/// or unknown, is not.
+pub fn delete_jobs(w: &mut Writer<'_>, ids: &[Uuid]) -> Result<Vec<(Uuid, bool)>> {
+    let mut out = Vec::with_capacity(ids.len());
+    for &id in ids {
+        let ended = match job::get_job(w, id) {
+            Ok(job) => job.status.is_final(),
+            Err(Error::JobNotFound(_)) => false,
+            Err(e) => return Err(e),
+        };
+        if ended {
+            let key = id.to_string();
+            for table in [&storage::JOURNAL, &storage::CHUNKS] {
+                for row in w.find_by(table, "job_id", &key)? {
+                    w.delete(table, &row.id)?;
+                }
+            }
+            w.delete(&storage::CURSORS, &key)?;
+            w.delete(&storage::JOBS, &key)?;
+        }
+        out.push((id, ended));
+    }
+    Ok(out)
+}
+
+/// `PUT /change-manager/jobExecutions/{id}/status`: a client's word on a job. A final
+/// status ends it at once (the runner stops at its next chunk), as a cancel would; any
+/// other is recorded as sent.
+pub fn set_status(
+    w: &mut Writer<'_>,
+    id: Uuid,
+    status: Status,
+    error_status: Option<String>,
+) -> Result<JobExecution> {
+    let mut job = job::get_job(w, id)?;
+    if job.status.is_final() {
+        return Err(Error::Finished { id, status: job.status.as_str() });
+    }
+    if status.is_final() {
+        let mut cursor = job::get_cursor(w, id)?;
+        cursor.cancel_requested = true;
+        job::save_cursor(w, id, &cursor)?;
+        job.completed_date = Some(folio::Timestamp::now().to_string());
+    }
+    job.set_status(status);
+    if error_status.is_some() {
+        job.error_status = error_status;
+    }
+    job::save_job(w, &job)?;
+    Ok(job)
 }
 
 /// A job as FOLIO answers it, as JSON.

@@ -59,6 +59,17 @@ pub const MIGRATIONS: store::Component = store::Component {
         );
         ",
         },
+        Migration {
+            version: 3,
+            description: "file extensions",
+            sql: "
+        CREATE TABLE import_file_extensions (
+            id TEXT PRIMARY KEY, version INTEGER NOT NULL, body TEXT NOT NULL,
+            extension TEXT NOT NULL COLLATE NOCASE UNIQUE,
+            import_blocked INTEGER NOT NULL
+        );
+        ",
+        },
     ],
 };
 

@@ -53,6 +53,8 @@ pub fn provision_tenant(
     let n_circulation_records = tenant.write(circ::seed)?;
     // FOLIO's default data-import profiles, under their fixed ids.
     let n_profile_records = tenant.write(profiles::seed)?;
+    // FOLIO's default file extensions of data import.
+    let n_profile_records = n_profile_records + tenant.write(import::seed)?;
     let created_admin = match admin {
         None => false,
         Some(admin) => tenant.write(|w| {

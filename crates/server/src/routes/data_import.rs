@@ -18,7 +18,7 @@ use axum::{
     extract::{Path, State},
     http::StatusCode,
     response::Response,
-    routing::{get, post, put},
+    routing::{delete, get, post, put},
 };
 use futures_util::StreamExt;
 use serde::Deserialize;
@@ -30,10 +30,26 @@ use crate::{
     extract::{Body, Caller, ListParams, blocking},
 };
 
+use super::records::{Plain, Spec, Storage, single_records};
+
+spec!(
+    FILE_EXTENSIONS,
+    "/data-import/fileExtensions",
+    "fileExtensions",
+    "data-import.fileExtensions"
+);
+
 pub(super) fn router() -> Router<AppState> {
     Router::new()
-        .route("/change-manager/jobExecutions", post(init_jobs))
+        .route("/change-manager/jobExecutions", post(init_jobs).delete(delete_jobs))
         .route("/change-manager/jobExecutions/{id}", get(get_job))
+        .route("/change-manager/jobExecutions/{id}/children", get(children))
+        .route("/change-manager/jobExecutions/{id}/status", put(set_status))
+        .route("/data-import/jobExecutions/{id}/cancel", delete(cancel_split))
+        .route("/data-import/splitStatus", get(split_status))
+        .route("/data-import/dataTypes", get(data_types))
+        .route("/data-import/fileExtensions/restore/default", post(restore_extensions))
+        .merge(single_records::<Extensions>(&FILE_EXTENSIONS))
         .route("/change-manager/jobExecutions/{id}/jobProfile", put(set_profile))
         .route("/change-manager/jobExecutions/{id}/records", post(post_records).delete(cancel))
         .route("/metadata-provider/jobExecutions", get(list_jobs))
@@ -385,4 +401,146 @@ async fn process_files(
         state.runtime.run_import(caller.tenant.name(), job);
     }
     Ok(super::no_content())
+}
+
+/// `DELETE /change-manager/jobExecutions` `{"ids": [...]}`: the web client's "Delete
+/// selected logs". Ended jobs go with their logs; a running one stays (`isDeleted` false).
+async fn delete_jobs(caller: Caller, Body(body): Body) -> Result<Response, ApiError> {
+    caller.require("change-manager.jobexecutions.delete")?;
+    #[derive(Deserialize)]
+    struct Ids {
+        ids: Vec<Uuid>,
+    }
+    let Ids { ids } = folio::decode(&body)?;
+    let tenant = caller.tenant.clone();
+    let deleted = blocking(move || Ok(tenant.write(|w| import::delete_jobs(w, &ids))?)).await?;
+    let details: Vec<_> = deleted
+        .into_iter()
+        .map(|(id, done)| json!({"jobExecutionId": id, "isDeleted": done}))
+        .collect();
+    Ok(super::json::value(StatusCode::OK, &json!({"jobExecutionDetails": details})))
+}
+
+/// A job's children: Quire makes one job per file, so a job has none.
+async fn children(caller: Caller, Path(id): Path<String>) -> Result<Response, ApiError> {
+    caller.require("change-manager.jobexecutions.item.get")?;
+    let id = super::authn::parse_uuid(&id)?;
+    let tenant = caller.tenant.clone();
+    blocking(move || Ok(tenant.read(|r| import::get_job(r, id))?)).await?;
+    Ok(super::json::value(StatusCode::OK, &json!({"jobExecutions": [], "totalRecords": 0})))
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct StatusDto {
+    status: String,
+    #[serde(default)]
+    error_status: Option<String>,
+}
+
+async fn set_status(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    Body(body): Body,
+) -> Result<Response, ApiError> {
+    caller.require("change-manager.jobexecutions.item.put")?;
+    let id = super::authn::parse_uuid(&id)?;
+    let dto: StatusDto = folio::decode(&body)?;
+    let status = import::Status::parse(&dto.status).ok_or_else(|| {
+        ApiError::validation("status", Some(&dto.status), format!("Unknown status {}", dto.status))
+    })?;
+    let tenant = caller.tenant.clone();
+    let job =
+        blocking(
+            move || Ok(tenant.write(|w| import::set_status(w, id, status, dto.error_status))?),
+        )
+        .await?;
+    state.runtime.run_import(caller.tenant.name(), id);
+    Ok(super::json::value(StatusCode::OK, &job))
+}
+
+/// mod-data-import's cancel of a split job; Quire splits no file, so it cancels the job.
+async fn cancel_split(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    caller.require("data-import.jobexecution.cancel")?;
+    let id = super::authn::parse_uuid(&id)?;
+    let tenant = caller.tenant.clone();
+    blocking(move || Ok(tenant.write(|w| import::cancel(w, id))?)).await?;
+    state.runtime.run_import(caller.tenant.name(), id);
+    Ok(super::json::value(StatusCode::OK, &json!({"ok": true})))
+}
+
+/// Whether big files are split into parts: Quire streams a file of any size as one job.
+async fn split_status(caller: Caller) -> Result<Response, ApiError> {
+    caller.require("data-import.splitconfig.get")?;
+    Ok(super::json::value(StatusCode::OK, &json!({"splitStatus": false})))
+}
+
+async fn data_types(caller: Caller) -> Result<Response, ApiError> {
+    caller.require("data-import.datatypes.get")?;
+    let body = json!({"dataTypes": import::DATA_TYPES, "totalRecords": import::DATA_TYPES.len()});
+    Ok(super::json::value(StatusCode::OK, &body))
+}
+
+async fn restore_extensions(caller: Caller) -> Result<Response, ApiError> {
+    caller.require("data-import.fileExtensions.default.post")?;
+    let tenant = caller.tenant.clone();
+    let page = store::Page { offset: 0, limit: 1000 };
+    let (bodies, total) = blocking(move || {
+        Ok(tenant.write(|w| {
+            import::restore_file_extensions(w)?;
+            folio::record::list_json::<import::FileExtension>(w, None, page)
+                .map_err(|e| import::Error::Invalid(e.to_string()))
+        })?)
+    })
+    .await?;
+    let extensions: Vec<serde_json::Value> =
+        bodies.iter().filter_map(|b| serde_json::from_str(b).ok()).collect();
+    let body = json!({"fileExtensions": extensions, "totalRecords": total});
+    Ok(super::json::value(StatusCode::OK, &body))
+}
+
+/// File extensions: the shared storage endpoints, each body checked first.
+struct Extensions;
+
+impl Storage for Extensions {
+    type New = import::FileExtension;
+    fn prepare(body: axum::body::Bytes) -> Result<import::FileExtension, ApiError> {
+        let extension = <Plain<import::FileExtension> as Storage>::prepare(body)?;
+        import::check_file_extension(&extension)
+            .map_err(|(field, message)| ApiError::validation(field, None, message))?;
+        Ok(extension)
+    }
+    fn list(
+        reader: &store::Reader<'_>,
+        cql: Option<&str>,
+        page: store::Page,
+    ) -> Result<(Vec<String>, u64), ApiError> {
+        <Plain<import::FileExtension> as Storage>::list(reader, cql, page)
+    }
+    fn get_json(reader: &store::Reader<'_>, id: Uuid) -> Result<String, ApiError> {
+        <Plain<import::FileExtension> as Storage>::get_json(reader, id)
+    }
+    fn create(
+        writer: &mut store::Writer<'_>,
+        new: import::FileExtension,
+        actor: folio::Actor,
+    ) -> Result<(String, String), ApiError> {
+        <Plain<import::FileExtension> as Storage>::create(writer, new, actor)
+    }
+    fn replace(
+        writer: &mut store::Writer<'_>,
+        id: Uuid,
+        new: import::FileExtension,
+        actor: folio::Actor,
+    ) -> Result<(), ApiError> {
+        <Plain<import::FileExtension> as Storage>::replace(writer, id, new, actor)
+    }
+    fn delete(writer: &mut store::Writer<'_>, id: Uuid) -> Result<(), ApiError> {
+        <Plain<import::FileExtension> as Storage>::delete(writer, id)
+    }
 }

@@ -250,3 +250,78 @@ async fn a_job_can_be_cancelled_and_a_profile_quire_cannot_run_ends_it_with_a_re
         StatusCode::NO_CONTENT
     );
 }
+
+/// What FOLIO's web client reads around an upload: the file extensions (FOLIO's
+/// defaults, editable, restorable), data types, the split setting; and its log
+/// housekeeping: a job's children, a status set by a client, deleting logs.
+#[tokio::test]
+async fn the_web_clients_settings_and_log_housekeeping() {
+    let app = TestApp::new();
+    let c = Client::admin(&app, "diku").await;
+    let r = c.get("/data-import/fileExtensions?query=extension%3D%3D%22.mrc%22").await;
+    assert_eq!(r.body["totalRecords"], 1, "{}", r.text);
+    assert_eq!(r.body["fileExtensions"][0]["dataTypes"], json!(["MARC"]));
+    assert_eq!(r.body["fileExtensions"][0]["importBlocked"], false);
+    let r = c.get("/data-import/fileExtensions?query=importBlocked%3D%3Dtrue&limit=100").await;
+    assert_eq!(r.body["totalRecords"], 6, "{}", r.text);
+    let r = c.get("/data-import/fileExtensions?limit=100").await;
+    assert_eq!(r.body["totalRecords"], 13);
+
+    let mine = json!({"extension": ".mrc8", "dataTypes": ["MARC"], "importBlocked": false});
+    let r = c.post("/data-import/fileExtensions", &mine).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    let r = c.post("/data-import/fileExtensions", &mine).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "a taken extension: {}", r.text);
+    let blocked_with_type =
+        json!({"extension": ".bin", "dataTypes": ["MARC"], "importBlocked": true});
+    let r = c.post("/data-import/fileExtensions", &blocked_with_type).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
+    let r = c.post("/data-import/fileExtensions/restore/default", &json!({})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(r.body["totalRecords"], 13, "{}", r.text);
+
+    let r = c.get("/data-import/dataTypes").await;
+    assert_eq!(r.body, json!({"dataTypes": ["MARC", "EDIFACT"], "totalRecords": 2}));
+    let r = c.get("/data-import/splitStatus").await;
+    assert_eq!(r.body, json!({"splitStatus": false}));
+
+    // Two jobs: one ends, one is stopped by a client's status.
+    let job = upload_and_process(&app, &c, "100.mrc", shared("100.mrc")).await;
+    assert_eq!(app.wait_for_job("diku", &job).await["status"], "COMMITTED");
+    let init = json!({"sourceType": "ONLINE", "userId": "00000000-0000-4000-8000-000000000000"});
+    let online = c.post("/change-manager/jobExecutions", &init).await.body["parentJobExecutionId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let r = c.get(&format!("/change-manager/jobExecutions/{job}/children")).await;
+    assert_eq!(r.body, json!({"jobExecutions": [], "totalRecords": 0}));
+    let status = json!({"status": "ERROR", "errorStatus": "FILE_PROCESSING_ERROR"});
+    let r = c.put(&format!("/change-manager/jobExecutions/{online}/status"), &status).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!((&r.body["status"], &r.body["uiStatus"]), (&json!("ERROR"), &json!("ERROR")));
+    let r = c.put(&format!("/change-manager/jobExecutions/{online}/status"), &status).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "an ended job keeps its status");
+
+    let running = c.post("/change-manager/jobExecutions", &init).await.body["parentJobExecutionId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let ids = json!({"ids": [job, running]});
+    let body = Some(ids.to_string().into_bytes());
+    let r = app
+        .send(Method::DELETE, "/change-manager/jobExecutions", Some("diku"), Some(&c.token), body)
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(
+        r.body["jobExecutionDetails"],
+        json!([{"jobExecutionId": job, "isDeleted": true}, {"jobExecutionId": running, "isDeleted": false}])
+    );
+    assert_eq!(
+        c.get(&format!("/change-manager/jobExecutions/{job}")).await.status,
+        StatusCode::NOT_FOUND
+    );
+    let r = c.get(&format!("/metadata-provider/jobLogEntries/{job}")).await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
+    let r = c.get("/instance-storage/instances?limit=0").await;
+    assert_eq!(r.body["totalRecords"], 100, "the records a deleted log names stay");
+}
