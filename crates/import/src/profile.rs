@@ -13,8 +13,9 @@
 //!   conditions"). A branch with nothing in it discards the record, and the log says so.
 //! - **actions**: create an instance (and its SRS record, as the default profile does),
 //!   update the matched instance and its SRS record (an overlay: the SRS record's next
-//!   generation, the instance re-mapped from it keeping its id, HRID and what cataloguers
-//!   set by hand), and create holdings and items from fields of the record by a mapping
+//!   generation, keeping the existing fields the tenant's MARC field protection names
+//!   unless the profile overrides it; the instance re-mapped from it keeping its id,
+//!   HRID and what cataloguers set by hand), and create holdings and items from fields of the record by a mapping
 //!   profile (`949$l` a location, `949$i` a barcode): one holdings record and one item
 //!   per occurrence of the field the mapping reads, an item going to the holdings record
 //!   made from the same occurrence, like holdings made once.
@@ -22,7 +23,7 @@
 //! A profile that asks for anything else is refused when the job starts, naming the
 //! step, so the job ends at once in `ERROR` with that message instead of failing every
 //! record. Not yet: qualifiers, several conditions per match, criteria other than
-//! exact, MARC field protection and MARC modify actions, updates of holdings and items.
+//! exact, MARC modify actions, updates of holdings and items.
 
 use std::collections::BTreeSet;
 
@@ -47,6 +48,8 @@ pub struct Tree {
     pub(crate) tree: JobTree,
     /// The reference records its mapping profiles name.
     pub(crate) choices: Choices,
+    /// The MARC field protection its overlays keep fields by.
+    pub(crate) protections: Vec<profiles::FieldProtection>,
 }
 
 impl Tree {
@@ -65,7 +68,26 @@ impl Tree {
         let mut rules = Vec::new();
         collect_rules(&tree.steps, &mut rules);
         let choices = Choices::read(reader, &rules)?;
-        Ok(Tree { tree, choices })
+        let mut overrides = Vec::new();
+        collect_overrides(&tree.steps, &mut overrides);
+        let protections = profiles::protections(reader, &overrides)?;
+        Ok(Tree { tree, choices, protections })
+    }
+}
+
+/// The field protection settings the tree's mapping profiles override.
+fn collect_overrides(steps: &[Step], out: &mut Vec<profiles::MarcFieldProtectionSetting>) {
+    for step in steps {
+        match step {
+            Step::Match(m) => {
+                collect_overrides(&m.on_match, out);
+                collect_overrides(&m.on_non_match, out);
+            }
+            Step::Action(a) => {
+                out.extend(a.mapping.iter().flat_map(|m| m.field_protection.iter().cloned()));
+                collect_overrides(&a.then, out);
+            }
+        }
     }
 }
 
@@ -426,6 +448,24 @@ impl Walk<'_> {
         instance_id: Uuid,
         mapping: Option<&MappingStep>,
     ) -> Result<(), Failure> {
+        let previous = match srs::get_by(w, instance_id, srs::IdType::Instance) {
+            Ok(record) => Some(record),
+            Err(srs::Error::NotFound { .. }) => None,
+            Err(e) => return Err(e.into()),
+        };
+        // The fields the tenant protects stay: the incoming record with them is what
+        // the SRS record becomes and the instance is mapped from.
+        let mut marc = self.marc.clone();
+        let mut mapped = self.mapped.clone();
+        let existing = previous.as_ref().and_then(|p| p.parsed_record.as_ref()?.content.as_ref());
+        if let Some(existing) = existing {
+            let kept = profiles::keep_protected(&marc, existing, &self.tree.protections);
+            if kept != marc {
+                let (rules, reference) = (&self.setup.rules, &self.setup.reference);
+                mapped = mapping::map_record(&kept, rules, mapping::Target::Instance, reference);
+                marc = kept;
+            }
+        }
         let row = w
             .get(&inventory::INSTANCES, &instance_id.to_string())?
             .ok_or_else(|| Failure::Record(format!("Instance {instance_id} was not found")))?;
@@ -440,7 +480,7 @@ impl Walk<'_> {
                 instance.remove(name);
             }
         }
-        for (name, value) in &self.mapped {
+        for (name, value) in &mapped {
             let empty = value.is_null()
                 || value == &Value::Bool(false)
                 || value.as_array().is_some_and(Vec::is_empty);
@@ -453,7 +493,7 @@ impl Walk<'_> {
         }
         instance.insert("source".into(), Value::String("MARC".into()));
         if let Some(mapping) = mapping {
-            fill::apply(&mapping.rules, "instance", &self.marc, &self.tree.choices, &mut instance)
+            fill::apply(&mapping.rules, "instance", &marc, &self.tree.choices, &mut instance)
                 .map_err(Failure::Record)?;
         }
         let instance: inventory::Instance = serde_json::from_value(Value::Object(instance))
@@ -462,14 +502,8 @@ impl Walk<'_> {
         let saved = inventory::replace_record(w, instance, self.setup.actor, checked)?;
         self.wrote = true;
         let hrid = saved.hrid.clone().unwrap_or_default();
-        let previous = match srs::get_by(w, instance_id, srs::IdType::Instance) {
-            Ok(record) => Some(record),
-            Err(srs::Error::NotFound { .. }) => None,
-            Err(e) => return Err(e.into()),
-        };
         let srs_id = Uuid::new_v4();
         let matched = previous.as_ref().and_then(|p| p.matched_id.or(p.id)).unwrap_or(srs_id);
-        let mut marc = self.marc.clone();
         process::write_back(&mut marc, &hrid, instance_id, matched)?;
         let external = srs::ExternalIdsHolder {
             instance_id: Some(instance_id),

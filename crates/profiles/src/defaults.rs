@@ -111,7 +111,8 @@ const SYSTEM: Actor = Actor { user_id: Some(Uuid::nil()) };
 /// type has taken) is left alone, so a second run writes nothing. A default the tenant
 /// deleted comes back, as FOLIO's seeding brings it back on a module upgrade.
 pub fn seed(writer: &mut Writer<'_>) -> Result<usize> {
-    let mut n_written = seed_profiles::<JobProfile>(writer, JOBS)?;
+    let mut n_written = crate::protection::seed_protection(writer)?;
+    n_written += seed_profiles::<JobProfile>(writer, JOBS)?;
     n_written += seed_profiles::<MatchProfile>(writer, MATCHES)?;
     n_written += seed_profiles::<ActionProfile>(writer, ACTIONS)?;
     n_written += seed_profiles::<MappingProfile>(writer, MAPPINGS)?;

@@ -39,6 +39,7 @@ mod defaults;
 mod error;
 mod expression;
 mod model;
+mod protection;
 mod rules;
 mod snapshot;
 mod storage;
@@ -70,6 +71,9 @@ pub use crate::{
         RepeatableFieldAction, RepeatableSubfield, StaticValueDetails, StaticValueType, Tags,
         UserInfo,
     },
+    protection::{
+        FieldProtection, check_protection, is_system, keep_protected, protections, seed_protection,
+    },
     snapshot::{create_job_snapshot, job_snapshot, job_snapshot_json, snapshot},
     storage::{create, decode, delete, get, get_json, list_json, replace},
     tree::{
@@ -81,11 +85,24 @@ pub use crate::{
 /// The profiles component's schema.
 pub const MIGRATIONS: store::Component = store::Component {
     name: "profiles",
-    migrations: &[Migration {
-        version: 1,
-        description: "data-import profiles, their links, frozen job trees",
-        sql: include_str!("../migrations/0001_profiles.sql"),
-    }],
+    migrations: &[
+        Migration {
+            version: 1,
+            description: "data-import profiles, their links, frozen job trees",
+            sql: include_str!("../migrations/0001_profiles.sql"),
+        },
+        Migration {
+            version: 2,
+            description: "MARC field protection settings",
+            sql: "
+            CREATE TABLE marc_field_protection_settings (
+                id TEXT PRIMARY KEY, version INTEGER NOT NULL, body TEXT NOT NULL,
+                field TEXT NOT NULL,
+                source TEXT NOT NULL
+            );
+            ",
+        },
+    ],
 };
 
 /// The record types FOLIO's `/data-import-profiles/entityTypes` lists.

@@ -385,3 +385,112 @@ async fn a_035_match_finds_records_by_marc_field_and_by_identifier() {
     let r = c.get("/instance-storage/instances?limit=0").await;
     assert_eq!(r.body["totalRecords"], 100, "no instance made twice");
 }
+
+/// MARC field protection: a local 590 the library protects survives an overlay by a
+/// record without it, unless the profile overrides the setting; the system settings
+/// cannot be removed.
+#[tokio::test]
+async fn an_overlay_keeps_the_fields_the_library_protects() {
+    let app = TestApp::new();
+    let c = Client::admin(&app, "diku").await;
+    let records = catalogue(&app, &c).await;
+    let r = c.get("/field-protection-settings/marc?query=source%3D%3DSYSTEM").await;
+    assert_eq!(r.body["totalRecords"], 2, "{}", r.text);
+    let system = r.body["marcFieldProtectionSettings"][0]["id"].as_str().unwrap().to_string();
+    let r = c.delete(&format!("/field-protection-settings/marc/{system}")).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.text);
+    let local =
+        json!({"field": "590", "indicator1": "*", "indicator2": "*", "subfield": "a", "data": "*"});
+    let r = c.post("/field-protection-settings/marc", &local).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    let protection = r.body["id"].as_str().unwrap().to_string();
+    let bad = json!({"field": "59", "subfield": "a", "data": "*"});
+    let r = c.post("/field-protection-settings/marc", &bad).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
+
+    let ids = [
+        json!({"label": "field", "value": "999"}),
+        json!({"label": "indicator1", "value": "f"}),
+        json!({"label": "indicator2", "value": "f"}),
+        json!({"label": "recordSubfield", "value": "i"}),
+    ];
+    let matched =
+        matcher(&c, "By instance id", ["999", "f", "f", "i"], "MARC_BIBLIOGRAPHIC", json!(ids))
+            .await;
+    let update = action(&c, "Overlay keeping local fields", "UPDATE", "INSTANCE", json!([])).await;
+    let job_profile = create(&c, "jobProfiles", json!({
+        "profile": {"name": "Overlay keeping local fields", "dataType": "MARC"},
+        "addedRelations": [
+            {"masterProfileType": "JOB_PROFILE", "detailProfileId": matched, "detailProfileType": "MATCH_PROFILE", "order": 0},
+            {"masterProfileId": matched, "masterProfileType": "MATCH_PROFILE", "detailProfileId": update,
+             "detailProfileType": "ACTION_PROFILE", "order": 0, "reactTo": "MATCH"}]})).await;
+    let with_note = |record: &Value, title: &str, note: bool| {
+        let mut record = record.clone();
+        let fields = record["fields"].as_array_mut().unwrap();
+        for field in fields.iter_mut() {
+            if let Some(t) = field.get_mut("245") {
+                t["subfields"] = json!([{"a": title}]);
+            }
+        }
+        if note {
+            fields.push(json!({"590": {"ind1": " ", "ind2": " ", "subfields": [{"a": "Signed by the author."}]}}));
+        }
+        record.to_string()
+    };
+    let instance_id = subfield(&records[0], "999", "i").unwrap();
+    let srs_path = format!("/source-storage/records/{instance_id}/formatted?idType=INSTANCE");
+    // The local note goes in; then a record without it overlays: the note stays.
+    let (_, ended) =
+        run(&app, &c, &job_profile, "MARC_JSON", vec![with_note(&records[0], "First", true)]).await;
+    assert_eq!(ended["status"], "COMMITTED", "{ended}");
+    let (_, ended) =
+        run(&app, &c, &job_profile, "MARC_JSON", vec![with_note(&records[0], "Second", false)])
+            .await;
+    assert_eq!(ended["status"], "COMMITTED", "{ended}");
+    let source = c.get(&srs_path).await.body;
+    assert_eq!(source["generation"], 2);
+    let marc = &source["parsedRecord"]["content"];
+    assert_eq!(subfield(marc, "590", "a").as_deref(), Some("Signed by the author."), "{marc}");
+    assert_eq!(subfield(marc, "245", "a").as_deref(), Some("Second"));
+    let instance = c.get(&format!("/instance-storage/instances/{instance_id}")).await.body;
+    assert_eq!(instance["title"], "Second");
+    let notes = instance["notes"].as_array().unwrap();
+    assert!(notes.iter().any(|n| n["note"] == "Signed by the author"), "{notes:?}");
+
+    // A profile that overrides the setting lets the overlay drop the note.
+    let overriding = create(
+        &c,
+        "actionProfiles",
+        json!({"profile": {
+        "name": "Overlay dropping local fields", "action": "UPDATE", "folioRecord": "INSTANCE"}}),
+    )
+    .await;
+    create(&c, "mappingProfiles", json!({
+        "profile": {"name": "Overlay dropping local fields", "incomingRecordType": "MARC_BIBLIOGRAPHIC",
+            "existingRecordType": "INSTANCE",
+            "mappingDetails": {"name": "instance", "recordType": "INSTANCE", "mappingFields": []},
+            "marcFieldProtectionSettings": [{"id": protection, "field": "590", "indicator1": "*",
+                "indicator2": "*", "subfield": "a", "data": "*", "source": "USER", "override": true}]},
+        "addedRelations": [{"masterProfileId": overriding, "masterProfileType": "ACTION_PROFILE",
+            "detailProfileType": "MAPPING_PROFILE", "order": 0}]})).await;
+    let matched2 = matcher(
+        &c,
+        "By instance id again",
+        ["999", "f", "f", "i"],
+        "MARC_BIBLIOGRAPHIC",
+        json!(ids),
+    )
+    .await;
+    let job2 = create(&c, "jobProfiles", json!({
+        "profile": {"name": "Overlay dropping local fields", "dataType": "MARC"},
+        "addedRelations": [
+            {"masterProfileType": "JOB_PROFILE", "detailProfileId": matched2, "detailProfileType": "MATCH_PROFILE", "order": 0},
+            {"masterProfileId": matched2, "masterProfileType": "MATCH_PROFILE", "detailProfileId": overriding,
+             "detailProfileType": "ACTION_PROFILE", "order": 0, "reactTo": "MATCH"}]})).await;
+    let (_, ended) =
+        run(&app, &c, &job2, "MARC_JSON", vec![with_note(&records[0], "Third", false)]).await;
+    assert_eq!(ended["status"], "COMMITTED", "{ended}");
+    let marc = c.get(&srs_path).await.body["parsedRecord"]["content"].clone();
+    assert_eq!(subfield(&marc, "590", "a"), None, "{marc}");
+    assert_eq!(subfield(&marc, "245", "a").as_deref(), Some("Third"));
+}
