@@ -205,7 +205,8 @@ mod tests {
             [13, 6, 14, 26]
         );
         let n_written = tenant.write(seed).unwrap();
-        assert_eq!(n_written, n_profiles + 33, "every profile and link");
+        // And the two system field protection settings.
+        assert_eq!(n_written, n_profiles + 33 + 2, "every profile, link and setting");
         assert_eq!(tenant.write(seed).unwrap(), 0, "a second run writes nothing");
         let job = tenant
             .read(|r| crate::get::<JobProfile>(r, DEFAULT_CREATE_INSTANCE_JOB))

@@ -205,7 +205,10 @@ mod tests {
         }
     }
 
-    fn record(fields: &[(&str, char, char, &[(char, &str)])]) -> marc::Record {
+    /// A data field as its tag, indicators and subfields.
+    type Spec<'a> = (&'a str, char, char, &'a [(char, &'a str)]);
+
+    fn record(fields: &[Spec<'_>]) -> marc::Record {
         let mut record = marc::Record::new(marc::Leader::new("00000nam a2200000 a 4500").unwrap());
         for (tag, i1, i2, subfields) in fields {
             let tag = marc::Tag::new(tag).unwrap();
