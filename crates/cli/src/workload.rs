@@ -245,6 +245,17 @@ pub(crate) struct LoadArgs {
     html: Option<PathBuf>,
 }
 
+impl LoadArgs {
+    fn cico(&self) -> load::CicoOptions {
+        load::CicoOptions {
+            posts_only: self.posts_only,
+            pool: self.pool,
+            skip_missing: self.skip_missing,
+            folio_think_time: self.folio_think_time,
+        }
+    }
+}
+
 fn parse_duration(text: &str) -> Result<Duration, String> {
     let text = text.trim();
     let split = text.find(|c: char| !c.is_ascii_digit() && c != '.').unwrap_or(text.len());
@@ -284,12 +295,7 @@ pub(crate) fn load(args: LoadArgs) -> anyhow::Result<()> {
         return cico_under_import(&args, &options);
     }
     if scenario == load::ScenarioName::Cico {
-        let cico = load::CicoOptions {
-            posts_only: args.posts_only,
-            pool: args.pool,
-            skip_missing: args.skip_missing,
-            folio_think_time: args.folio_think_time,
-        };
+        let cico = args.cico();
         let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
         let (measurements, setup) = runtime.block_on(async {
             eprintln!(
@@ -362,12 +368,7 @@ pub(crate) fn load(args: LoadArgs) -> anyhow::Result<()> {
 /// the POSTs' 95th percentiles side by side, and the import's time.
 fn cico_under_import(args: &LoadArgs, options: &load::LoadOptions) -> anyhow::Result<()> {
     let file = args.file.clone().context("the import scenario needs --file FILE (a MARC file)")?;
-    let cico = load::CicoOptions {
-        posts_only: args.posts_only,
-        pool: args.pool,
-        skip_missing: args.skip_missing,
-        folio_think_time: args.folio_think_time,
-    };
+    let cico = args.cico();
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     let (idle, during, job, seconds, cico_seconds) = runtime.block_on(async {
         eprintln!("running cico idle for {:?} with {} users...", options.duration, options.users);

@@ -208,16 +208,22 @@ fn sigkill_during_batch_upserts_loses_no_acknowledged_write() {
     server.kill();
 }
 
-#[test]
-fn demo_generates_data_and_prints_how_to_log_in() {
-    let dir = tempfile::tempdir().unwrap();
-    let data = dir.path().join("demo");
+/// `quire demo` of 300 instances into `data`, not serving.
+fn demo(data: &Path) -> std::process::Output {
     let out = Command::new(QUIRE)
         .args(["demo", "--instances", "300", "--no-serve", "--data-dir", data.to_str().unwrap()])
         .env("QUIRE_LOG", "warn")
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    out
+}
+
+#[test]
+fn demo_generates_data_and_prints_how_to_log_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("demo");
+    let out = demo(&data);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("/authn/login") && text.contains("demo"), "{text}");
     let stderr =
@@ -248,12 +254,7 @@ fn demo_generates_data_and_prints_how_to_log_in() {
 fn the_demos_records_import_again_without_duplicates() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("demo");
-    let out = Command::new(QUIRE)
-        .args(["demo", "--instances", "300", "--no-serve", "--data-dir", data.to_str().unwrap()])
-        .env("QUIRE_LOG", "warn")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    demo(&data);
     let server = Server::start(&data);
     let token = server.login("demo", "admin");
     let get = |path: &str| -> Value {

@@ -34,24 +34,25 @@ fn fixture() -> Fixture {
     Fixture { _dir: dir, tenant, imports }
 }
 
+fn profile(id: Uuid, name: &str) -> ProfileInfo {
+    ProfileInfo { id, name: Some(name.into()), data_type: Some("MARC".into()), hidden: None }
+}
+
 fn default_profile() -> ProfileInfo {
-    ProfileInfo {
-        id: import::DEFAULT_CREATE_INSTANCE,
-        name: Some("Default - Create instance and SRS MARC Bib".into()),
-        data_type: Some("MARC".into()),
-        hidden: None,
-    }
+    profile(import::DEFAULT_CREATE_INSTANCE, "Default - Create instance and SRS MARC Bib")
 }
 
 /// Copies a file into the import directory and makes a job of it.
 fn file_job(f: &Fixture, file: &str, bytes: Option<Vec<u8>>) -> Uuid {
+    file_job_with(f, file, bytes, default_profile())
+}
+
+fn file_job_with(f: &Fixture, file: &str, bytes: Option<Vec<u8>>, profile: ProfileInfo) -> Uuid {
     let bytes = bytes.unwrap_or_else(|| std::fs::read(shared(file)).unwrap());
     std::fs::write(f.imports.join(file), bytes).unwrap();
     let job = f
         .tenant
-        .write(|w| {
-            import::new_file_job(w, Uuid::nil(), RunBy::default(), file, file, default_profile())
-        })
+        .write(|w| import::new_file_job(w, Uuid::nil(), RunBy::default(), file, file, profile))
         .unwrap();
     job.id
 }
@@ -256,20 +257,9 @@ fn a_record_failing_halfway_leaves_nothing_behind() {
 #[test]
 fn a_file_of_authorities_becomes_authorities() {
     let f = fixture();
-    std::fs::write(f.imports.join("2500.mrc"), std::fs::read(shared("2500.mrc")).unwrap()).unwrap();
-    let profile = ProfileInfo {
-        id: import::DEFAULT_CREATE_AUTHORITY,
-        name: Some("Default - Create SRS MARC Authority".into()),
-        data_type: Some("MARC".into()),
-        hidden: None,
-    };
-    let id = f
-        .tenant
-        .write(|w| {
-            import::new_file_job(w, Uuid::nil(), RunBy::default(), "2500.mrc", "2500.mrc", profile)
-        })
-        .unwrap()
-        .id;
+    let authorities =
+        profile(import::DEFAULT_CREATE_AUTHORITY, "Default - Create SRS MARC Authority");
+    let id = file_job_with(&f, "2500.mrc", None, authorities);
     let status = import::run_to_end(&f.tenant, id, &f.imports, |_, _| {}).unwrap();
     assert_eq!(status, Status::Committed);
     assert_eq!(f.tenant.read(|r| r.count(&inventory::AUTHORITIES)).unwrap(), 2500);
@@ -364,20 +354,9 @@ fn a_file_of_mfhds_becomes_holdings_of_their_instances() {
     };
     let mut file = mfhd(&instance_hrid, "PS1305");
     file.extend(mfhd("in99999999", "QA76"));
-    std::fs::write(f.imports.join("mfhd.mrc"), file).unwrap();
-    let profile = ProfileInfo {
-        id: import::DEFAULT_CREATE_HOLDINGS,
-        name: Some("Default - Create Holdings and SRS MARC Holdings".into()),
-        data_type: Some("MARC".into()),
-        hidden: None,
-    };
-    let id = f
-        .tenant
-        .write(|w| {
-            import::new_file_job(w, Uuid::nil(), RunBy::default(), "mfhd.mrc", "mfhd.mrc", profile)
-        })
-        .unwrap()
-        .id;
+    let holdings =
+        profile(import::DEFAULT_CREATE_HOLDINGS, "Default - Create Holdings and SRS MARC Holdings");
+    let id = file_job_with(&f, "mfhd.mrc", Some(file), holdings);
     assert_eq!(import::run_to_end(&f.tenant, id, &f.imports, |_, _| {}).unwrap(), Status::Error);
     assert_eq!(f.tenant.read(|r| r.count(&inventory::HOLDINGS)).unwrap(), 1);
 

@@ -30,7 +30,7 @@ use crate::{
     extract::{Body, Caller, ListParams, blocking},
 };
 
-use super::records::{Plain, Spec, Storage, single_records};
+use super::records::{Checked, Ruled, Spec, single_records};
 
 spec!(
     FILE_EXTENSIONS,
@@ -49,7 +49,7 @@ pub(super) fn router() -> Router<AppState> {
         .route("/data-import/splitStatus", get(split_status))
         .route("/data-import/dataTypes", get(data_types))
         .route("/data-import/fileExtensions/restore/default", post(restore_extensions))
-        .merge(single_records::<Extensions>(&FILE_EXTENSIONS))
+        .merge(single_records::<Checked<import::FileExtension>>(&FILE_EXTENSIONS))
         .route("/change-manager/jobExecutions/{id}/jobProfile", put(set_profile))
         .route("/change-manager/jobExecutions/{id}/records", post(post_records).delete(cancel))
         .route("/metadata-provider/jobExecutions", get(list_jobs))
@@ -176,11 +176,16 @@ async fn cancel(
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
     caller.require("change-manager.records.delete")?;
-    let id = super::authn::parse_uuid(&id)?;
+    cancel_job(&state, &caller, &id).await?;
+    Ok(super::no_content())
+}
+
+async fn cancel_job(state: &AppState, caller: &Caller, id: &str) -> Result<(), ApiError> {
+    let id = super::authn::parse_uuid(id)?;
     let tenant = caller.tenant.clone();
     blocking(move || Ok(tenant.write(|w| import::cancel(w, id))?)).await?;
     state.runtime.run_import(caller.tenant.name(), id);
-    Ok(super::no_content())
+    Ok(())
 }
 
 /// `GET /metadata-provider/jobExecutions` with FOLIO's filters; repeated parameters
@@ -467,10 +472,7 @@ async fn cancel_split(
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
     caller.require("data-import.jobexecution.cancel")?;
-    let id = super::authn::parse_uuid(&id)?;
-    let tenant = caller.tenant.clone();
-    blocking(move || Ok(tenant.write(|w| import::cancel(w, id))?)).await?;
-    state.runtime.run_import(caller.tenant.name(), id);
+    cancel_job(&state, &caller, &id).await?;
     Ok(super::json::value(StatusCode::OK, &json!({"ok": true})))
 }
 
@@ -504,43 +506,9 @@ async fn restore_extensions(caller: Caller) -> Result<Response, ApiError> {
     Ok(super::json::value(StatusCode::OK, &body))
 }
 
-/// File extensions: the shared storage endpoints, each body checked first.
-struct Extensions;
-
-impl Storage for Extensions {
-    type New = import::FileExtension;
-    fn prepare(body: axum::body::Bytes) -> Result<import::FileExtension, ApiError> {
-        let extension = <Plain<import::FileExtension> as Storage>::prepare(body)?;
-        import::check_file_extension(&extension)
-            .map_err(|(field, message)| ApiError::validation(field, None, message))?;
-        Ok(extension)
-    }
-    fn list(
-        reader: &store::Reader<'_>,
-        cql: Option<&str>,
-        page: store::Page,
-    ) -> Result<(Vec<String>, u64), ApiError> {
-        <Plain<import::FileExtension> as Storage>::list(reader, cql, page)
-    }
-    fn get_json(reader: &store::Reader<'_>, id: Uuid) -> Result<String, ApiError> {
-        <Plain<import::FileExtension> as Storage>::get_json(reader, id)
-    }
-    fn create(
-        writer: &mut store::Writer<'_>,
-        new: import::FileExtension,
-        actor: folio::Actor,
-    ) -> Result<(String, String), ApiError> {
-        <Plain<import::FileExtension> as Storage>::create(writer, new, actor)
-    }
-    fn replace(
-        writer: &mut store::Writer<'_>,
-        id: Uuid,
-        new: import::FileExtension,
-        actor: folio::Actor,
-    ) -> Result<(), ApiError> {
-        <Plain<import::FileExtension> as Storage>::replace(writer, id, new, actor)
-    }
-    fn delete(writer: &mut store::Writer<'_>, id: Uuid) -> Result<(), ApiError> {
-        <Plain<import::FileExtension> as Storage>::delete(writer, id)
+impl Ruled for import::FileExtension {
+    fn check(&self) -> Result<(), ApiError> {
+        import::check_file_extension(self)
+            .map_err(|(field, message)| ApiError::validation(field, None, message))
     }
 }

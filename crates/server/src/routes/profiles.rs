@@ -36,7 +36,7 @@ use crate::{
 use super::{
     authn::parse_uuid,
     json,
-    records::{Plain, Spec, Storage, actor, single_records},
+    records::{Checked, Ruled, Spec, actor, single_records},
 };
 
 /// One profile type's paths, collection key and FOLIO permissions.
@@ -101,7 +101,7 @@ pub(super) fn router() -> Router<AppState> {
             post(freeze_job_tree).get(frozen_job_tree),
         )
         .route("/data-import-profiles/entityTypes", get(entity_types))
-        .merge(single_records::<Protections>(&FIELD_PROTECTION))
+        .merge(single_records::<Checked<profiles::FieldProtection>>(&FIELD_PROTECTION))
 }
 
 spec!(
@@ -111,58 +111,15 @@ spec!(
     "converter-storage.field-protection-settings"
 );
 
-/// MARC field protection settings: the shared storage endpoints, with FOLIO's rules for
-/// them (each body checked; the system settings stay as they are).
-struct Protections;
-
-impl Protections {
-    fn refuse_system(writer: &store::Writer<'_>, id: Uuid) -> Result<(), ApiError> {
-        if profiles::is_system(writer, id)? {
-            return Err(ApiError::bad_request(
-                "A system MARC field protection setting cannot be changed or removed",
-            ));
-        }
-        Ok(())
+/// MARC field protection settings: each body checked; the system settings locked.
+impl Ruled for profiles::FieldProtection {
+    fn check(&self) -> Result<(), ApiError> {
+        profiles::check_protection(self)
+            .map_err(|(field, message)| ApiError::validation(field, None, message))
     }
-}
-
-impl Storage for Protections {
-    type New = profiles::FieldProtection;
-    fn prepare(body: axum::body::Bytes) -> Result<profiles::FieldProtection, ApiError> {
-        let setting = <Plain<profiles::FieldProtection> as Storage>::prepare(body)?;
-        profiles::check_protection(&setting)
-            .map_err(|(field, message)| ApiError::validation(field, None, message))?;
-        Ok(setting)
-    }
-    fn list(
-        reader: &store::Reader<'_>,
-        cql: Option<&str>,
-        page: store::Page,
-    ) -> Result<(Vec<String>, u64), ApiError> {
-        <Plain<profiles::FieldProtection> as Storage>::list(reader, cql, page)
-    }
-    fn get_json(reader: &store::Reader<'_>, id: Uuid) -> Result<String, ApiError> {
-        <Plain<profiles::FieldProtection> as Storage>::get_json(reader, id)
-    }
-    fn create(
-        writer: &mut store::Writer<'_>,
-        new: profiles::FieldProtection,
-        actor: folio::Actor,
-    ) -> Result<(String, String), ApiError> {
-        <Plain<profiles::FieldProtection> as Storage>::create(writer, new, actor)
-    }
-    fn replace(
-        writer: &mut store::Writer<'_>,
-        id: Uuid,
-        new: profiles::FieldProtection,
-        actor: folio::Actor,
-    ) -> Result<(), ApiError> {
-        Self::refuse_system(writer, id)?;
-        <Plain<profiles::FieldProtection> as Storage>::replace(writer, id, new, actor)
-    }
-    fn delete(writer: &mut store::Writer<'_>, id: Uuid) -> Result<(), ApiError> {
-        Self::refuse_system(writer, id)?;
-        <Plain<profiles::FieldProtection> as Storage>::delete(writer, id)
+    fn locked(reader: &store::Reader<'_>, id: Uuid) -> Result<Option<&'static str>, ApiError> {
+        Ok(profiles::is_system(reader, id)?
+            .then_some("A system MARC field protection setting cannot be changed or removed"))
     }
 }
 

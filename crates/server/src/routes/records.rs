@@ -193,6 +193,67 @@ impl<R: folio::Record + Send + 'static> Storage for Plain<R> {
     }
 }
 
+/// A bare declaration with rules of its own: each body checked before the write, and
+/// some stored records locked against change (FOLIO's system settings).
+pub(super) trait Ruled: folio::Record + Send + 'static {
+    fn check(&self) -> Result<(), ApiError>;
+    /// Why the stored record may not be changed or removed, if it may not.
+    fn locked(_reader: &store::Reader<'_>, _id: Uuid) -> Result<Option<&'static str>, ApiError> {
+        Ok(None)
+    }
+}
+
+/// The storage verbs of a [`Ruled`] type: [`Plain`]'s, after its rules.
+pub(super) struct Checked<R>(PhantomData<fn() -> R>);
+
+impl<R: Ruled> Checked<R> {
+    fn unlocked(reader: &store::Reader<'_>, id: Uuid) -> Result<(), ApiError> {
+        match R::locked(reader, id)? {
+            Some(why) => Err(ApiError::bad_request(why)),
+            None => Ok(()),
+        }
+    }
+}
+
+impl<R: Ruled> Storage for Checked<R> {
+    type New = R;
+    fn prepare(body: axum::body::Bytes) -> Result<R, ApiError> {
+        let record = Plain::<R>::prepare(body)?;
+        record.check()?;
+        Ok(record)
+    }
+    fn list(
+        reader: &store::Reader<'_>,
+        cql: Option<&str>,
+        page: store::Page,
+    ) -> Result<(Vec<String>, u64), ApiError> {
+        Plain::<R>::list(reader, cql, page)
+    }
+    fn get_json(reader: &store::Reader<'_>, id: Uuid) -> Result<String, ApiError> {
+        Plain::<R>::get_json(reader, id)
+    }
+    fn create(
+        writer: &mut store::Writer<'_>,
+        record: R,
+        actor: folio::Actor,
+    ) -> Result<(String, String), ApiError> {
+        Plain::<R>::create(writer, record, actor)
+    }
+    fn replace(
+        writer: &mut store::Writer<'_>,
+        id: Uuid,
+        record: R,
+        actor: folio::Actor,
+    ) -> Result<(), ApiError> {
+        Self::unlocked(writer, id)?;
+        Plain::<R>::replace(writer, id, record, actor)
+    }
+    fn delete(writer: &mut store::Writer<'_>, id: Uuid) -> Result<(), ApiError> {
+        Self::unlocked(writer, id)?;
+        Plain::<R>::delete(writer, id)
+    }
+}
+
 /// A unique column's violation named with the value the record has there.
 fn taken<R: folio::Record>(e: folio::record::Error, columns: &[store::ColumnValue]) -> ApiError {
     if let folio::record::Error::Store(store::Error::Unique { column, table }) = &e {

@@ -41,6 +41,12 @@ async fn action(c: &Client<'_>, name: &str, action: &str, record: &str, fields: 
     id
 }
 
+/// A MARC field selector as a match expression's fields: tag, indicators, subfield.
+fn marc_operand([tag, ind1, ind2, subfield]: [&str; 4]) -> Value {
+    json!([{"label": "field", "value": tag}, {"label": "indicator1", "value": ind1},
+        {"label": "indicator2", "value": ind2}, {"label": "recordSubfield", "value": subfield}])
+}
+
 /// A match of the incoming `field` (`tag`, indicators, subfield) against `existing`.
 async fn matcher(
     c: &Client<'_>,
@@ -49,17 +55,36 @@ async fn matcher(
     existing_type: &str,
     existing: Value,
 ) -> String {
-    let [tag, ind1, ind2, subfield] = incoming;
     create(c, "matchProfiles", json!({"profile": {
         "name": name, "incomingRecordType": "MARC_BIBLIOGRAPHIC", "existingRecordType": existing_type,
         "matchDetails": [{
             "incomingRecordType": "MARC_BIBLIOGRAPHIC", "existingRecordType": existing_type,
-            "incomingMatchExpression": {"dataValueType": "VALUE_FROM_RECORD", "fields": [
-                {"label": "field", "value": tag}, {"label": "indicator1", "value": ind1},
-                {"label": "indicator2", "value": ind2}, {"label": "recordSubfield", "value": subfield}]},
+            "incomingMatchExpression": {"dataValueType": "VALUE_FROM_RECORD",
+                "fields": marc_operand(incoming)},
             "matchCriterion": "EXACTLY_MATCHES",
             "existingMatchExpression": {"dataValueType": "VALUE_FROM_RECORD", "fields": existing}}]}}))
     .await
+}
+
+/// A job profile of one match and the actions on each of its branches, in order.
+async fn job(
+    c: &Client<'_>,
+    name: &str,
+    matched: &str,
+    on_match: &[&str],
+    on_non_match: &[&str],
+) -> String {
+    let mut links = vec![json!({"masterProfileType": "JOB_PROFILE", "detailProfileId": matched,
+        "detailProfileType": "MATCH_PROFILE", "order": 0})];
+    for (react, actions) in [("MATCH", on_match), ("NON_MATCH", on_non_match)] {
+        for (order, action) in actions.iter().enumerate() {
+            links.push(json!({"masterProfileId": matched, "masterProfileType": "MATCH_PROFILE",
+                "detailProfileId": action, "detailProfileType": "ACTION_PROFILE", "order": order,
+                "reactTo": react}));
+        }
+    }
+    let body = json!({"profile": {"name": name, "dataType": "MARC"}, "addedRelations": links});
+    create(c, "jobProfiles", body).await
 }
 
 /// A job of `records` (MARC-in-JSON) posted in one chunk under `profile`; the job as it
@@ -119,23 +144,13 @@ async fn a_match_and_update_profile_overlays_records_without_duplicating_them() 
     let c = Client::admin(&app, "diku").await;
     let records = catalogue(&app, &c).await;
 
-    let ids = [
-        json!({"label": "field", "value": "999"}),
-        json!({"label": "indicator1", "value": "f"}),
-        json!({"label": "indicator2", "value": "f"}),
-        json!({"label": "recordSubfield", "value": "i"}),
-    ];
+    let ids = marc_operand(["999", "f", "f", "i"]);
     let matched =
-        matcher(&c, "999 ff $i", ["999", "f", "f", "i"], "MARC_BIBLIOGRAPHIC", json!(ids)).await;
+        matcher(&c, "999 ff $i", ["999", "f", "f", "i"], "MARC_BIBLIOGRAPHIC", ids.clone()).await;
     let update = action(&c, "Overlay", "UPDATE", "INSTANCE", json!([
         {"name": "statusId", "enabled": "true", "path": "instance.statusId", "value": "\"Cataloged\"",
          "acceptedValues": {CATALOGED: "Cataloged"}}])).await;
-    let job_profile = create(&c, "jobProfiles", json!({
-        "profile": {"name": "Overlay by 999 ff $i", "dataType": "MARC"},
-        "addedRelations": [
-            {"masterProfileType": "JOB_PROFILE", "detailProfileId": matched, "detailProfileType": "MATCH_PROFILE", "order": 0},
-            {"masterProfileId": matched, "masterProfileType": "MATCH_PROFILE", "detailProfileId": update,
-             "detailProfileType": "ACTION_PROFILE", "order": 0, "reactTo": "MATCH"}]})).await;
+    let job_profile = job(&c, "Overlay by 999 ff $i", &matched, &[&update], &[]).await;
 
     // The catalogue's own records back, the first with a new title, and one naming an
     // instance that does not exist.
@@ -219,18 +234,9 @@ async fn a_vendor_load_makes_holdings_and_items_from_949_fields() {
     let new_holdings =
         action(&c, "Vendor holdings (new)", "CREATE", "HOLDINGS", holdings_fields).await;
     let new_items = action(&c, "Vendor items (new)", "CREATE", "ITEM", item_fields).await;
-    let link = |master: &str, detail: &str, order: u32, react: &str| {
-        json!({
-        "masterProfileId": master, "masterProfileType": "MATCH_PROFILE", "detailProfileId": detail,
-        "detailProfileType": "ACTION_PROFILE", "order": order, "reactTo": react})
-    };
-    let job_profile = create(&c, "jobProfiles", json!({
-        "profile": {"name": "Vendor load", "dataType": "MARC"},
-        "addedRelations": [
-            {"masterProfileType": "JOB_PROFILE", "detailProfileId": matched, "detailProfileType": "MATCH_PROFILE", "order": 0},
-            link(&matched, &holdings, 0, "MATCH"), link(&matched, &items, 1, "MATCH"),
-            link(&matched, &new_instance, 0, "NON_MATCH"), link(&matched, &new_holdings, 1, "NON_MATCH"),
-            link(&matched, &new_items, 2, "NON_MATCH")]})).await;
+    let on_match = [holdings.as_str(), &items];
+    let on_non_match = [new_instance.as_str(), &new_holdings, &new_items];
+    let job_profile = job(&c, "Vendor load", &matched, &on_match, &on_non_match).await;
 
     let with_949 = |record: &Value, copies: &[(&str, &str, &str)]| {
         let mut record = record.clone();
@@ -307,12 +313,7 @@ async fn a_profile_quire_cannot_run_ends_the_job_naming_the_step() {
     let hrid = [json!({"label": "field", "value": "instance.hrid"})];
     let matched = matcher(&c, "HRID", ["001", "", "", ""], "INSTANCE", json!(hrid)).await;
     let update = action(&c, "Update holdings", "UPDATE", "HOLDINGS", json!([])).await;
-    let job_profile = create(&c, "jobProfiles", json!({
-        "profile": {"name": "Holdings by HRID", "dataType": "MARC"},
-        "addedRelations": [
-            {"masterProfileType": "JOB_PROFILE", "detailProfileId": matched, "detailProfileType": "MATCH_PROFILE", "order": 0},
-            {"masterProfileId": matched, "masterProfileType": "MATCH_PROFILE", "detailProfileId": update,
-             "detailProfileType": "ACTION_PROFILE", "order": 0, "reactTo": "MATCH"}]})).await;
+    let job_profile = job(&c, "Holdings by HRID", &matched, &[&update], &[]).await;
     let bytes = shared("100.mrc");
     let raw = vec![
         String::from_utf8_lossy(bytes.split_inclusive(|b| *b == 0x1D).next().unwrap()).into_owned(),
@@ -352,25 +353,15 @@ async fn a_035_match_finds_records_by_marc_field_and_by_identifier() {
         })
         .collect();
     let with_035 = 10;
-    let field = [
-        json!({"label": "field", "value": "035"}),
-        json!({"label": "indicator1", "value": ""}),
-        json!({"label": "indicator2", "value": ""}),
-        json!({"label": "recordSubfield", "value": "a"}),
-    ];
+    let field = marc_operand(["035", "", "", "a"]);
     let identifiers = [json!({"label": "field", "value": "instance.identifiers[].value"})];
     for (name, existing_type, existing) in [
-        ("035 to MARC 035", "MARC_BIBLIOGRAPHIC", json!(field)),
+        ("035 to MARC 035", "MARC_BIBLIOGRAPHIC", field.clone()),
         ("035 to identifiers", "INSTANCE", json!(identifiers)),
     ] {
         let matched = matcher(&c, name, ["035", "", "", "a"], existing_type, existing).await;
         let update = action(&c, &format!("{name} update"), "UPDATE", "INSTANCE", json!([])).await;
-        let job_profile = create(&c, "jobProfiles", json!({
-            "profile": {"name": name, "dataType": "MARC"},
-            "addedRelations": [
-                {"masterProfileType": "JOB_PROFILE", "detailProfileId": matched, "detailProfileType": "MATCH_PROFILE", "order": 0},
-                {"masterProfileId": matched, "masterProfileType": "MATCH_PROFILE", "detailProfileId": update,
-                 "detailProfileType": "ACTION_PROFILE", "order": 0, "reactTo": "MATCH"}]})).await;
+        let job_profile = job(&c, name, &matched, &[&update], &[]).await;
         let (job, ended) = run(&app, &c, &job_profile, "MARC_JSON", raw.clone()).await;
         let errors =
             c.get(&format!("/metadata-provider/jobLogEntries/{job}?errorsOnly=true")).await;
@@ -408,22 +399,12 @@ async fn an_overlay_keeps_the_fields_the_library_protects() {
     let r = c.post("/field-protection-settings/marc", &bad).await;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
 
-    let ids = [
-        json!({"label": "field", "value": "999"}),
-        json!({"label": "indicator1", "value": "f"}),
-        json!({"label": "indicator2", "value": "f"}),
-        json!({"label": "recordSubfield", "value": "i"}),
-    ];
+    let ids = marc_operand(["999", "f", "f", "i"]);
     let matched =
-        matcher(&c, "By instance id", ["999", "f", "f", "i"], "MARC_BIBLIOGRAPHIC", json!(ids))
+        matcher(&c, "By instance id", ["999", "f", "f", "i"], "MARC_BIBLIOGRAPHIC", ids.clone())
             .await;
     let update = action(&c, "Overlay keeping local fields", "UPDATE", "INSTANCE", json!([])).await;
-    let job_profile = create(&c, "jobProfiles", json!({
-        "profile": {"name": "Overlay keeping local fields", "dataType": "MARC"},
-        "addedRelations": [
-            {"masterProfileType": "JOB_PROFILE", "detailProfileId": matched, "detailProfileType": "MATCH_PROFILE", "order": 0},
-            {"masterProfileId": matched, "masterProfileType": "MATCH_PROFILE", "detailProfileId": update,
-             "detailProfileType": "ACTION_PROFILE", "order": 0, "reactTo": "MATCH"}]})).await;
+    let job_profile = job(&c, "Overlay keeping local fields", &matched, &[&update], &[]).await;
     let with_note = |record: &Value, title: &str, note: bool| {
         let mut record = record.clone();
         let fields = record["fields"].as_array_mut().unwrap();
@@ -478,15 +459,10 @@ async fn an_overlay_keeps_the_fields_the_library_protects() {
         "By instance id again",
         ["999", "f", "f", "i"],
         "MARC_BIBLIOGRAPHIC",
-        json!(ids),
+        ids.clone(),
     )
     .await;
-    let job2 = create(&c, "jobProfiles", json!({
-        "profile": {"name": "Overlay dropping local fields", "dataType": "MARC"},
-        "addedRelations": [
-            {"masterProfileType": "JOB_PROFILE", "detailProfileId": matched2, "detailProfileType": "MATCH_PROFILE", "order": 0},
-            {"masterProfileId": matched2, "masterProfileType": "MATCH_PROFILE", "detailProfileId": overriding,
-             "detailProfileType": "ACTION_PROFILE", "order": 0, "reactTo": "MATCH"}]})).await;
+    let job2 = job(&c, "Overlay dropping local fields", &matched2, &[&overriding], &[]).await;
     let (_, ended) =
         run(&app, &c, &job2, "MARC_JSON", vec![with_note(&records[0], "Third", false)]).await;
     assert_eq!(ended["status"], "COMMITTED", "{ended}");
