@@ -23,7 +23,7 @@ work=$(mktemp -d)
 server=
 trap '[ -n "$server" ] && kill $server 2>/dev/null; rm -rf "$work"' EXIT
 mkdir -p "$out"
-export QUIRE_LOG=warn
+export QUIRE_LOG=${QUIRE_LOG:-warn}
 python3 - "$lc" "$records" "$work/records.mrc" <<'PY'
 import sys
 data = open(sys.argv[1], 'rb').read()

@@ -212,6 +212,12 @@ pub struct Cursor {
     pub next_chunk: u64,
     pub chunks_received: u64,
     pub last_chunk_received: bool,
+    /// For posted chunks: how many records of chunk `next_chunk` are done (a write
+    /// ends early when a check-out waits for it), and the order of its first record.
+    #[serde(default)]
+    pub done_in_chunk: u64,
+    #[serde(default)]
+    pub chunk_first_order: u64,
     pub succeeded: u64,
     pub failed: u64,
     /// A cancel was asked for; the runner stops at the next chunk boundary.
@@ -235,6 +241,8 @@ impl Cursor {
             next_chunk: 0,
             chunks_received: 0,
             last_chunk_received: false,
+            done_in_chunk: 0,
+            chunk_first_order: 0,
             succeeded: 0,
             failed: 0,
             cancel_requested: false,

@@ -46,7 +46,7 @@ pub use crate::run::{
     CHUNK, DEFAULT_CREATE_AUTHORITY, DEFAULT_CREATE_HOLDINGS, DEFAULT_CREATE_INSTANCE, Step,
     finish, open, plan, run_to_end, setup, start, step,
 };
-pub use crate::source::{Format, RawRecords};
+pub use crate::source::{Format, RawRecord, RawRecords, RecordsMetadata};
 pub use crate::storage::MIGRATIONS;
 pub use crate::upload::{
     FileDefinition, NewFile, NewUpload, UploadDefinition, create_upload, delete_upload, file_path,

@@ -80,6 +80,8 @@ pub struct Setup {
     /// For profiles that match on indexed values; the caller that holds the indexes
     /// sets it ([`Setup::with_candidates`]).
     pub candidates: Option<std::sync::Arc<dyn Candidates>>,
+    /// Records read and mapped ahead of the job's cursor.
+    pub(crate) ahead: std::sync::Mutex<crate::run::Ahead>,
 }
 
 impl Setup {

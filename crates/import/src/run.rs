@@ -1,9 +1,10 @@
-//! Running a job: a chunk at a time, each chunk's records and the job's cursor and
+//! Running a job: a chunk at a time, the records written and the job's cursor and
 //! progress in one transaction, so a job survives a crash or a restart: it goes on after
-//! the last chunk that committed, and no record is imported twice or lost. A job always
-//! ends: `COMMITTED` when every record went in, `ERROR` with its counts when some did not,
-//! or when its source could not be read, `CANCELLED` at the chunk boundary after a
-//! cancel.
+//! the last record that committed, and no record is imported twice or lost. A write
+//! gives way to the desk after any record (`Tenant::write_background`); the rest of its
+//! chunk goes first in the next. A job always ends: `COMMITTED` when every record went
+//! in, `ERROR` with its counts when some did not, or when its source could not be read,
+//! `CANCELLED` at the next write after a cancel.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -30,8 +31,9 @@ pub const DEFAULT_CREATE_HOLDINGS: Uuid = Uuid::from_u128(0x80898dee_449f_44dd_9
 /// FOLIO's "Default - Create SRS MARC Authority" job profile.
 pub const DEFAULT_CREATE_AUTHORITY: Uuid = Uuid::from_u128(0x6eefa4c6_bbf7_4845_ad82_de7fc5abd0e3);
 
-/// Records per transaction. Small enough that a chunk holds the write lock for tens of
-/// milliseconds, so a check-out waits no longer than that behind an import.
+/// Records read, mapped and written together at most: large enough that a write's
+/// pages are shared by many records, and a write that lets a check-out go first ends
+/// early anyway.
 pub const CHUNK: usize = 100;
 
 /// What the job does, from its profile: one of FOLIO's default create profiles, or a
@@ -113,6 +115,7 @@ pub fn setup(tenant: &Tenant, job: &JobExecution) -> Result<Setup> {
             source_files,
             actor: Actor { user_id: Some(job.user_id) },
             candidates: None,
+            ahead: Default::default(),
         })
     })
 }
@@ -131,7 +134,8 @@ pub enum Step {
     Done(Status),
 }
 
-/// Does the next chunk of a job. `import_dir` is where the job's file is.
+/// Does the next chunk of a job, or what of it is left. `import_dir` is where the job's
+/// file is.
 pub fn step(tenant: &Tenant, setup: &Setup, import_dir: &Path) -> Result<Step> {
     let id = setup.job;
     let (job, cursor) =
@@ -142,29 +146,208 @@ pub fn step(tenant: &Tenant, setup: &Setup, import_dir: &Path) -> Result<Step> {
     if cursor.cancel_requested {
         return finish(tenant, id, Status::Cancelled).map(Step::Done);
     }
-    // Read and map outside the write lock.
-    let (batch, next) = match &cursor.source {
-        Source::None => return Ok(Step::Waiting),
-        Source::File { path } => {
-            let path = import_dir.join(path);
-            let mut reader = match FileReader::open(&path, cursor.next_order, cursor.offset) {
-                Ok(reader) => reader,
-                Err(e) => return fail(tenant, id, format!("The file cannot be read: {e}")),
-            };
-            match reader.next_batch(CHUNK) {
-                Ok(batch) => {
-                    let next = Next::File { offset: reader.offset() };
-                    (batch, next)
+    let mut guard = setup.ahead.lock().unwrap_or_else(|e| e.into_inner());
+    let ahead = &mut *guard;
+    if ahead.from != Some(cursor.next_order) {
+        // First step, or another runner moved the cursor: read from where it stands.
+        *ahead = Ahead::default();
+    }
+    if ahead.records.is_empty() {
+        if let Some(step) = read_ahead(tenant, setup, &cursor, ahead, import_dir)? {
+            return Ok(step);
+        }
+        ahead.from = Some(cursor.next_order);
+    }
+    // Matches on indexed values see every record committed before this write.
+    if setup.uses_candidates()
+        && let Some(candidates) = &setup.candidates
+    {
+        candidates.catch_up().map_err(Error::Indexes)?;
+    }
+    // A file's next records are read and mapped while these are written.
+    let read_next = if ahead.end.is_none() && ahead.records.len() <= CHUNK {
+        ahead.reader.take()
+    } else {
+        None
+    };
+    let (wrote, next) = std::thread::scope(|scope| {
+        let reading = read_next.map(|reader| scope.spawn(|| read_file(setup, reader)));
+        let wrote = write(tenant, setup, &cursor, &ahead.records);
+        (wrote, reading.map(|reading| reading.join()))
+    });
+    if let Some(next) = next {
+        let (reader, next) = next.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        ahead.reader = Some(reader);
+        match next {
+            Ok(next) if next.is_empty() => ahead.end = Some(End::Read),
+            Ok(next) => ahead.records.extend(next),
+            Err(message) => ahead.end = Some(End::Failed(message)),
+        }
+    }
+    match wrote? {
+        Some((done, next_order)) => {
+            ahead.records.drain(..done);
+            ahead.from = Some(next_order);
+        }
+        None => {
+            tracing::debug!(job = %id, "records done by another runner");
+            *ahead = Ahead::default();
+        }
+    }
+    Ok(Step::More)
+}
+
+/// Writes up to [`CHUNK`] of `records` in the background, with the job's cursor and
+/// progress: how many it wrote and the cursor's next order then, or `None` when another
+/// runner had moved the cursor from `cursor`.
+fn write(
+    tenant: &Tenant,
+    setup: &Setup,
+    cursor: &Cursor,
+    records: &std::collections::VecDeque<(Prepared, After)>,
+) -> Result<Option<(usize, u64)>> {
+    let id = setup.job;
+    let read_at = (cursor.next_order, cursor.offset, cursor.next_chunk, cursor.done_in_chunk);
+    let mut careful = false;
+    loop {
+        // In the background: a check-out queued behind it ends the write after the record
+        // being written, and the rest waits for the next step.
+        let outcome = tenant.write_background(|w| {
+            // Another runner did these records while they were read: do nothing twice.
+            let stored = job::get_cursor(w, id)?;
+            if (stored.next_order, stored.offset, stored.next_chunk, stored.done_in_chunk)
+                != read_at
+            {
+                return Ok::<_, Error>(None);
+            }
+            let mut cursor = cursor.clone();
+            let mut checked = inventory::Checked::default();
+            let mut done = 0;
+            for (record, after) in records.iter().take(CHUNK) {
+                if done > 0 && w.others_waiting() {
+                    break;
                 }
-                Err(e) => return fail(tenant, id, format!("The file cannot be read: {e}")),
+                match process::write(w, setup, &mut checked, record.clone(), careful)? {
+                    process::Written::Imported => cursor.succeeded += 1,
+                    process::Written::Failed => cursor.failed += 1,
+                    // Undo the write (the transaction fails) and do it again carefully.
+                    process::Written::Redo => return Err(Error::Redo),
+                }
+                done += 1;
+                cursor.next_order = cursor.next_order.max(record.order() + 1);
+                after.apply(w, &mut cursor)?;
+            }
+            // A cancel that came while these were read stays asked for.
+            cursor.cancel_requested |= stored.cancel_requested;
+            job::save_cursor(w, id, &cursor)?;
+            let mut job = job::get_job(w, id)?;
+            job.progress.current = cursor.succeeded + cursor.failed;
+            job::save_job(w, &job)?;
+            Ok::<_, Error>(Some((done, cursor.next_order)))
+        });
+        match outcome {
+            Err(Error::Redo) if !careful => careful = true,
+            outcome => return outcome,
+        }
+    }
+}
+
+/// A job's records read and mapped ahead of its cursor, and the file reader that stands
+/// after them. Kept between steps: a file is read once (a MARCXML reader cannot seek),
+/// its next records are mapped while the last are written, and records a write left
+/// undone go first in the next.
+#[derive(Default)]
+pub(crate) struct Ahead {
+    /// The cursor's `next_order` the records follow from; for any other, they are
+    /// dropped and read again.
+    from: Option<u64>,
+    records: std::collections::VecDeque<(Prepared, After)>,
+    reader: Option<FileReader>,
+    /// The reader is done: the file ended, or could not be read further.
+    end: Option<End>,
+}
+
+enum End {
+    Read,
+    Failed(String),
+}
+
+/// Where the cursor stands once a record is done.
+enum After {
+    File { offset: u64 },
+    Chunk { key: String, index: u64, last: bool, first_order: u64 },
+}
+
+impl After {
+    fn apply(&self, w: &mut store::Writer<'_>, cursor: &mut Cursor) -> Result<()> {
+        match self {
+            After::File { offset } => cursor.offset = *offset,
+            After::Chunk { key, last: true, .. } => {
+                w.delete(&CHUNKS, key)?;
+                cursor.next_chunk += 1;
+                cursor.done_in_chunk = 0;
+            }
+            After::Chunk { index, first_order, .. } => {
+                cursor.done_in_chunk = index + 1;
+                cursor.chunk_first_order = *first_order;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Reads the records from the cursor on and maps them into `ahead`; or the step to
+/// report when there are none to write now.
+fn read_ahead(
+    tenant: &Tenant,
+    setup: &Setup,
+    cursor: &Cursor,
+    ahead: &mut Ahead,
+    import_dir: &Path,
+) -> Result<Option<Step>> {
+    let id = setup.job;
+    match &cursor.source {
+        Source::None => Ok(Some(Step::Waiting)),
+        Source::File { path } => {
+            match ahead.end.take() {
+                Some(End::Read) => return Ok(Some(Step::Ended(final_status(cursor)))),
+                Some(End::Failed(message)) => return fail(tenant, id, message).map(Some),
+                None => {}
+            }
+            let kept = ahead.reader.take().filter(|r| r.order() == cursor.next_order);
+            let reader = match kept {
+                Some(reader) => reader,
+                None => {
+                    match FileReader::open(&import_dir.join(path), cursor.next_order, cursor.offset)
+                    {
+                        Ok(reader) => reader,
+                        Err(e) => {
+                            return fail(tenant, id, format!("The file cannot be read: {e}"))
+                                .map(Some);
+                        }
+                    }
+                }
+            };
+            let (reader, records) = std::thread::scope(|scope| {
+                let reading = scope.spawn(|| read_file(setup, reader));
+                reading.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            });
+            ahead.reader = Some(reader);
+            match records {
+                Ok(records) if records.is_empty() => Ok(Some(Step::Ended(final_status(cursor)))),
+                Ok(records) => {
+                    ahead.records = records.into();
+                    Ok(None)
+                }
+                Err(message) => fail(tenant, id, message).map(Some),
             }
         }
         Source::Chunks => {
             if cursor.next_chunk >= cursor.chunks_received {
                 if cursor.last_chunk_received {
-                    return Ok(Step::Ended(final_status(&cursor)));
+                    return Ok(Some(Step::Ended(final_status(cursor))));
                 }
-                return Ok(Step::Waiting);
+                return Ok(Some(Step::Waiting));
             }
             let key = chunk_key(id, cursor.next_chunk);
             let row = tenant.read(|r| r.get(&CHUNKS, &key))?;
@@ -172,72 +355,82 @@ pub fn step(tenant: &Tenant, setup: &Setup, import_dir: &Path) -> Result<Step> {
                 Some(row) => job::decode(&row.body)?,
                 None => return Err(Error::Corrupt(format!("chunk {key} is missing"))),
             };
-            let batch = source::chunk_records(&chunk, cursor.next_order);
-            (batch, Next::Chunk { key })
+            let first_order =
+                if cursor.done_in_chunk > 0 { cursor.chunk_first_order } else { cursor.next_order };
+            let records = source::chunk_records(&chunk, first_order);
+            let n = records.len() as u64;
+            let batch: Vec<_> = (0..)
+                .zip(records)
+                .skip(cursor.done_in_chunk as usize)
+                .map(|(index, (order, read))| {
+                    let after =
+                        After::Chunk { key: key.clone(), index, last: index + 1 == n, first_order };
+                    (order, read, after)
+                })
+                .collect();
+            if batch.is_empty() {
+                // A chunk with no records (a client's closing one): past it.
+                skip_chunk(tenant, id, cursor, &key)?;
+                return Ok(Some(Step::More));
+            }
+            ahead.records = std::thread::scope(|scope| {
+                let mapping = scope.spawn(|| {
+                    store::nice_current_thread();
+                    prepare(setup, batch)
+                });
+                mapping.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .into();
+            Ok(None)
         }
-    };
-    if batch.is_empty() {
-        return Ok(Step::Ended(final_status(&cursor)));
     }
-    let prepared: Vec<Prepared> =
-        batch.into_iter().map(|(order, read)| process::prepare(setup, order, read)).collect();
-    // Matches on indexed values see every record committed before this chunk.
-    if setup.uses_candidates()
-        && let Some(candidates) = &setup.candidates
-    {
-        candidates.catch_up().map_err(Error::Indexes)?;
-    }
-    let last_order = prepared.last().map_or(cursor.next_order, |p| p.order() + 1);
-    let read_at = (cursor.next_order, cursor.offset, cursor.next_chunk);
-    let mut careful = false;
-    let wrote = loop {
-        let outcome = tenant.write(|w| {
-            // Another runner did this chunk while it was read: do nothing twice.
-            let stored = job::get_cursor(w, id)?;
-            if (stored.next_order, stored.offset, stored.next_chunk) != read_at {
-                return Ok::<_, Error>(false);
-            }
-            let mut cursor = cursor.clone();
-            let mut checked = inventory::Checked::default();
-            for record in prepared.clone() {
-                match process::write(w, setup, &mut checked, record, careful)? {
-                    process::Written::Imported => cursor.succeeded += 1,
-                    process::Written::Failed => cursor.failed += 1,
-                    // Undo the chunk (the transaction fails) and write it again carefully.
-                    process::Written::Redo => return Err(Error::Redo),
-                }
-            }
-            cursor.next_order = last_order.max(cursor.next_order);
-            match &next {
-                Next::File { offset } => cursor.offset = *offset,
-                Next::Chunk { key } => {
-                    w.delete(&CHUNKS, key)?;
-                    cursor.next_chunk += 1;
-                }
-            }
-            // A cancel that came while this chunk was read stays asked for.
-            cursor.cancel_requested |= stored.cancel_requested;
-            job::save_cursor(w, id, &cursor)?;
-            let mut job = job::get_job(w, id)?;
-            job.progress.current = cursor.succeeded + cursor.failed;
-            job::save_job(w, &job)?;
-            Ok::<_, Error>(true)
-        });
-        match outcome {
-            Ok(wrote) => break wrote,
-            Err(Error::Redo) if !careful => careful = true,
-            Err(e) => return Err(e),
-        }
-    };
-    if !wrote {
-        tracing::debug!(job = %id, "chunk done by another runner");
-    }
-    Ok(Step::More)
 }
 
-enum Next {
-    File { offset: u64 },
-    Chunk { key: String },
+/// Reads up to [`CHUNK`] records of a file and maps them, on the thread it runs on (a
+/// thread of its own, lowered: see [`prepare`]). The reader comes back, standing after
+/// them; the records are empty at the end of the file, and `Err` says why the file
+/// cannot be read on.
+fn read_file(
+    setup: &Setup,
+    mut reader: FileReader,
+) -> (FileReader, std::result::Result<Vec<(Prepared, After)>, String>) {
+    store::nice_current_thread();
+    let mut batch = Vec::with_capacity(CHUNK);
+    while batch.len() < CHUNK {
+        match reader.next_record() {
+            Ok(Some((order, read))) => {
+                batch.push((order, read, After::File { offset: reader.offset() }))
+            }
+            Ok(None) => break,
+            Err(e) => return (reader, Err(format!("The file cannot be read: {e}"))),
+        }
+    }
+    let records = prepare(setup, batch);
+    (reader, Ok(records))
+}
+
+/// Maps a batch. Called on a thread at the lowest niceness: mapping is most of an
+/// import's work, and the desk's requests come first. The writes stay on the runner's
+/// thread at ordinary priority: a lowered thread holding the writer would keep a
+/// check-out waiting behind it for as long as other work keeps the CPU.
+fn prepare(setup: &Setup, batch: Vec<(u64, source::Read1, After)>) -> Vec<(Prepared, After)> {
+    batch
+        .into_iter()
+        .map(|(order, read, after)| (process::prepare(setup, order, read), after))
+        .collect()
+}
+
+fn skip_chunk(tenant: &Tenant, id: Uuid, read: &Cursor, key: &str) -> Result<()> {
+    tenant.write(|w| {
+        let mut cursor = job::get_cursor(w, id)?;
+        if cursor.next_chunk != read.next_chunk {
+            return Ok(());
+        }
+        w.delete(&CHUNKS, key)?;
+        cursor.next_chunk += 1;
+        cursor.done_in_chunk = 0;
+        job::save_cursor(w, id, &cursor)
+    })
 }
 
 fn final_status(cursor: &Cursor) -> Status {

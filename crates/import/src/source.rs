@@ -136,13 +136,23 @@ impl FileReader {
     /// on.
     pub fn next_batch(&mut self, n: usize) -> std::io::Result<Vec<(u64, Read1)>> {
         let mut out = Vec::with_capacity(n);
-        while out.len() < n {
-            let record = match &mut self.inner {
+        while out.len() < n
+            && let Some(record) = self.next_record()?
+        {
+            out.push(record);
+        }
+        Ok(out)
+    }
+
+    /// The next record with its order; `None` at the end.
+    pub fn next_record(&mut self) -> std::io::Result<Option<(u64, Read1)>> {
+        let record = loop {
+            break match &mut self.inner {
                 Inner::Iso { reader, offset } => {
                     let mut bytes = Vec::new();
                     let read = reader.read_until(0x1D, &mut bytes)?;
                     if read == 0 {
-                        break;
+                        return Ok(None);
                     }
                     *offset += read as u64;
                     // Line ends or padding between records are not records.
@@ -152,20 +162,25 @@ impl FileReader {
                     decode_iso(&bytes)
                 }
                 Inner::Xml(reader) => match reader.next() {
-                    None => break,
+                    None => return Ok(None),
                     Some(Ok((record, _))) => Ok(record),
                     // XML that is not well formed ends the stream after this error.
                     Some(Err(e)) => Err(e.to_string()),
                 },
                 Inner::Json(values) => match values.next() {
-                    None => break,
+                    None => return Ok(None),
                     Some(value) => decode_json(&value.to_string()),
                 },
             };
-            out.push((self.order, record));
-            self.order += 1;
-        }
-        Ok(out)
+        };
+        let order = self.order;
+        self.order += 1;
+        Ok(Some((order, record)))
+    }
+
+    /// The order of the next record.
+    pub fn order(&self) -> u64 {
+        self.order
     }
 
     /// For binary MARC, the byte offset of the next record.

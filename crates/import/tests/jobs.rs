@@ -392,3 +392,104 @@ fn a_file_of_mfhds_becomes_holdings_of_their_instances() {
     let ids = marc.fields_with_tag("999").find(|f| f.indicators() == Some(['f', 'f'])).unwrap();
     assert_eq!(ids.subfield('i'), Some(made.id.unwrap().to_string().as_str()));
 }
+
+/// Runs a job step by step while a desk keeps writing: the import's writes end early to
+/// let each desk write go, and go on from the record where they stopped. Returns the
+/// steps that wrote records.
+fn run_beside_a_desk(f: &Fixture, id: Uuid) -> (Status, u64) {
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let desk = {
+        let (tenant, stop) = (f.tenant.clone(), stop.clone());
+        std::thread::spawn(move || {
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                tenant.write(|_| Ok::<_, store::Error>(())).unwrap();
+            }
+        })
+    };
+    let setup = import::open(&f.tenant, id, &f.imports).unwrap().unwrap();
+    let mut writes = 0;
+    let status = loop {
+        match import::step(&f.tenant, &setup, &f.imports).unwrap() {
+            import::Step::More => writes += 1,
+            import::Step::Ended(status) => break import::finish(&f.tenant, id, status).unwrap(),
+            other => panic!("the job stopped at {other:?}"),
+        }
+    };
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    desk.join().unwrap();
+    (status, writes)
+}
+
+/// Every record of the job went in once: one journal entry per order, and as many
+/// instances as created entries.
+fn each_record_once(f: &Fixture, id: Uuid, total: u64) {
+    let (entries, logged) = f
+        .tenant
+        .read(|r| {
+            import::entries(
+                r,
+                id,
+                false,
+                import::SortBy::Order,
+                false,
+                Page { offset: 0, limit: 10_000 },
+            )
+        })
+        .unwrap();
+    assert_eq!(logged, total);
+    let orders: std::collections::BTreeSet<u64> =
+        entries.iter().map(|e| e.source_record_order.parse().unwrap()).collect();
+    assert_eq!(orders, (0..total).collect());
+    let summary = f.tenant.read(|r| import::summary(r, id)).unwrap();
+    assert_eq!(summary.instance_summary.total_created_entities + summary.total_errors, total);
+}
+
+#[test]
+fn an_import_gives_way_to_the_desk_and_misses_no_record() {
+    let f = fixture();
+    let mut bytes = Vec::new();
+    for file in ["100.mrc", "CornellFOLIOExemplars.mrc", "61PRINT160129.mrc"] {
+        bytes.extend(std::fs::read(shared(file)).unwrap());
+    }
+    let total = 100 + 62 + 246;
+    let id = file_job(&f, "all.mrc", Some(bytes));
+    let (status, writes) = run_beside_a_desk(&f, id);
+    assert_eq!(status, Status::Committed);
+    each_record_once(&f, id, total);
+    assert_eq!(count(&f, &instances()), total);
+    let chunks = total.div_ceil(import::CHUNK as u64);
+    assert!(writes > chunks, "{writes} writes: none ended early for the desk");
+
+    // The same through posted chunks: a chunk left halfway goes on from its next record.
+    let records: Vec<String> = std::fs::read(shared("100.mrc"))
+        .unwrap()
+        .split_inclusive(|b| *b == 0x1D)
+        .map(|r| String::from_utf8(r.to_vec()).unwrap())
+        .collect();
+    assert_eq!(records.len(), 100);
+    let job = f
+        .tenant
+        .write(|w| import::new_job(w, Uuid::nil(), RunBy::default(), None, Some(default_profile())))
+        .unwrap();
+    for (n, part) in records.chunks(40).enumerate() {
+        let chunk = import::RawRecords {
+            id: None,
+            initial_records: part
+                .iter()
+                .map(|r| import::RawRecord { record: r.clone(), order: None })
+                .collect(),
+            records_metadata: import::RecordsMetadata {
+                last: n == 2,
+                counter: n as u64 + 1,
+                total: Some(100),
+                content_type: "MARC_RAW".into(),
+            },
+        };
+        f.tenant.write(|w| import::post_chunk(w, job.id, &chunk)).unwrap();
+    }
+    let (status, writes) = run_beside_a_desk(&f, job.id);
+    assert_eq!(status, Status::Committed);
+    each_record_once(&f, job.id, 100);
+    assert_eq!(count(&f, &instances()), total + 100);
+    assert!(writes > 3, "{writes} writes: none ended early for the desk");
+}

@@ -69,9 +69,9 @@ fn run(
     marc: &Arc<MarcIndexes>,
     rx: Receiver<JobKey>,
 ) {
-    // An import is background work: a check-out at the desk comes first. At the lowest
-    // niceness it still takes every cycle requests leave, so it runs as fast when alone.
-    store::nice_current_thread();
+    // An import is background work: a check-out at the desk comes first. Its mapping runs
+    // at the lowest niceness (`import::step`), its writes here at ordinary priority and
+    // in the background: they end early when a check-out queues behind them.
     let mut active: VecDeque<(JobKey, import::Setup)> = VecDeque::new();
     loop {
         // Wait for work when there is none; take what has come otherwise.

@@ -15,8 +15,18 @@
 //! - A write's caller returns its value only after its group has committed.
 //! - No job waits in the queue with nobody to run it: whoever takes the writer runs the
 //!   queue, and whoever lets it go wakes the first job still queued.
+//! - A background write (an import's chunk) runs alone, after every interactive write
+//!   queued before it starts, and can see interactive writes queue up behind it
+//!   ([`Writer::others_waiting`]) to end early: a check-out waits for the record the
+//!   import is writing, not for its whole chunk.
 
-use std::{any::Any, collections::VecDeque, panic::AssertUnwindSafe, sync::Arc};
+use std::{
+    any::Any,
+    collections::VecDeque,
+    panic::AssertUnwindSafe,
+    sync::Arc,
+    sync::atomic::{AtomicUsize, Ordering},
+};
 
 use parking_lot::{Condvar, Mutex, MutexGuard};
 use rusqlite::{Connection, TransactionBehavior};
@@ -46,6 +56,8 @@ pub(crate) enum Outcome {
 pub(crate) struct WriteQueue {
     writer: Mutex<Connection>,
     queue: Mutex<VecDeque<Job>>,
+    // Interactive (not background) jobs in the queue.
+    interactive: AtomicUsize,
     // Transactions committed, for tests to see that writes were grouped.
     #[cfg(test)]
     commits: std::sync::atomic::AtomicU64,
@@ -56,6 +68,7 @@ struct Job {
     // caller blocks in `submit` until `done` holds an outcome.
     run: *mut WriteFn<'static>,
     done: Arc<Completion>,
+    background: bool,
 }
 
 // SAFETY: the closure behind `run` is `Send`, and one thread at a time uses it: the one
@@ -110,29 +123,38 @@ impl WriteQueue {
         WriteQueue {
             writer: Mutex::new(writer),
             queue: Mutex::new(VecDeque::new()),
+            interactive: AtomicUsize::new(0),
             #[cfg(test)]
             commits: Default::default(),
         }
     }
 
-    /// Runs `run` in the next group and returns how it ended. `committed` is called with
-    /// the highest sequence number of each group this thread commits.
-    pub(crate) fn submit(&self, run: &mut WriteFn<'_>, committed: &dyn Fn(i64)) -> Outcome {
+    /// Runs `run` in the next group (alone, when `background`) and returns how it ended.
+    /// `committed` is called with the highest sequence number of each group this thread
+    /// commits.
+    pub(crate) fn submit(
+        &self,
+        run: &mut WriteFn<'_>,
+        background: bool,
+        committed: &dyn Fn(i64),
+    ) -> Outcome {
         // SAFETY: only the lifetime is erased. This call does not return before `done`
         // holds an outcome, and whoever runs the job sets that last and never touches
         // `run` again, so the closure outlives every use of the pointer.
         let run = unsafe { std::mem::transmute::<*mut WriteFn<'_>, *mut WriteFn<'static>>(run) };
         let done = Arc::new(Completion::default());
-        self.queue.lock().push_back(Job { run, done: done.clone() });
+        {
+            let mut queue = self.queue.lock();
+            queue.push_back(Job { run, done: done.clone(), background });
+            if !background {
+                self.interactive.fetch_add(1, Ordering::Relaxed);
+            }
+        }
         loop {
             if let Some(mut conn) = self.writer.try_lock() {
-                let group: Vec<Job> = {
-                    let mut queue = self.queue.lock();
-                    let n = queue.len().min(MAX_GROUP);
-                    queue.drain(..n).collect()
-                };
+                let group = self.next_group();
                 if !group.is_empty() {
-                    run_group(&mut conn, group, committed);
+                    run_group(&mut conn, group, &self.interactive, committed);
                     #[cfg(test)]
                     self.commits.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 }
@@ -152,18 +174,45 @@ impl WriteQueue {
         value
     }
 
-    /// Lets the writer go and wakes the first queued job's caller to take it: a job
+    /// The jobs to run next: the interactive ones queued (up to [`MAX_GROUP`]), or the
+    /// first background job alone when there are none.
+    fn next_group(&self) -> Vec<Job> {
+        let mut queue = self.queue.lock();
+        if self.interactive.load(Ordering::Relaxed) == 0 {
+            return queue.pop_front().into_iter().collect();
+        }
+        let mut group = Vec::new();
+        let mut i = 0;
+        while i < queue.len() && group.len() < MAX_GROUP {
+            if queue[i].background {
+                i += 1;
+            } else {
+                group.extend(queue.remove(i));
+            }
+        }
+        self.interactive.fetch_sub(group.len(), Ordering::Relaxed);
+        group
+    }
+
+    /// Lets the writer go and wakes the caller of the job to run next to take it: a job
     /// queued while the writer was held found it taken and is waiting.
     fn release(&self, conn: MutexGuard<'_, Connection>) {
         drop(conn);
-        if let Some(job) = self.queue.lock().front() {
+        let queue = self.queue.lock();
+        let next = queue.iter().find(|job| !job.background).or_else(|| queue.front());
+        if let Some(job) = next {
             job.done.nudge();
         }
     }
 }
 
 /// Runs a group of jobs in one transaction and commits it, finishing every job.
-fn run_group(conn: &mut Connection, group: Vec<Job>, committed: &dyn Fn(i64)) {
+fn run_group(
+    conn: &mut Connection,
+    group: Vec<Job>,
+    interactive: &AtomicUsize,
+    committed: &dyn Fn(i64),
+) {
     let mut jobs = group.into_iter();
     // Jobs that succeeded, with their last sequence numbers, waiting for the commit.
     let mut kept: Vec<(Job, Option<i64>)> = Vec::new();
@@ -180,7 +229,7 @@ fn run_group(conn: &mut Connection, group: Vec<Job>, committed: &dyn Fn(i64)) {
         };
         let mut rolled_back_whole = false;
         for job in jobs.by_ref() {
-            match run_job(&tx, &job) {
+            match run_job(&tx, &job, interactive) {
                 Ok(seq) => kept.push((job, seq)),
                 Err(outcome) => job.done.finish(outcome),
             }
@@ -222,11 +271,15 @@ fn run_group(conn: &mut Connection, group: Vec<Job>, committed: &dyn Fn(i64)) {
 
 /// Runs one job in a savepoint: `Ok` with its last sequence number when it is to be
 /// committed, or the outcome it ends with now.
-fn run_job(tx: &rusqlite::Transaction<'_>, job: &Job) -> Result<Option<i64>, Outcome> {
+fn run_job(
+    tx: &rusqlite::Transaction<'_>,
+    job: &Job,
+    interactive: &AtomicUsize,
+) -> Result<Option<i64>, Outcome> {
     // Every write passes here: the two statements of the common path are prepared once.
     let statement = |sql| tx.prepare_cached(sql).and_then(|mut s| s.execute([]).map(drop));
     statement("SAVEPOINT quire_write").map_err(|e| Outcome::Failed(e.into()))?;
-    let mut writer = Writer::new(tx);
+    let mut writer = Writer::new(tx, interactive);
     // SAFETY: the caller is blocked in `submit` until `done` is finished, which happens
     // after this borrow ends; no other thread runs this job (it left the queue once).
     let run = unsafe { &mut *job.run };
@@ -336,6 +389,35 @@ mod tests {
         assert_eq!(seqs.len() as i64, 1 + 2 * kept);
         assert!(seqs.windows(2).all(|p| p[0] < p[1]));
         assert_eq!(tenant.last_seq().unwrap(), *seqs.last().unwrap());
+    }
+
+    #[test]
+    fn a_background_write_gives_way_to_an_interactive_one() {
+        let (_dir, tenant) = tenant();
+        let (started, wait_started) = std::sync::mpsc::channel();
+        let background = {
+            let tenant = tenant.clone();
+            std::thread::spawn(move || {
+                tenant.write_background(|w| {
+                    started.send(()).unwrap();
+                    for n in 0..10_000u64 {
+                        w.insert(&THINGS, &format!("bulk-{n}"), 1, "{}", &NO_PARENT)?;
+                        if w.others_waiting() {
+                            return Ok::<_, Error>(n + 1);
+                        }
+                        std::thread::sleep(std::time::Duration::from_micros(200));
+                    }
+                    Ok(10_000)
+                })
+            })
+        };
+        wait_started.recv().unwrap();
+        tenant.write(|w| w.insert(&THINGS, "desk", 1, "{}", &NO_PARENT)).unwrap();
+        let written = background.join().unwrap().unwrap();
+        assert!(written < 10_000, "the background write did not end early");
+        // Both committed: the interactive write after the part the background one did.
+        assert!(tenant.read(|r| r.exists(&THINGS, "desk")).unwrap());
+        assert_eq!(tenant.read(|r| r.count(&THINGS)).unwrap(), written + 1);
     }
 
     #[test]

@@ -384,6 +384,8 @@ pub struct Writer<'a> {
     sequences: std::collections::HashMap<String, (i64, Option<i64>)>,
     // One commit time for every change-log row of the transaction.
     now: Option<String>,
+    // Interactive writes queued behind this one (`group`).
+    waiting: &'a std::sync::atomic::AtomicUsize,
 }
 
 impl<'a> Deref for Writer<'a> {
@@ -394,13 +396,23 @@ impl<'a> Deref for Writer<'a> {
 }
 
 impl<'a> Writer<'a> {
-    pub(crate) fn new(tx: &'a Transaction<'a>) -> Writer<'a> {
+    pub(crate) fn new(
+        tx: &'a Transaction<'a>,
+        waiting: &'a std::sync::atomic::AtomicUsize,
+    ) -> Writer<'a> {
         Writer {
             reader: Reader::new(tx),
             last_seq: None,
             sequences: std::collections::HashMap::new(),
             now: None,
+            waiting,
         }
+    }
+
+    /// Whether interactive writes are queued behind this one: a long background write
+    /// ([`crate::Tenant::write_background`]) commits what it has done and lets them go.
+    pub fn others_waiting(&self) -> bool {
+        self.waiting.load(std::sync::atomic::Ordering::Relaxed) > 0
     }
 
     /// Writes back what the transaction kept in memory; called just before commit.

@@ -235,6 +235,26 @@ impl Tenant {
         &self,
         f: impl FnOnce(&mut Writer<'_>) -> Result<T, E> + Send,
     ) -> Result<T, E> {
+        self.write_as(false, f)
+    }
+
+    /// Like [`Tenant::write`], for background work that writes much at a time (an
+    /// import's chunk): it runs alone, after the interactive writes queued before it, and
+    /// `f` should end early, committing what it has done, once [`Writer::others_waiting`]
+    /// says interactive writes queued up behind it. Call it from a thread at ordinary
+    /// priority: a lowered thread holding the writer would keep them waiting.
+    pub fn write_background<T: Send, E: From<Error> + Send>(
+        &self,
+        f: impl FnOnce(&mut Writer<'_>) -> Result<T, E> + Send,
+    ) -> Result<T, E> {
+        self.write_as(true, f)
+    }
+
+    fn write_as<T: Send, E: From<Error> + Send>(
+        &self,
+        background: bool,
+        f: impl FnOnce(&mut Writer<'_>) -> Result<T, E> + Send,
+    ) -> Result<T, E> {
         let mut f = Some(f);
         let mut result = None;
         let mut run = |writer: &mut Writer<'_>| {
@@ -244,7 +264,7 @@ impl Tenant {
             result = Some(value);
             ok
         };
-        let outcome = self.writer.submit(&mut run as &mut WriteFn<'_>, &|seq| {
+        let outcome = self.writer.submit(&mut run as &mut WriteFn<'_>, background, &|seq| {
             // Runs on the thread committing the group: it must not panic.
             self.last_seq.fetch_max(seq, Ordering::SeqCst);
             let _guard = self.changed.0.lock().unwrap_or_else(|e| e.into_inner());
@@ -341,26 +361,34 @@ const TRUNCATE_PATIENCE: Duration = Duration::from_millis(20);
 /// usually writing, and a WAL left full grows by the next transaction.
 const BULK_TRUNCATE_PATIENCE: Duration = Duration::from_millis(200);
 
-/// Runs a checkpoint in `mode` (PASSIVE or TRUNCATE). True when every frame of the WAL
-/// was copied: the pragma's row is (blocked, frames in the WAL, frames copied), and an
-/// emptied WAL reports (0, 0, 0).
+/// Runs a checkpoint in `mode` (PASSIVE, RESTART or TRUNCATE). True when every frame of
+/// the WAL was copied.
 fn wal_checkpoint(conn: &Connection, mode: &str) -> rusqlite::Result<bool> {
+    checkpoint_frames(conn, mode).map(|(in_wal, copied)| in_wal == Some(copied))
+}
+
+/// Runs a checkpoint in `mode`: the frames in the WAL (`None` when the checkpoint was
+/// blocked) and those copied. The pragma's row is (blocked, frames in the WAL, frames
+/// copied), and an emptied WAL reports (0, 0, 0).
+fn checkpoint_frames(conn: &Connection, mode: &str) -> rusqlite::Result<(Option<i64>, i64)> {
     conn.query_row(&format!("PRAGMA wal_checkpoint({mode})"), [], |row| {
-        Ok(row.get::<_, i64>(0)? == 0 && row.get::<_, i64>(1)? == row.get::<_, i64>(2)?)
+        let blocked = row.get::<_, i64>(0)? != 0;
+        Ok(((!blocked).then_some(row.get(1)?), row.get(2)?))
     })
 }
 
 /// Checkpoints the tenant's WAL in the background (`PASSIVE`: it waits for no reader or
-/// writer) until the tenant is dropped. A checkpoint of an empty WAL costs nothing.
+/// writer) until the tenant is dropped, and starts it over when it grows long. A
+/// checkpoint of an empty WAL costs nothing.
 fn spawn_checkpointer(tenant: &Arc<Tenant>) {
     let weak = Arc::downgrade(tenant);
     let (path, options) = (tenant.db_path.clone(), tenant.options.clone());
     let spawned =
         std::thread::Builder::new().name(format!("checkpoint-{}", tenant.name)).spawn(move || {
-            // TRUNCATE waits for readers on the busy handler while holding writers back:
-            // it may wait a moment, never a long reader's whole transaction (the search
-            // follower reads for a few hundred milliseconds under load). Given up, it
-            // copies what it can like PASSIVE and tries again on the next round.
+            // RESTART and TRUNCATE wait for readers on the busy handler while holding
+            // writers back: a moment at most, never a long reader's whole transaction
+            // (the search follower reads for a few hundred milliseconds under load).
+            // Given up, they copy what they can like PASSIVE and try again next round.
             let opened = open_connection(&path, &options, false).and_then(|conn| {
                 conn.busy_timeout(TRUNCATE_PATIENCE)?;
                 Ok(conn)
@@ -373,29 +401,59 @@ fn spawn_checkpointer(tenant: &Arc<Tenant>) {
                 }
             };
             let wal = path.with_extension("sqlite-wal");
-            let mut last_len = 0;
+            let page_size: i64 =
+                conn.query_row("PRAGMA page_size", [], |row| row.get(0)).unwrap_or(4096);
+            let mut last_frames = 0;
             while weak.strong_count() > 0 {
                 std::thread::sleep(CHECKPOINT_EVERY);
                 // Under steady reads some reader always holds a WAL snapshot, so passive
-                // checkpoints never let the WAL start over and the file keeps growing.
-                // Past WAL_LIMIT, TRUNCATE empties it; it holds writers back while it
-                // copies what is left and syncs (100-300 ms on a small VM's disk), so a
-                // PASSIVE pass first copies all but the last moment's pages without
-                // blocking anyone, and while writes keep coming (an import) it waits for
-                // them to pause, up to WAL_HARD_LIMIT: one stall then instead of one
-                // every few seconds.
-                let len = std::fs::metadata(&wal).map_or(0, |m| m.len());
-                let quiet = len == last_len;
-                last_len = len;
-                let truncate = len > WAL_HARD_LIMIT || (len > WAL_LIMIT && quiet);
-                let modes: &[&str] = if truncate { &["PASSIVE", "TRUNCATE"] } else { &["PASSIVE"] };
-                for mode in modes {
-                    let started = std::time::Instant::now();
-                    if let Err(e) = wal_checkpoint(&conn, mode) {
+                // checkpoints never let the WAL start over: it grows for as long as writes
+                // go on. A PASSIVE pass copies all but the last moment's pages without
+                // blocking anyone; then, past WAL_LIMIT in use, RESTART copies the rest
+                // and has the next write start the file over (holding writers back while
+                // it syncs: tens of milliseconds). While writes keep coming (an import)
+                // it waits for them to pause, up to WAL_HARD_LIMIT. Truncating the file
+                // frees its blocks, which took 200-700 ms of stalled writes on a 1 GiB
+                // WAL here, so the file is emptied only once writes are quiet.
+                let started = std::time::Instant::now();
+                let frames = match checkpoint_frames(&conn, "PASSIVE") {
+                    Ok((frames, _)) => frames.unwrap_or(last_frames),
+                    Err(e) => {
                         tracing::warn!(path = %path.display(), error = %e, "WAL checkpoint failed");
+                        continue;
                     }
-                    let ms = started.elapsed().as_millis();
-                    tracing::debug!(mode, ms, wal_bytes = len, "WAL checkpoint");
+                };
+                let in_use = (frames * (page_size + 24)) as u64;
+                let quiet = frames == last_frames;
+                last_frames = frames;
+                let file = std::fs::metadata(&wal).map_or(0, |m| m.len());
+                let mode = if in_use > WAL_HARD_LIMIT || (in_use > WAL_LIMIT && quiet) {
+                    "RESTART"
+                } else if file > WAL_LIMIT && quiet {
+                    "TRUNCATE"
+                } else {
+                    continue;
+                };
+                let passive_ms = started.elapsed().as_millis();
+                let started = std::time::Instant::now();
+                let done = checkpoint_frames(&conn, mode);
+                let ms = started.elapsed().as_millis();
+                match done {
+                    Ok((frames, copied)) => {
+                        tracing::debug!(
+                            mode,
+                            ms,
+                            passive_ms,
+                            in_use,
+                            file,
+                            ?frames,
+                            copied,
+                            "WAL checkpoint"
+                        )
+                    }
+                    Err(e) => {
+                        tracing::warn!(path = %path.display(), error = %e, "WAL checkpoint failed")
+                    }
                 }
             }
         });
