@@ -72,6 +72,7 @@
 //! libraries into what must be a leaf crate; the guarantees above are this
 //! crate's core (see `README.md`, "Why not an existing crate").
 
+pub mod dc;
 mod error;
 mod field;
 mod iso2709;

@@ -48,6 +48,7 @@ pub fn components() -> Vec<store::Component> {
         mapping::MIGRATIONS,
         import::MIGRATIONS,
         profiles::MIGRATIONS,
+        oai::MIGRATIONS,
     ]
 }
 

@@ -673,6 +673,16 @@ impl From<srs::Error> for ApiError {
     }
 }
 
+impl From<oai::Error> for ApiError {
+    fn from(e: oai::Error) -> ApiError {
+        match e {
+            oai::Error::Store(s) => ApiError::from(s),
+            oai::Error::Srs(s) => ApiError::from(s),
+            oai::Error::Corrupt(_) => ApiError::internal(e),
+        }
+    }
+}
+
 impl From<tokio::task::JoinError> for ApiError {
     fn from(e: tokio::task::JoinError) -> ApiError {
         ApiError::internal(format!("blocking task failed: {e}"))

@@ -263,6 +263,41 @@ fn set_005(marc: &mut marc::Record, value: &str) {
     fields.insert(at, field);
 }
 
+/// What a harvest needs of an SRS record, from its columns alone: the instance of a
+/// MARC bib, whether it is a live generation (ACTUAL or DELETED), deleted, suppressed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BibState {
+    pub instance_id: Uuid,
+    pub live: bool,
+    pub deleted: bool,
+    pub suppressed: bool,
+}
+
+/// The [`BibState`] of SRS record `id`; `None` when there is no such record or it is
+/// not a MARC bib of an instance.
+pub fn bib_state(r: &Reader<'_>, id: Uuid) -> Result<Option<BibState>> {
+    let Some((_, columns)) = r.get_with_columns(&RECORDS, &id.to_string())? else {
+        return Ok(None);
+    };
+    let column = |name: &str| {
+        let i = RECORDS.columns.iter().position(|c| *c == name).expect("an SRS records column");
+        &columns[i]
+    };
+    let text = |name: &str| match column(name) {
+        ColumnValue::Text(t) => Some(t.as_str()),
+        _ => None,
+    };
+    let flag = |name: &str| matches!(column(name), ColumnValue::Int(n) if *n != 0);
+    if text("record_type") != Some(RecordType::MarcBib.as_str()) {
+        return Ok(None);
+    }
+    let Some(instance_id) = text("external_id").and_then(|t| Uuid::parse_str(t).ok()) else {
+        return Ok(None);
+    };
+    let live = matches!(text("state"), Some(s) if s == State::Actual.as_str() || s == State::Deleted.as_str());
+    Ok(Some(BibState { instance_id, live, deleted: flag("deleted"), suppressed: flag("suppress") }))
+}
+
 /// A record by id, with its contents.
 pub fn get(r: &Reader<'_>, id: Uuid) -> Result<Record> {
     Ok(load(r, id)?.ok_or_else(|| not_found(id))?.1)

@@ -260,6 +260,49 @@ impl<'a> Reader<'a> {
         Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
     }
 
+    /// Up to `limit` ids of `table` with their columns, ordered by the integer `column`
+    /// and then id, strictly after `after` (a value of `column` and an id) and with
+    /// `column` at most `upto`: a keyset page over an index on (`column`, id), which
+    /// neither skips nor repeats a row that stays put while the pages are read.
+    pub fn scan_by(
+        &self,
+        table: &RecordTable,
+        column: &str,
+        after: (i64, &str),
+        upto: i64,
+        limit: usize,
+    ) -> Result<Vec<(String, Vec<ColumnValue>)>> {
+        assert!(table.columns.contains(&column), "{column} is not a column of {}", table.table);
+        let sql = format!(
+            "SELECT id, {} FROM {} WHERE ({column}, id) > (?1, ?2) AND {column} <= ?3 \
+             ORDER BY {column}, id LIMIT ?4",
+            table.columns.join(", "),
+            table.table
+        );
+        let mut stmt = self.tx.prepare_cached(&sql)?;
+        let rows = stmt.query_map((after.0, after.1, upto, limit as i64), |row| {
+            let columns = (1..=table.columns.len())
+                .map(|i| column_value(row.get_ref(i)?))
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            Ok((row.get(0)?, columns))
+        })?;
+        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    }
+
+    /// How many rows of `table` have the integer `column` in `from..=upto`.
+    pub fn count_between(
+        &self,
+        table: &RecordTable,
+        column: &str,
+        from: i64,
+        upto: i64,
+    ) -> Result<u64> {
+        assert!(table.columns.contains(&column), "{column} is not a column of {}", table.table);
+        let sql = format!("SELECT count(*) FROM {} WHERE {column} BETWEEN ?1 AND ?2", table.table);
+        let mut stmt = self.tx.prepare_cached(&sql)?;
+        Ok(stmt.query_row((from, upto), |row| row.get::<_, i64>(0))? as u64)
+    }
+
     /// Up to `limit` records stored after position `after` (from the first when
     /// `None`), in the order the table stores them, and the position of the last one:
     /// a keyset page over the table itself. A whole-table pass in id order reads the

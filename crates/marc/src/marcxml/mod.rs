@@ -17,6 +17,7 @@ mod reader;
 mod writer;
 
 pub use self::reader::{LenientReader, Reader, from_str};
+pub(crate) use self::writer::escape;
 pub use self::writer::{Writer, to_string};
 
 /// The MARC21 slim namespace.

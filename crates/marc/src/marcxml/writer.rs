@@ -114,7 +114,7 @@ fn write_record(out: &mut String, record: &Record, with_namespace: bool) {
 
 /// Escapes the five XML special characters, in text and attribute values
 /// alike (as YAZ does), and carriage returns.
-fn escape(out: &mut String, text: &str) {
+pub(crate) fn escape(out: &mut String, text: &str) {
     let mut last = 0;
     for (idx, b) in text.bytes().enumerate() {
         let replacement = match b {

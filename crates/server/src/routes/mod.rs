@@ -45,6 +45,7 @@ mod inventory_views;
 mod items;
 mod json;
 mod mapping_rules;
+mod oai;
 mod profiles;
 mod proxies;
 mod records;
@@ -84,6 +85,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .merge(settings::router())
         .merge(calendar::router())
         .merge(data_import::router())
+        .merge(oai::router())
         .layer(axum::extract::DefaultBodyLimit::max(max_body))
         .layer(middleware::from_fn_with_state(state.clone(), refuse_declared_oversize));
     Router::new()

@@ -9,7 +9,7 @@ use crate::support::{Client, TestApp};
 
 const DEFAULT_PROFILE: &str = "e34d7b92-9b83-11eb-a8b3-0242ac130003";
 
-fn shared(file: &str) -> Vec<u8> {
+pub(crate) fn shared(file: &str) -> Vec<u8> {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/marc/");
     std::fs::read(format!("{path}{file}")).unwrap()
 }
@@ -19,7 +19,12 @@ fn profile() -> Value {
 }
 
 /// The web client's steps: a definition, the file, `processFiles`; the job's id.
-async fn upload_and_process(app: &TestApp, c: &Client<'_>, name: &str, bytes: Vec<u8>) -> String {
+pub(crate) async fn upload_and_process(
+    app: &TestApp,
+    c: &Client<'_>,
+    name: &str,
+    bytes: Vec<u8>,
+) -> String {
     let r = c
         .post("/data-import/uploadDefinitions", &json!({"fileDefinitions": [{"name": name}]}))
         .await;

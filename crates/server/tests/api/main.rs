@@ -14,6 +14,7 @@ mod import_files;
 mod import_profiles;
 mod instances;
 mod mapping_rules;
+mod oai;
 mod profiles;
 mod query_languages;
 mod reference;

@@ -1,0 +1,298 @@
+//! The harvest index: each instance's datestamp and whether it is deleted or
+//! suppressed, kept in the tenant's database and ordered by (datestamp, id) for keyset
+//! pages. It is derived from the change log: whatever changes an instance, its MARC
+//! record, a holdings record or an item moves the instance's datestamp to that commit's
+//! second; a deleted instance (or one whose MARC is deleted) stays as a tombstone with
+//! the datestamp of its deletion, for ever (`deletedRecord` persistent).
+//!
+//! A holdings record or item deleted is gone from its table before the index sees the
+//! change, so the index keeps which instance each holdings record, item and SRS record
+//! belongs to (`oai_parents`) to find it then.
+
+use serde::Deserialize;
+use store::{ColumnValue, Migration, Reader, RecordTable, Tenant, Writer};
+use uuid::Uuid;
+
+use crate::Result;
+
+const RECORDS: RecordTable = RecordTable {
+    table: "oai_records",
+    record_type: "",
+    columns: &["datestamp", "deleted", "suppressed"],
+};
+
+const PARENTS: RecordTable =
+    RecordTable { table: "oai_parents", record_type: "", columns: &["instance_id"] };
+
+/// The named counter holding the last change-log row applied.
+const APPLIED: &str = "oai_applied_seq";
+
+/// The named counter holding the latest second a harvest was cut at: the end it
+/// was given, with every change committed before it applied. A change applied
+/// afterwards is stamped no earlier than that second, so the next harvest (`from`
+/// that second) finds it, however late it committed or was applied.
+const CUT: &str = "oai_cut";
+
+/// Change-log rows applied per transaction at most.
+const BATCH: usize = 2_000;
+
+pub const MIGRATIONS: store::Component = store::Component {
+    name: "oai",
+    migrations: &[Migration {
+        version: 1,
+        description: "OAI-PMH harvest index",
+        sql: "
+            CREATE TABLE oai_records (
+                id TEXT PRIMARY KEY, version INTEGER NOT NULL, body TEXT NOT NULL,
+                datestamp INTEGER NOT NULL, deleted INTEGER NOT NULL, suppressed INTEGER NOT NULL
+            );
+            CREATE INDEX oai_records_datestamp ON oai_records (datestamp, id);
+            CREATE TABLE oai_parents (
+                id TEXT PRIMARY KEY, version INTEGER NOT NULL, body TEXT NOT NULL,
+                instance_id TEXT NOT NULL
+            );
+            CREATE TABLE oai_api_keys (
+                id TEXT PRIMARY KEY, version INTEGER NOT NULL, body TEXT NOT NULL,
+                username TEXT NOT NULL
+            );
+        ",
+    }],
+};
+
+/// Why an instance is deleted or suppressed: bits, so the instance and its MARC record
+/// each keep their own.
+const INSTANCE: i64 = 1;
+const MARC: i64 = 2;
+
+/// An instance as the index has it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Entry {
+    pub id: Uuid,
+    /// UTC seconds.
+    pub datestamp: i64,
+    pub deleted: bool,
+    pub suppressed: bool,
+}
+
+/// Applies the change-log rows committed before the call; returns the last one applied.
+/// With `cut`, a harvest ending at that second begins: later changes are stamped from
+/// it on ([`CUT`]). Written in the background: a check-out waiting for the writer goes
+/// first.
+pub fn catch_up(tenant: &Tenant, cut: Option<i64>) -> Result<i64> {
+    let target = tenant.last_seq()?;
+    loop {
+        let applied = tenant.write_background(|w| {
+            let applied = w.sequence_value(APPLIED)?.unwrap_or(0);
+            let mut last = applied;
+            let mut changes = Vec::new();
+            if applied < target {
+                changes = w.changes_since(applied, BATCH)?;
+                let floor = w.sequence_value(CUT)?.unwrap_or(i64::MIN);
+                for change in &changes {
+                    if change.seq > target || (last > applied && w.others_waiting()) {
+                        break;
+                    }
+                    apply(w, change, floor)?;
+                    last = change.seq;
+                }
+                w.restart_sequence(APPLIED, last + 1)?;
+            }
+            let done = last >= target || changes.is_empty();
+            if done
+                && let Some(cut) = cut
+                && w.sequence_value(CUT)?.is_none_or(|c| c < cut)
+            {
+                w.restart_sequence(CUT, cut + 1)?;
+            }
+            Ok::<_, crate::Error>((last, done))
+        })?;
+        if applied.1 {
+            return Ok(applied.0);
+        }
+    }
+}
+
+/// Applies one change, stamping what it touches with its commit second or `floor`,
+/// whichever is later.
+fn apply(w: &mut Writer<'_>, change: &store::Change, floor: i64) -> Result<()> {
+    let at = chrono::DateTime::parse_from_rfc3339(&change.at)
+        .map_err(|e| crate::Error::Corrupt(format!("change {}: {e}", change.seq)))?
+        .timestamp()
+        .max(floor);
+    let id = change.record_id.as_str();
+    let deleted = change.op == store::Operation::Delete;
+    match change.record_type.as_str() {
+        "instance" => {
+            let suppressed = if deleted {
+                None
+            } else {
+                match w.get(&inventory::INSTANCES, id)? {
+                    Some(stored) => Some(instance_suppressed(&stored.body)),
+                    None => return Ok(()),
+                }
+            };
+            touch(w, id, at, |d, s| {
+                *d = bit(*d, INSTANCE, deleted);
+                if let Some(suppressed) = suppressed {
+                    *s = bit(*s, INSTANCE, suppressed);
+                }
+            })?;
+        }
+        "holdings" => {
+            let now = w.get_column(&inventory::HOLDINGS, id, "instance_id")?.flatten();
+            bump_parents(w, id, now, at)?;
+        }
+        "item" => {
+            let holdings = w.get_column(&inventory::ITEMS, id, "holdings_record_id")?.flatten();
+            let now = match holdings {
+                Some(h) => parent_of_holdings(w, &h)?,
+                None => None,
+            };
+            bump_parents(w, id, now, at)?;
+        }
+        t if t == srs::RECORD_CHANGE_TYPE => {
+            let srs_id = Uuid::parse_str(id).map_err(|e| crate::Error::Corrupt(e.to_string()))?;
+            match srs::bib_state(w, srs_id)? {
+                Some(state) => {
+                    let instance = state.instance_id.to_string();
+                    set_parent(w, id, Some(&instance))?;
+                    touch(w, &instance, at, |d, s| {
+                        if state.live {
+                            *d = bit(*d, MARC, state.deleted);
+                            *s = bit(*s, MARC, state.suppressed);
+                        }
+                    })?;
+                }
+                None => {
+                    // Gone (or never a bib): the instance has no MARC of its own now.
+                    if let Some(instance) = parent(w, id)? {
+                        touch(w, &instance, at, |d, s| {
+                            *d = bit(*d, MARC, false);
+                            *s = bit(*s, MARC, false);
+                        })?;
+                        set_parent(w, id, None)?;
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// A holdings record or item changed: its instance now and, if it moved or went, the
+/// one it had.
+fn bump_parents(w: &mut Writer<'_>, id: &str, now: Option<String>, at: i64) -> Result<()> {
+    let before = parent(w, id)?;
+    if let Some(before) = &before
+        && Some(before) != now.as_ref()
+    {
+        touch(w, before, at, |_, _| {})?;
+    }
+    if let Some(now) = &now {
+        touch(w, now, at, |_, _| {})?;
+    }
+    if before != now {
+        set_parent(w, id, now.as_deref())?;
+    }
+    Ok(())
+}
+
+fn parent_of_holdings(r: &Reader<'_>, holdings: &str) -> Result<Option<String>> {
+    match r.get_column(&inventory::HOLDINGS, holdings, "instance_id")? {
+        Some(instance) => Ok(instance),
+        None => parent(r, holdings),
+    }
+}
+
+fn parent(r: &Reader<'_>, id: &str) -> Result<Option<String>> {
+    Ok(r.get_column(&PARENTS, id, "instance_id")?.flatten())
+}
+
+fn set_parent(w: &mut Writer<'_>, id: &str, instance: Option<&str>) -> Result<()> {
+    match instance {
+        Some(instance) => {
+            w.upsert(&PARENTS, id, 1, "", &[ColumnValue::Text(instance.to_string())])?;
+        }
+        None => {
+            w.delete(&PARENTS, id)?;
+        }
+    }
+    Ok(())
+}
+
+/// Moves an instance's datestamp to `at` (never back) and lets `change` set its bits.
+/// An instance the index has not seen is left alone unless it is one (`instance`
+/// changes come first for any instance).
+fn touch(
+    w: &mut Writer<'_>,
+    id: &str,
+    at: i64,
+    change: impl FnOnce(&mut i64, &mut i64),
+) -> Result<()> {
+    let (mut datestamp, mut deleted, mut suppressed) = match w.get_with_columns(&RECORDS, id)? {
+        Some((_, columns)) => (int(&columns[0]), int(&columns[1]), int(&columns[2])),
+        None => (at, 0, 0),
+    };
+    datestamp = datestamp.max(at);
+    change(&mut deleted, &mut suppressed);
+    let columns =
+        [ColumnValue::Int(datestamp), ColumnValue::Int(deleted), ColumnValue::Int(suppressed)];
+    w.upsert(&RECORDS, id, 1, "", &columns)?;
+    Ok(())
+}
+
+fn bit(bits: i64, bit: i64, on: bool) -> i64 {
+    if on { bits | bit } else { bits & !bit }
+}
+
+fn int(value: &ColumnValue) -> i64 {
+    match value {
+        ColumnValue::Int(n) => *n,
+        _ => 0,
+    }
+}
+
+fn instance_suppressed(body: &str) -> bool {
+    #[derive(Deserialize)]
+    struct Flags {
+        #[serde(rename = "discoverySuppress", default)]
+        discovery_suppress: Option<bool>,
+    }
+    serde_json::from_str::<Flags>(body).ok().and_then(|f| f.discovery_suppress).unwrap_or(false)
+}
+
+fn entry(id: &str, columns: &[ColumnValue]) -> Result<Entry> {
+    Ok(Entry {
+        id: Uuid::parse_str(id)
+            .map_err(|e| crate::Error::Corrupt(format!("harvest index id {id}: {e}")))?,
+        datestamp: int(&columns[0]),
+        deleted: int(&columns[1]) != 0,
+        suppressed: int(&columns[2]) != 0,
+    })
+}
+
+/// Up to `limit` instances after `after` in (datestamp, id) order, with datestamps up
+/// to `until`.
+pub(crate) fn page(
+    r: &Reader<'_>,
+    after: (i64, Uuid),
+    until: i64,
+    limit: usize,
+) -> Result<Vec<Entry>> {
+    let rows = r.scan_by(&RECORDS, "datestamp", (after.0, &after.1.to_string()), until, limit)?;
+    rows.iter().map(|(id, columns)| entry(id, columns)).collect()
+}
+
+/// How many instances have datestamps in `from..=until`.
+pub(crate) fn count(r: &Reader<'_>, from: i64, until: i64) -> Result<u64> {
+    Ok(r.count_between(&RECORDS, "datestamp", from, until)?)
+}
+
+/// One instance, if the index has it.
+pub(crate) fn get(r: &Reader<'_>, id: Uuid) -> Result<Option<Entry>> {
+    match r.get_with_columns(&RECORDS, &id.to_string())? {
+        Some((_, columns)) => entry(&id.to_string(), &columns).map(Some),
+        None => Ok(None),
+    }
+}

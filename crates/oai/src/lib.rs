@@ -1,0 +1,336 @@
+//! OAI-PMH 2.0 as FOLIO serves it (mod-oai-pmh behind edge-oai-pmh): the six verbs, the
+//! `marc21`, `marc21_withholdings` and `oai_dc` formats, persistent deletions and
+//! stateless resumption tokens.
+//!
+//! - `protocol`: a request's arguments checked, with FOLIO's messages.
+//! - `token`: resumption tokens, a keyset position in (datestamp, id) order.
+//! - `index`: the harvest index, each instance's datestamp and deletion, derived from
+//!   the change log.
+//! - `metadata`: a record's MARC and Dublin Core.
+//! - `xml`: the response, written as text.
+//! - `keys`: the edge API's keys.
+//!
+//! [`respond`] answers one request: it brings the index up to the change log, then
+//! reads one page in one read transaction and writes it.
+//!
+//! Invariants: every record that exists unchanged through a harvest appears in it once
+//! (keyset pages over a fixed `until`); a deleted instance is a deleted header for ever
+//! after; every response is one well-formed document, errors included.
+
+mod index;
+mod keys;
+mod metadata;
+mod protocol;
+mod token;
+mod xml;
+
+use uuid::Uuid;
+
+pub use crate::index::{MIGRATIONS, catch_up};
+pub use crate::keys::{ApiKey, is_issued, issue};
+pub use crate::protocol::{Args, Code, Format, OaiError, Verb, datestamp, identifier};
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error(transparent)]
+    Store(#[from] store::Error),
+    #[error(transparent)]
+    Srs(#[from] srs::Error),
+    #[error("corrupt harvest data: {0}")]
+    Corrupt(String),
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The repository's settings: FOLIO's OAI-PMH configuration.
+#[derive(Debug, Clone)]
+pub struct Repository {
+    pub name: String,
+    /// The URL harvesters use; its host names the records (`oai:<host>:...`).
+    pub base_url: String,
+    pub admin_emails: Vec<String>,
+    /// Records per page, 1 to 500.
+    pub page_size: usize,
+    /// Suppressed records are harvested with 999 ff $t 1 (true), or left out.
+    pub include_suppressed: bool,
+    /// Errors answer with HTTP 200 (true, as the protocol recommends) or with
+    /// FOLIO's statuses per error code.
+    pub errors_as_200: bool,
+}
+
+impl Repository {
+    pub fn new(base_url: &str) -> Repository {
+        Repository {
+            name: "Quire OAI-PMH repository".into(),
+            base_url: base_url.to_string(),
+            admin_emails: vec!["oai-pmh@quire.invalid".into()],
+            page_size: 100,
+            include_suppressed: true,
+            errors_as_200: true,
+        }
+    }
+
+    /// The host of the base URL.
+    pub fn host(&self) -> &str {
+        let rest = self.base_url.split_once("://").map_or(self.base_url.as_str(), |(_, r)| r);
+        let host = rest.split(['/', '?']).next().unwrap_or(rest);
+        host.rsplit_once('@').map_or(host, |(_, h)| h)
+    }
+}
+
+/// One response: an HTTP status and the XML document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Response {
+    pub status: u16,
+    pub body: String,
+}
+
+/// Answers one OAI-PMH request of `tenant` (named `tenant_name` in identifiers and
+/// tokens), asked at `now` (UTC seconds).
+pub fn respond(
+    tenant: &store::Tenant,
+    tenant_name: &str,
+    repository: &Repository,
+    args: &protocol::Args,
+    now: i64,
+) -> Result<Response> {
+    let request = protocol::parse(args, tenant_name, now);
+    let echoed = protocol::echoed(args, &request);
+    let mut out = String::with_capacity(8 << 10);
+    xml::start(&mut out, now, &repository.base_url, &echoed);
+    let answered = match request {
+        Err(e) => Err(e),
+        Ok(request) => {
+            match &request {
+                // A harvest begins: it ends at `now`.
+                protocol::Request::List { from: protocol::List::First(_), .. } => {
+                    index::catch_up(tenant, Some(now))?;
+                }
+                protocol::Request::List { .. }
+                | protocol::Request::GetRecord { .. }
+                | protocol::Request::ListMetadataFormats { identifier: Some(_) } => {
+                    index::catch_up(tenant, None)?;
+                }
+                _ => {}
+            }
+            tenant.read(|r| answer(r, tenant_name, repository, &request, now, &mut out))?
+        }
+    };
+    let status = match &answered {
+        Ok(()) => 200,
+        Err(e) => {
+            xml::errors(&mut out, std::slice::from_ref(e));
+            if repository.errors_as_200 { 200 } else { e.code.http_status() }
+        }
+    };
+    xml::end(&mut out);
+    Ok(Response { status, body: out })
+}
+
+/// Writes a request's answer after the envelope, or says which error it is.
+fn answer(
+    r: &store::Reader<'_>,
+    tenant: &str,
+    repository: &Repository,
+    request: &protocol::Request,
+    now: i64,
+    out: &mut String,
+) -> Result<Result<(), OaiError>> {
+    use protocol::Request;
+    match request {
+        Request::Identify => identify(repository, tenant, out),
+        Request::ListSets => {
+            out.push_str("<ListSets>\n<set>\n");
+            xml::element(out, "setSpec", "all");
+            xml::element(out, "setName", "All records");
+            out.push_str("</set>\n</ListSets>\n");
+        }
+        Request::ListMetadataFormats { identifier } => {
+            if let Some(id) = identifier
+                && index::get(r, *id)?.is_none()
+            {
+                return Ok(Err(OaiError::unknown_id()));
+            }
+            out.push_str("<ListMetadataFormats>\n");
+            for format in Format::ALL {
+                out.push_str("<metadataFormat>\n");
+                xml::element(out, "metadataPrefix", format.prefix());
+                xml::element(out, "schema", format.schema());
+                xml::element(out, "metadataNamespace", format.namespace());
+                out.push_str("</metadataFormat>\n");
+            }
+            out.push_str("</ListMetadataFormats>\n");
+        }
+        Request::GetRecord { identifier, format } => {
+            let Some(entry) = index::get(r, *identifier)? else {
+                return Ok(Err(OaiError::unknown_id()));
+            };
+            if entry.suppressed && !entry.deleted && !repository.include_suppressed {
+                return Ok(Err(OaiError::unknown_id()));
+            }
+            let mut names = metadata::Names::default();
+            let mut body = String::new();
+            record(r, &mut names, tenant, repository, &entry, *format, true, &mut body)?;
+            out.push_str("<GetRecord>\n");
+            out.push_str(&body);
+            out.push_str("</GetRecord>\n");
+        }
+        Request::List { records, from } => {
+            return list(r, tenant, repository, *records, from, now, out);
+        }
+    }
+    Ok(Ok(()))
+}
+
+fn identify(repository: &Repository, tenant: &str, out: &mut String) {
+    out.push_str("<Identify>\n");
+    xml::element(out, "repositoryName", &repository.name);
+    xml::element(out, "baseURL", &repository.base_url);
+    xml::element(out, "protocolVersion", "2.0");
+    for email in &repository.admin_emails {
+        xml::element(out, "adminEmail", email);
+    }
+    xml::element(out, "earliestDatestamp", "1970-01-01T00:00:00Z");
+    xml::element(out, "deletedRecord", "persistent");
+    xml::element(out, "granularity", "YYYY-MM-DDThh:mm:ssZ");
+    // The oai-identifier scheme wants a domain name (with a dot) as the repository id.
+    let host = repository.host().split(':').next().unwrap_or_default();
+    if host.contains('.') && !host.chars().all(|c| c.is_ascii_digit() || c == '.') {
+        out.push_str(
+            "<description>\n<oai-identifier xmlns=\"http://www.openarchives.org/OAI/2.0/oai-identifier\" \
+             xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" \
+             xsi:schemaLocation=\"http://www.openarchives.org/OAI/2.0/oai-identifier \
+             http://www.openarchives.org/OAI/2.0/oai-identifier.xsd\">\n",
+        );
+        xml::element(out, "scheme", "oai");
+        xml::element(out, "repositoryIdentifier", host);
+        xml::element(out, "delimiter", ":");
+        xml::element(out, "sampleIdentifier", &identifier(host, tenant, Uuid::nil()));
+        out.push_str("</oai-identifier>\n</description>\n");
+    }
+    out.push_str("</Identify>\n");
+}
+
+/// One record of a list or GetRecord: its header and, unless deleted or `records` is
+/// false, its metadata. An instance whose records are gone is written deleted.
+#[allow(clippy::too_many_arguments)]
+fn record(
+    r: &store::Reader<'_>,
+    names: &mut metadata::Names,
+    tenant: &str,
+    repository: &Repository,
+    entry: &index::Entry,
+    format: Format,
+    records: bool,
+    out: &mut String,
+) -> Result<()> {
+    let id = identifier(repository.host(), tenant, entry.id);
+    let mut body = String::new();
+    let mut deleted = entry.deleted;
+    if records && !deleted {
+        let mark = repository.include_suppressed.then_some(entry.suppressed);
+        deleted = !metadata::write(r, names, entry.id, format, mark, &mut body)?;
+    }
+    if records {
+        out.push_str("<record>\n");
+    }
+    xml::header(out, &id, entry.datestamp, deleted, &["all"]);
+    if records {
+        if !deleted {
+            out.push_str(&body);
+        }
+        out.push_str("</record>\n");
+    }
+    Ok(())
+}
+
+/// A page of ListIdentifiers or ListRecords.
+fn list(
+    r: &store::Reader<'_>,
+    tenant: &str,
+    repository: &Repository,
+    records: bool,
+    from: &protocol::List,
+    now: i64,
+    out: &mut String,
+) -> Result<Result<(), OaiError>> {
+    let (selection, after, cursor, total) = match from {
+        protocol::List::First(selection) => {
+            let mut selection = selection.clone();
+            // The list ends where it stood when the harvest began (`index::catch_up`
+            // stamped later changes from this second on).
+            selection.until = Some(selection.until.unwrap_or(now).min(now));
+            let from = selection.from.unwrap_or(i64::MIN);
+            (selection, (from, Uuid::nil()), 0, None)
+        }
+        protocol::List::Resume(token) => {
+            (token.selection.clone(), token.after, token.cursor, token.total)
+        }
+    };
+    if selection.set.as_deref().is_some_and(|s| s != "all") {
+        return Ok(Err(OaiError::no_records()));
+    }
+    let until = selection.until.unwrap_or(now);
+    let from = selection.from.unwrap_or(i64::MIN);
+    let size = repository.page_size.clamp(1, 500);
+    let mut page = Vec::with_capacity(size);
+    let mut position = after;
+    let mut more = false;
+    // Suppressed records left out can leave a page short: read on until it is full.
+    loop {
+        let entries = index::page(r, position, until, size + 1 - page.len())?;
+        let exhausted = entries.len() < size + 1 - page.len();
+        for entry in entries {
+            if page.len() == size {
+                more = true;
+                break;
+            }
+            position = (entry.datestamp, entry.id);
+            if entry.datestamp < from {
+                continue;
+            }
+            if entry.suppressed && !entry.deleted && !repository.include_suppressed {
+                continue;
+            }
+            page.push(entry);
+        }
+        if more || exhausted {
+            break;
+        }
+    }
+    if page.is_empty() && cursor == 0 {
+        return Ok(Err(OaiError::no_records()));
+    }
+    let total = match total {
+        Some(total) => Some(total),
+        None if more && repository.include_suppressed => Some(index::count(r, from.max(0), until)?),
+        None => None,
+    };
+    let verb = if records { "ListRecords" } else { "ListIdentifiers" };
+    out.push('<');
+    out.push_str(verb);
+    out.push_str(">\n");
+    let mut names = metadata::Names::default();
+    for entry in &page {
+        record(r, &mut names, tenant, repository, entry, selection.format, records, out)?;
+    }
+    let sent = cursor + page.len() as u64;
+    if more {
+        let last = page.last().map_or(position, |e| (e.datestamp, e.id));
+        let token = token::Token {
+            tenant: tenant.to_string(),
+            selection,
+            after: last,
+            cursor: sent,
+            total,
+            expires: now + token::LIFETIME_SECONDS,
+        };
+        xml::resumption_token(out, &token.encode(), cursor, total, Some(token.expires));
+    } else if cursor > 0 {
+        xml::resumption_token(out, "", cursor, total, None);
+    }
+    out.push_str("</");
+    out.push_str(verb);
+    out.push_str(">\n");
+    Ok(Ok(()))
+}

@@ -1,0 +1,152 @@
+//! OAI-PMH, as FOLIO exposes it (see the `oai` crate for the protocol):
+//!
+//! - the edge API, `GET|POST /oai` and `/oai/{apiKeyPath}`: the API key from the
+//!   `apikey` argument, the `Authorization` header (`apikey KEY` or the bare key) or the
+//!   path, in that order, as edge-oai-pmh reads it; `/oai/records?apikey=...` works too;
+//! - the module API, `GET|POST /oai/records` with a token and `X-Okapi-Tenant`.
+//!
+//! POST takes its arguments as a form (`application/x-www-form-urlencoded`). A client
+//! whose `Accept` admits no XML gets 406, as from the edge.
+
+use axum::{
+    Router,
+    extract::{Path, RawQuery, State},
+    http::{HeaderMap, HeaderValue, Method, StatusCode, header},
+    response::{IntoResponse, Response},
+    routing::get,
+};
+
+use crate::{
+    ApiError, AppState,
+    extract::{Body, Caller, blocking, form_pairs},
+};
+
+pub(super) fn router() -> Router<AppState> {
+    Router::new()
+        .route("/oai", get(without_path).post(without_path))
+        .route("/oai/{key_path}", get(with_path).post(with_path))
+}
+
+async fn without_path(
+    state: State<AppState>,
+    method: Method,
+    headers: HeaderMap,
+    query: RawQuery,
+    body: Body,
+) -> Result<Response, ApiError> {
+    harvest(state, None, method, headers, query, body).await
+}
+
+async fn with_path(
+    state: State<AppState>,
+    Path(key_path): Path<String>,
+    method: Method,
+    headers: HeaderMap,
+    query: RawQuery,
+    body: Body,
+) -> Result<Response, ApiError> {
+    harvest(state, Some(key_path), method, headers, query, body).await
+}
+
+async fn harvest(
+    State(state): State<AppState>,
+    key_path: Option<String>,
+    method: Method,
+    headers: HeaderMap,
+    RawQuery(query): RawQuery,
+    Body(body): Body,
+) -> Result<Response, ApiError> {
+    if !accepts_xml(&headers) {
+        return Ok((
+            StatusCode::NOT_ACCEPTABLE,
+            "The Accept header admits no XML: send Accept: text/xml",
+        )
+            .into_response());
+    }
+    let mut args = form_pairs(query.as_deref().unwrap_or(""));
+    if method == Method::POST {
+        args.extend(form_pairs(&String::from_utf8_lossy(&body)));
+    }
+    // The key is the edge's, not an OAI-PMH argument.
+    let key_arg = args.iter().position(|(k, _)| k == "apikey").map(|i| args.remove(i).1);
+    let module_api = key_path.as_deref() == Some("records");
+    let key = key_arg
+        .or_else(|| authorization_key(&headers))
+        .or_else(|| key_path.clone().filter(|_| !module_api));
+    let (tenant, tenant_name) = match key {
+        Some(text) => {
+            let key = oai::ApiKey::parse(&text)
+                .ok_or_else(|| ApiError::unauthorized("Invalid API Key"))?;
+            let tenant = state
+                .store()
+                .tenant(&key.tenant)
+                .map_err(|_| ApiError::unauthorized("Invalid API Key"))?;
+            let checked = tenant.clone();
+            let issued = blocking(move || Ok(checked.read(|r| oai::is_issued(r, &key))?)).await?;
+            if !issued {
+                return Err(ApiError::unauthorized("Invalid API Key"));
+            }
+            let name = tenant.name().to_string();
+            (tenant, name)
+        }
+        None if module_api => {
+            let caller = caller(&state, &headers).await?;
+            caller.require("oai-pmh.records.collection.get")?;
+            let name = caller.tenant.name().to_string();
+            (caller.tenant, name)
+        }
+        None => return Err(ApiError::unauthorized("Missing API Key")),
+    };
+    let base_url = base_url(&headers, key_path.as_deref());
+    let repository = oai::Repository::new(&base_url);
+    let now = chrono::Utc::now().timestamp();
+    let response =
+        blocking(move || Ok(oai::respond(&tenant, &tenant_name, &repository, &args, now)?)).await?;
+    let mut out = (StatusCode::from_u16(response.status).unwrap_or(StatusCode::OK), response.body)
+        .into_response();
+    out.headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static("text/xml;charset=UTF-8"));
+    Ok(out)
+}
+
+/// The module API's caller, authenticated as any other request.
+async fn caller(state: &AppState, headers: &HeaderMap) -> Result<Caller, ApiError> {
+    use axum::extract::FromRequestParts;
+    let mut request = axum::http::Request::new(());
+    *request.headers_mut() = headers.clone();
+    let (mut parts, ()) = request.into_parts();
+    Caller::from_request_parts(&mut parts, state).await
+}
+
+/// The key in `Authorization`: `apikey KEY` or the key alone (not a bearer token).
+fn authorization_key(headers: &HeaderMap) -> Option<String> {
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?.trim();
+    if value.starts_with("Bearer ") || value.starts_with("bearer ") {
+        return None;
+    }
+    let key =
+        value.strip_prefix("apikey ").or_else(|| value.strip_prefix("apiKey ")).unwrap_or(value);
+    Some(key.trim().to_string())
+}
+
+/// Whether `Accept` admits XML: none given, or a `(text|*)/(xml|*)` among its types.
+fn accepts_xml(headers: &HeaderMap) -> bool {
+    let Some(accept) = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()) else {
+        return true;
+    };
+    accept.split(',').any(|part| {
+        let media = part.split(';').next().unwrap_or("").trim();
+        let (kind, sub) = media.split_once('/').unwrap_or((media, ""));
+        matches!(kind, "text" | "*") && matches!(sub, "xml" | "*")
+    })
+}
+
+/// The URL the harvester asked, as the repository's base URL (what `<request>` echoes
+/// and identifiers take their host from).
+fn base_url(headers: &HeaderMap, key_path: Option<&str>) -> String {
+    let host = headers.get(header::HOST).and_then(|v| v.to_str().ok()).unwrap_or("localhost");
+    match key_path {
+        Some(path) => format!("http://{host}/oai/{path}"),
+        None => format!("http://{host}/oai"),
+    }
+}
