@@ -122,6 +122,15 @@ enum TenantCommand {
         #[command(flatten)]
         data: DataDirArg,
     },
+    /// Issue an API key for FOLIO's OAI-PMH edge API (`/oai?apikey=KEY`), naming the
+    /// tenant and one of its users (the institutional user harvests run as).
+    OaiKey {
+        name: String,
+        #[arg(long, default_value = "admin")]
+        user: String,
+        #[command(flatten)]
+        data: DataDirArg,
+    },
 }
 
 fn main() -> std::process::ExitCode {
@@ -191,6 +200,19 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             for name in store.tenant_names() {
                 println!("{name}");
             }
+            Ok(())
+        }
+        Command::Tenant(TenantCommand::OaiKey { name, user, data }) => {
+            let store = store::Store::open(
+                &data.data_dir,
+                store::Options::default(),
+                &runtime::components(),
+            )?;
+            let tenant = store.tenant(&name).with_context(|| format!("no tenant {name}"))?;
+            let known = tenant.read(|r| auth::username_taken(r, &user))?;
+            anyhow::ensure!(known, "tenant {name} has no user {user}");
+            let key = tenant.write(|w| oai::issue(w, &name, &user))?;
+            println!("{}", key.encode());
             Ok(())
         }
         Command::Generate(args) => workload::generate(args),
@@ -264,6 +286,10 @@ fn load_or_create_key(data_dir: &std::path::Path) -> anyhow::Result<auth::TokenK
 
 fn serve(state: server::AppState, listen: SocketAddr) -> anyhow::Result<()> {
     state.runtime().open_search_indexes().context("cannot open the search indexes")?;
+    state
+        .runtime()
+        .follow_harvest_indexes()
+        .context("cannot follow the OAI-PMH harvest indexes")?;
     // Import jobs that were running when the process stopped go on from their last chunk.
     state.runtime().resume_imports();
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;

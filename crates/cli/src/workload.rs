@@ -186,7 +186,7 @@ fn open_instance_index(tenant: &store::Tenant) -> anyhow::Result<Option<search::
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct LoadArgs {
-    /// search, search-under-reindex, marc-search, cico, export-ids or import.
+    /// search, search-under-reindex, marc-search, cico, export-ids, import or oai.
     scenario: String,
     /// The server, e.g. http://127.0.0.1:9130.
     #[arg(long, env = "QUIRE_LOAD_URL")]
@@ -237,6 +237,15 @@ pub(crate) struct LoadArgs {
     /// second cico run.
     #[arg(long)]
     file: Option<PathBuf>,
+    /// oai: the edge API key (`quire tenant oai-key`).
+    #[arg(long)]
+    oai_key: Option<String>,
+    /// oai: the metadata format harvested.
+    #[arg(long, default_value = "marc21_withholdings")]
+    prefix: String,
+    /// oai: harvest alone, without the cico runs.
+    #[arg(long)]
+    harvest_only: bool,
     /// Also write the report as JSON here.
     #[arg(long)]
     json: Option<PathBuf>,
@@ -294,6 +303,9 @@ pub(crate) fn load(args: LoadArgs) -> anyhow::Result<()> {
     if scenario == load::ScenarioName::Import {
         return cico_under_import(&args, &options);
     }
+    if scenario == load::ScenarioName::Oai {
+        return cico_under_harvest(&args, &options);
+    }
     if scenario == load::ScenarioName::Cico {
         let cico = args.cico();
         let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
@@ -329,7 +341,7 @@ pub(crate) fn load(args: LoadArgs) -> anyhow::Result<()> {
             load::search_workload(&dir)?
         }
         load::ScenarioName::MarcSearch => load::marc_search_workload(),
-        load::ScenarioName::Cico | load::ScenarioName::Import => {
+        load::ScenarioName::Cico | load::ScenarioName::Import | load::ScenarioName::Oai => {
             unreachable!("cico runs its own virtual users")
         }
         load::ScenarioName::ExportIds => load::export_ids_workload(),
@@ -420,6 +432,57 @@ fn cico_under_import(args: &LoadArgs, options: &load::LoadOptions) -> anyhow::Re
         std::fs::write(path, value.to_string())
             .with_context(|| format!("writing {}", path.display()))?;
     }
+    Ok(())
+}
+
+/// A full OAI-PMH harvest, timed page by page; with cico idle before it and cico
+/// during it unless `--harvest-only`.
+fn cico_under_harvest(args: &LoadArgs, options: &load::LoadOptions) -> anyhow::Result<()> {
+    let key = args.oai_key.clone().context("the oai scenario needs --oai-key KEY")?;
+    let cico = args.cico();
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let (harvest, reports) = runtime.block_on(async {
+        let client = reqwest_client()?;
+        if args.harvest_only {
+            let harvest = load::harvest(&client, &options.url, &key, &args.prefix).await?;
+            return Ok::<_, anyhow::Error>((harvest, None));
+        }
+        eprintln!("running cico idle for {:?} with {} users...", options.duration, options.users);
+        let (idle, _) = load::run_cico(options, &cico).await?;
+        eprintln!("harvesting {} and running cico meanwhile...", args.prefix);
+        let harvesting = load::harvest(&client, &options.url, &key, &args.prefix);
+        let (harvest, during) = tokio::join!(harvesting, load::run_cico(options, &cico));
+        Ok((harvest?, Some((idle, during?.0))))
+    })?;
+    if let Some((idle, during)) = reports {
+        let idle = load::Report::new("cico (idle)", options, &idle);
+        let during = load::Report::new("cico (during a harvest)", options, &during);
+        println!("{}", idle.text());
+        println!("{}", during.text());
+        let p95 = |report: &load::Report, name: &str| {
+            report.rows.iter().find(|r| r.request == name).map_or(f64::NAN, |r| r.p95_ms)
+        };
+        for name in [load::CHECK_OUT_POST, load::CHECK_IN_POST] {
+            let (before, meanwhile) = (p95(&idle, name), p95(&during, name));
+            println!(
+                "{name}: p95 {before:.1} ms idle, {meanwhile:.1} ms during the harvest ({:.2}x)",
+                meanwhile / before
+            );
+        }
+    }
+    println!(
+        "harvest ({}): {} records ({} deleted) in {} pages, {:.1} s, {:.0} records/s, {:.0} MB; page p50 {:.1} ms, p95 {:.1} ms, p99 {:.1} ms",
+        args.prefix,
+        harvest.records,
+        harvest.deleted,
+        harvest.pages,
+        harvest.seconds,
+        harvest.records as f64 / harvest.seconds,
+        harvest.bytes as f64 / 1e6,
+        load::quantile(&harvest.page_ms, 0.5),
+        load::quantile(&harvest.page_ms, 0.95),
+        load::quantile(&harvest.page_ms, 0.99),
+    );
     Ok(())
 }
 

@@ -8,6 +8,7 @@
 mod cico;
 mod engine;
 mod import;
+mod oai;
 mod report;
 mod workload;
 
@@ -23,6 +24,7 @@ pub use crate::{
         run,
     },
     import::{Import, start_import, wait_import},
+    oai::{Harvest, harvest, quantile},
     report::{Baseline, Report, Row},
     workload::{
         RequestTemplate, ScenarioName, Workload, default_workload_dir, encode_query,

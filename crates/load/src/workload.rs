@@ -26,6 +26,8 @@ pub enum ScenarioName {
     ExportIds,
     /// `cico` idle, then `cico` while a MARC file imports (baselines' import report).
     Import,
+    /// `cico` idle, then `cico` while an OAI-PMH harvest runs; the harvest timed.
+    Oai,
 }
 
 impl ScenarioName {
@@ -37,12 +39,13 @@ impl ScenarioName {
             "cico" => ScenarioName::Cico,
             "export-ids" => ScenarioName::ExportIds,
             "import" => ScenarioName::Import,
+            "oai" => ScenarioName::Oai,
             _ => return None,
         })
     }
 
     pub fn all() -> &'static [&'static str] {
-        &["search", "search-under-reindex", "marc-search", "cico", "export-ids", "import"]
+        &["search", "search-under-reindex", "marc-search", "cico", "export-ids", "import", "oai"]
     }
 }
 

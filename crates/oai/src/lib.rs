@@ -9,6 +9,7 @@
 //! - `metadata`: a record's MARC and Dublin Core.
 //! - `xml`: the response, written as text.
 //! - `keys`: the edge API's keys.
+//! - `follower`: a thread keeping the index up with the change log.
 //!
 //! [`respond`] answers one request: it brings the index up to the change log, then
 //! reads one page in one read transaction and writes it.
@@ -17,17 +18,26 @@
 //! (keyset pages over a fixed `until`); a deleted instance is a deleted header for ever
 //! after; every response is one well-formed document, errors included.
 
+mod follower;
 mod index;
 mod keys;
 mod metadata;
 mod protocol;
+mod settings;
 mod token;
 mod xml;
 
 use uuid::Uuid;
 
+pub use crate::follower::Follower;
 pub use crate::index::{MIGRATIONS, catch_up};
 pub use crate::keys::{ApiKey, is_issued, issue};
+pub use crate::settings::{Setting, repository};
+
+/// `/oai-pmh/configuration-settings`.
+pub mod configuration {
+    pub use crate::settings::{create, delete, get, list, replace};
+}
 pub use crate::protocol::{Args, Code, Format, OaiError, Verb, datestamp, identifier};
 
 #[derive(Debug, thiserror::Error)]
@@ -38,6 +48,10 @@ pub enum Error {
     Srs(#[from] srs::Error),
     #[error("corrupt harvest data: {0}")]
     Corrupt(String),
+    #[error("Configuration setting with id '{0}' was not found")]
+    NotFound(Uuid),
+    #[error("{message}")]
+    Invalid { field: String, message: String },
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -56,6 +70,11 @@ pub struct Repository {
     /// Errors answer with HTTP 200 (true, as the protocol recommends) or with
     /// FOLIO's statuses per error code.
     pub errors_as_200: bool,
+    /// Deleted records are harvested as deleted headers (`persistent`), or left out
+    /// (FOLIO's `deletedRecordsSupport` `no`).
+    pub keeps_deleted: bool,
+    /// FOLIO's `enableOaiService`: off, every request is answered 503.
+    pub enabled: bool,
 }
 
 impl Repository {
@@ -67,6 +86,8 @@ impl Repository {
             page_size: 100,
             include_suppressed: true,
             errors_as_200: true,
+            keeps_deleted: true,
+            enabled: true,
         }
     }
 
@@ -165,7 +186,12 @@ fn answer(
             let Some(entry) = index::get(r, *identifier)? else {
                 return Ok(Err(OaiError::unknown_id()));
             };
-            if entry.suppressed && !entry.deleted && !repository.include_suppressed {
+            let hidden = if entry.deleted {
+                !repository.keeps_deleted
+            } else {
+                entry.suppressed && !repository.include_suppressed
+            };
+            if hidden {
                 return Ok(Err(OaiError::unknown_id()));
             }
             let mut names = metadata::Names::default();
@@ -191,7 +217,7 @@ fn identify(repository: &Repository, tenant: &str, out: &mut String) {
         xml::element(out, "adminEmail", email);
     }
     xml::element(out, "earliestDatestamp", "1970-01-01T00:00:00Z");
-    xml::element(out, "deletedRecord", "persistent");
+    xml::element(out, "deletedRecord", if repository.keeps_deleted { "persistent" } else { "no" });
     xml::element(out, "granularity", "YYYY-MM-DDThh:mm:ssZ");
     // The oai-identifier scheme wants a domain name (with a dot) as the repository id.
     let host = repository.host().split(':').next().unwrap_or_default();
@@ -292,6 +318,9 @@ fn list(
             if entry.suppressed && !entry.deleted && !repository.include_suppressed {
                 continue;
             }
+            if entry.deleted && !repository.keeps_deleted {
+                continue;
+            }
             page.push(entry);
         }
         if more || exhausted {
@@ -303,7 +332,9 @@ fn list(
     }
     let total = match total {
         Some(total) => Some(total),
-        None if more && repository.include_suppressed => Some(index::count(r, from.max(0), until)?),
+        None if more && repository.include_suppressed && repository.keeps_deleted => {
+            Some(index::count(r, from.max(0), until)?)
+        }
         None => None,
     };
     let verb = if records { "ListRecords" } else { "ListIdentifiers" };

@@ -67,6 +67,7 @@ pub struct Runtime {
     rules: RwLock<HashMap<String, Arc<circ::RulesCache>>>,
     standings: Standings,
     imports: imports::Imports,
+    harvest_followers: std::sync::Mutex<HashMap<String, oai::Follower>>,
 }
 
 impl Runtime {
@@ -78,6 +79,7 @@ impl Runtime {
             rules: RwLock::default(),
             standings: Standings::default(),
             imports: imports::Imports::default(),
+            harvest_followers: Default::default(),
         }
     }
 
@@ -92,6 +94,23 @@ impl Runtime {
         for name in self.store.tenant_names() {
             let tenant = self.store.tenant(&name)?;
             self.indexes.instances(&tenant)?;
+        }
+        Ok(())
+    }
+
+    /// Starts keeping every tenant's OAI-PMH harvest index up with its change log, on a
+    /// thread per tenant. A server calls it as it starts; harvests catch up themselves
+    /// before answering, so this keeps datestamps timely and first requests short.
+    pub fn follow_harvest_indexes(&self) -> Result<()> {
+        let mut followers = self.harvest_followers.lock().unwrap_or_else(|e| e.into_inner());
+        for name in self.store.tenant_names() {
+            if followers.contains_key(&name) {
+                continue;
+            }
+            let tenant = self.store.tenant(&name)?;
+            let follower =
+                oai::Follower::spawn(tenant).map_err(|e| Error::Thread(e.to_string()))?;
+            followers.insert(name, follower);
         }
         Ok(())
     }

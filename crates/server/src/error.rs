@@ -678,6 +678,11 @@ impl From<oai::Error> for ApiError {
         match e {
             oai::Error::Store(s) => ApiError::from(s),
             oai::Error::Srs(s) => ApiError::from(s),
+            oai::Error::NotFound(_) => ApiError::not_found(e.to_string()),
+            oai::Error::Invalid { ref field, .. } => {
+                let field = field.clone();
+                ApiError::validation(&field, None, e.to_string())
+            }
             oai::Error::Corrupt(_) => ApiError::internal(e),
         }
     }

@@ -6,7 +6,11 @@
 //! - the module API, `GET|POST /oai/records` with a token and `X-Okapi-Tenant`.
 //!
 //! POST takes its arguments as a form (`application/x-www-form-urlencoded`). A client
-//! whose `Accept` admits no XML gets 406, as from the edge.
+//! whose `Accept` admits no XML gets 406, as from the edge; with the service switched
+//! off in the settings, every request gets 503.
+//!
+//! And FOLIO's settings: `GET|POST /oai-pmh/configuration-settings` (`?name=`),
+//! `GET|PUT|DELETE /oai-pmh/configuration-settings/{id}`.
 
 use axum::{
     Router,
@@ -15,16 +19,23 @@ use axum::{
     response::{IntoResponse, Response},
     routing::get,
 };
+use serde_json::json;
+use uuid::Uuid;
 
 use crate::{
     ApiError, AppState,
-    extract::{Body, Caller, blocking, form_pairs},
+    extract::{Body, Caller, ListParams, blocking, form_pairs},
 };
 
 pub(super) fn router() -> Router<AppState> {
     Router::new()
         .route("/oai", get(without_path).post(without_path))
         .route("/oai/{key_path}", get(with_path).post(with_path))
+        .route("/oai-pmh/configuration-settings", get(list_settings).post(create_setting))
+        .route(
+            "/oai-pmh/configuration-settings/{id}",
+            get(get_setting).put(replace_setting).delete(delete_setting),
+        )
 }
 
 async fn without_path(
@@ -98,10 +109,18 @@ async fn harvest(
         None => return Err(ApiError::unauthorized("Missing API Key")),
     };
     let base_url = base_url(&headers, key_path.as_deref());
-    let repository = oai::Repository::new(&base_url);
     let now = chrono::Utc::now().timestamp();
-    let response =
-        blocking(move || Ok(oai::respond(&tenant, &tenant_name, &repository, &args, now)?)).await?;
+    let response = blocking(move || {
+        let repository = tenant.read(|r| oai::repository(r, &base_url))?;
+        if !repository.enabled {
+            return Ok(None);
+        }
+        Ok(Some(oai::respond(&tenant, &tenant_name, &repository, &args, now)?))
+    })
+    .await?;
+    let Some(response) = response else {
+        return Ok((StatusCode::SERVICE_UNAVAILABLE, "OAI-PMH service is disabled").into_response());
+    };
     let mut out = (StatusCode::from_u16(response.status).unwrap_or(StatusCode::OK), response.body)
         .into_response();
     out.headers_mut()
@@ -149,4 +168,57 @@ fn base_url(headers: &HeaderMap, key_path: Option<&str>) -> String {
         Some(path) => format!("http://{host}/oai/{path}"),
         None => format!("http://{host}/oai"),
     }
+}
+
+async fn list_settings(caller: Caller, params: ListParams) -> Result<Response, ApiError> {
+    caller.require("oai-pmh.configuration-settings.collection.get")?;
+    let name: Option<String> = params.get("name")?;
+    let page = params.page;
+    let tenant = caller.tenant.clone();
+    let all = blocking(move || Ok(tenant.read(|r| oai::configuration::list(r, name.as_deref()))?))
+        .await?;
+    let total = all.len();
+    let page: Vec<_> =
+        all.into_iter().skip(page.offset as usize).take(page.limit as usize).collect();
+    Ok(super::json::value(
+        StatusCode::OK,
+        &json!({"configurationSettings": page, "totalRecords": total}),
+    ))
+}
+
+async fn get_setting(caller: Caller, Path(id): Path<Uuid>) -> Result<Response, ApiError> {
+    caller.require("oai-pmh.configuration-settings.item.get")?;
+    let tenant = caller.tenant.clone();
+    let setting = blocking(move || Ok(tenant.read(|r| oai::configuration::get(r, id))?)).await?;
+    Ok(super::json::value(StatusCode::OK, &setting))
+}
+
+async fn create_setting(caller: Caller, Body(body): Body) -> Result<Response, ApiError> {
+    caller.require("oai-pmh.configuration-settings.item.post")?;
+    let setting: oai::Setting = folio::decode(&body)?;
+    let tenant = caller.tenant.clone();
+    let created =
+        blocking(move || Ok(tenant.write(|w| oai::configuration::create(w, setting))?)).await?;
+    let id = created.id.unwrap_or_default();
+    let body = serde_json::to_string(&created).map_err(ApiError::internal)?;
+    Ok(super::json::created(format!("/oai-pmh/configuration-settings/{id}"), body))
+}
+
+async fn replace_setting(
+    caller: Caller,
+    Path(id): Path<Uuid>,
+    Body(body): Body,
+) -> Result<Response, ApiError> {
+    caller.require("oai-pmh.configuration-settings.item.put")?;
+    let setting: oai::Setting = folio::decode(&body)?;
+    let tenant = caller.tenant.clone();
+    blocking(move || Ok(tenant.write(|w| oai::configuration::replace(w, id, setting))?)).await?;
+    Ok(super::no_content())
+}
+
+async fn delete_setting(caller: Caller, Path(id): Path<Uuid>) -> Result<Response, ApiError> {
+    caller.require("oai-pmh.configuration-settings.item.delete")?;
+    let tenant = caller.tenant.clone();
+    blocking(move || Ok(tenant.write(|w| oai::configuration::delete(w, id))?)).await?;
+    Ok(super::no_content())
 }

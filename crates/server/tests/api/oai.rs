@@ -385,3 +385,62 @@ async fn keys_tokens_and_accept_headers_as_the_edge_checks_them() {
         .await;
     assert_eq!(error_code(&xml).as_deref(), Some("badResumptionToken"));
 }
+
+#[tokio::test]
+async fn folios_settings_shape_the_repository() {
+    let app = TestApp::new();
+    let (c, h, _) = library(&app).await;
+    let r = c.get("/oai-pmh/configuration-settings").await;
+    assert_eq!(r.body["totalRecords"], 3, "{}", r.text);
+    let setting = |name: &str| {
+        r.body["configurationSettings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["configName"] == name)
+            .unwrap()
+            .clone()
+    };
+    // A page of 10; a suppressed instance left out; errors with FOLIO's statuses.
+    let mut technical = setting("technical");
+    technical["configValue"]["maxRecordsPerResponse"] = json!("10");
+    let path = format!("/oai-pmh/configuration-settings/{}", technical["id"].as_str().unwrap());
+    assert_eq!(c.put(&path, &technical).await.status, StatusCode::NO_CONTENT);
+    assert_eq!(c.get(&path).await.body["configValue"]["maxRecordsPerResponse"], "10");
+    technical["configValue"]["maxRecordsPerResponse"] = json!("501");
+    let refused = c.put(&path, &technical).await;
+    assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", refused.text);
+    let mut behavior = setting("behavior");
+    behavior["configValue"]["suppressedRecordsProcessing"] = json!("false");
+    behavior["configValue"]["errorsProcessing"] = json!("500");
+    let behavior_path =
+        format!("/oai-pmh/configuration-settings/{}", behavior["id"].as_str().unwrap());
+    assert_eq!(c.put(&behavior_path, &behavior).await.status, StatusCode::NO_CONTENT);
+    let mut hidden = c.instance_json("Suppressed from discovery").await;
+    hidden["discoverySuppress"] = json!(true);
+    assert_eq!(c.post("/instance-storage/instances", &hidden).await.status, StatusCode::CREATED);
+
+    let (headers, pages) = h.list("verb=ListIdentifiers&metadataPrefix=marc21").await;
+    assert_eq!(headers.len(), 103, "the suppressed instance is left out");
+    assert_eq!(pages.len(), 11);
+    let r =
+        app.send(Method::GET, &format!("/oai?verb=junk&apikey={}", h.key), None, None, None).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    assert_eq!(error_code(&r.text).as_deref(), Some("badVerb"));
+
+    // Back to the defaults: a suppressed record is harvested, marked.
+    assert_eq!(c.delete(&behavior_path).await.status, StatusCode::NO_CONTENT);
+    let (headers, _) = h.list("verb=ListIdentifiers&metadataPrefix=marc21").await;
+    assert_eq!(headers.len(), 104);
+
+    // Switched off: 503.
+    let mut general = setting("general");
+    general["configValue"]["enableOaiService"] = json!("false");
+    let general_path =
+        format!("/oai-pmh/configuration-settings/{}", general["id"].as_str().unwrap());
+    assert_eq!(c.put(&general_path, &general).await.status, StatusCode::NO_CONTENT);
+    let r = app
+        .send(Method::GET, &format!("/oai?verb=Identify&apikey={}", h.key), None, None, None)
+        .await;
+    assert_eq!(r.status, StatusCode::SERVICE_UNAVAILABLE);
+}

@@ -1,0 +1,68 @@
+//! A thread that keeps a tenant's harvest index up with its change log, so that
+//! datestamps are the seconds records changed in and a harvest's first request finds
+//! little left to apply. Requests catch up themselves before answering (`respond`), so
+//! the follower is about timeliness, never correctness.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// A running follower; dropping it stops the thread (within about 100 ms) and waits.
+#[derive(Debug)]
+pub struct Follower {
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+const WAKE: Duration = Duration::from_millis(100);
+const POLL: Duration = Duration::from_secs(1);
+/// Least time between two catch-ups: a busy desk's writes are applied together.
+const INTERVAL: Duration = Duration::from_millis(500);
+
+impl Follower {
+    /// Follows `tenant`'s change log on a new thread.
+    pub fn spawn(tenant: Arc<store::Tenant>) -> std::io::Result<Follower> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let thread = std::thread::Builder::new()
+            .name(format!("oai-follower-{}", tenant.name()))
+            .spawn(move || run(&tenant, &flag))?;
+        Ok(Follower { stop, thread: Some(thread) })
+    }
+}
+
+fn run(tenant: &store::Tenant, stop: &AtomicBool) {
+    let mut applied = 0;
+    let mut last_poll = Instant::now() - POLL;
+    let mut last_run = Instant::now() - INTERVAL;
+    while !stop.load(Ordering::SeqCst) {
+        let mut target = tenant.wait_for_change(applied, WAKE);
+        if last_poll.elapsed() >= POLL {
+            last_poll = Instant::now();
+            target = target.max(tenant.last_seq().unwrap_or(applied));
+        }
+        if target <= applied || last_run.elapsed() < INTERVAL {
+            continue;
+        }
+        last_run = Instant::now();
+        match crate::index::catch_up(tenant, None) {
+            Ok(seq) => applied = seq,
+            Err(e) => {
+                tracing::error!(tenant = tenant.name(), error = %e, "harvest index update failed; retrying");
+                std::thread::sleep(Duration::from_secs(1));
+            }
+        }
+    }
+}
+
+impl Drop for Follower {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(thread) = self.thread.take()
+            && thread.join().is_err()
+        {
+            tracing::error!("harvest index follower panicked");
+        }
+    }
+}
