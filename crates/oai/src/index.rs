@@ -55,6 +55,10 @@ pub const MIGRATIONS: store::Component = store::Component {
                 id TEXT PRIMARY KEY, version INTEGER NOT NULL, body TEXT NOT NULL,
                 username TEXT NOT NULL
             );
+            CREATE TABLE oai_sets (
+                id TEXT PRIMARY KEY, version INTEGER NOT NULL, body TEXT NOT NULL,
+                set_spec TEXT NOT NULL UNIQUE
+            );
             CREATE TABLE oai_settings (
                 id TEXT PRIMARY KEY, version INTEGER NOT NULL, body TEXT NOT NULL,
                 config_name TEXT NOT NULL UNIQUE

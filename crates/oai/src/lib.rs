@@ -23,6 +23,7 @@ mod index;
 mod keys;
 mod metadata;
 mod protocol;
+mod sets;
 mod settings;
 mod token;
 mod xml;
@@ -32,7 +33,13 @@ use uuid::Uuid;
 pub use crate::follower::Follower;
 pub use crate::index::{MIGRATIONS, catch_up};
 pub use crate::keys::{ApiKey, is_issued, issue};
+pub use crate::sets::{Members, Set};
 pub use crate::settings::{Setting, repository};
+
+/// `/oai-pmh/sets`.
+pub mod set_definitions {
+    pub use crate::sets::{create, delete, get, list, replace};
+}
 
 /// `/oai-pmh/configuration-settings`.
 pub mod configuration {
@@ -107,13 +114,14 @@ pub struct Response {
 }
 
 /// Answers one OAI-PMH request of `tenant` (named `tenant_name` in identifiers and
-/// tokens), asked at `now` (UTC seconds).
+/// tokens), asked at `now` (UTC seconds); `members` runs a set's query.
 pub fn respond(
     tenant: &store::Tenant,
     tenant_name: &str,
     repository: &Repository,
     args: &protocol::Args,
     now: i64,
+    members: &dyn Members,
 ) -> Result<Response> {
     let request = protocol::parse(args, tenant_name, now);
     let echoed = protocol::echoed(args, &request);
@@ -134,7 +142,7 @@ pub fn respond(
                 }
                 _ => {}
             }
-            tenant.read(|r| answer(r, tenant_name, repository, &request, now, &mut out))?
+            tenant.read(|r| answer(r, tenant_name, repository, &request, now, members, &mut out))?
         }
     };
     let status = match &answered {
@@ -155,6 +163,7 @@ fn answer(
     repository: &Repository,
     request: &protocol::Request,
     now: i64,
+    members: &dyn Members,
     out: &mut String,
 ) -> Result<Result<(), OaiError>> {
     use protocol::Request;
@@ -164,7 +173,14 @@ fn answer(
             out.push_str("<ListSets>\n<set>\n");
             xml::element(out, "setSpec", "all");
             xml::element(out, "setName", "All records");
-            out.push_str("</set>\n</ListSets>\n");
+            out.push_str("</set>\n");
+            for set in sets::list(r)? {
+                out.push_str("<set>\n");
+                xml::element(out, "setSpec", &set.set_spec);
+                xml::element(out, "setName", &set.name);
+                out.push_str("</set>\n");
+            }
+            out.push_str("</ListSets>\n");
         }
         Request::ListMetadataFormats { identifier } => {
             if let Some(id) = identifier
@@ -196,13 +212,13 @@ fn answer(
             }
             let mut names = metadata::Names::default();
             let mut body = String::new();
-            record(r, &mut names, tenant, repository, &entry, *format, true, &mut body)?;
+            record(r, &mut names, tenant, repository, &entry, *format, true, &["all"], &mut body)?;
             out.push_str("<GetRecord>\n");
             out.push_str(&body);
             out.push_str("</GetRecord>\n");
         }
         Request::List { records, from } => {
-            return list(r, tenant, repository, *records, from, now, out);
+            return list(r, tenant, repository, *records, from, now, members, out);
         }
     }
     Ok(Ok(()))
@@ -219,6 +235,8 @@ fn identify(repository: &Repository, tenant: &str, out: &mut String) {
     xml::element(out, "earliestDatestamp", "1970-01-01T00:00:00Z");
     xml::element(out, "deletedRecord", if repository.keeps_deleted { "persistent" } else { "no" });
     xml::element(out, "granularity", "YYYY-MM-DDThh:mm:ssZ");
+    xml::element(out, "compression", "gzip");
+    xml::element(out, "compression", "deflate");
     // The oai-identifier scheme wants a domain name (with a dot) as the repository id.
     let host = repository.host().split(':').next().unwrap_or_default();
     if host.contains('.') && !host.chars().all(|c| c.is_ascii_digit() || c == '.') {
@@ -248,6 +266,7 @@ fn record(
     entry: &index::Entry,
     format: Format,
     records: bool,
+    sets: &[&str],
     out: &mut String,
 ) -> Result<()> {
     let id = identifier(repository.host(), tenant, entry.id);
@@ -260,7 +279,7 @@ fn record(
     if records {
         out.push_str("<record>\n");
     }
-    xml::header(out, &id, entry.datestamp, deleted, &["all"]);
+    xml::header(out, &id, entry.datestamp, deleted, sets);
     if records {
         if !deleted {
             out.push_str(&body);
@@ -271,6 +290,7 @@ fn record(
 }
 
 /// A page of ListIdentifiers or ListRecords.
+#[allow(clippy::too_many_arguments)]
 fn list(
     r: &store::Reader<'_>,
     tenant: &str,
@@ -278,6 +298,7 @@ fn list(
     records: bool,
     from: &protocol::List,
     now: i64,
+    members: &dyn Members,
     out: &mut String,
 ) -> Result<Result<(), OaiError>> {
     let (selection, after, cursor, total) = match from {
@@ -293,9 +314,20 @@ fn list(
             (token.selection.clone(), token.after, token.cursor, token.total)
         }
     };
-    if selection.set.as_deref().is_some_and(|s| s != "all") {
-        return Ok(Err(OaiError::no_records()));
-    }
+    // A set of the library's own: its members, as its query finds them now.
+    let set = match selection.set.as_deref() {
+        None | Some("all") => None,
+        Some(spec) => match sets::by_spec(r, spec)? {
+            None => return Ok(Err(OaiError::no_records())),
+            Some(set) => match members.members(&set.query) {
+                Ok(ids) => Some((set.set_spec, ids)),
+                Err(message) => {
+                    tracing::warn!(set = spec, %message, "a set's query cannot be run");
+                    return Ok(Err(OaiError::no_records()));
+                }
+            },
+        },
+    };
     let until = selection.until.unwrap_or(now);
     let from = selection.from.unwrap_or(i64::MIN);
     let size = repository.page_size.clamp(1, 500);
@@ -321,6 +353,12 @@ fn list(
             if entry.deleted && !repository.keeps_deleted {
                 continue;
             }
+            if let Some((_, ids)) = &set
+                && !entry.deleted
+                && !ids.contains(&entry.id)
+            {
+                continue;
+            }
             page.push(entry);
         }
         if more || exhausted {
@@ -332,7 +370,11 @@ fn list(
     }
     let total = match total {
         Some(total) => Some(total),
-        None if more && repository.include_suppressed && repository.keeps_deleted => {
+        None if more
+            && set.is_none()
+            && repository.include_suppressed
+            && repository.keeps_deleted =>
+        {
             Some(index::count(r, from.max(0), until)?)
         }
         None => None,
@@ -342,8 +384,12 @@ fn list(
     out.push_str(verb);
     out.push_str(">\n");
     let mut names = metadata::Names::default();
+    let specs: Vec<&str> = match &set {
+        Some((spec, _)) => vec!["all", spec.as_str()],
+        None => vec!["all"],
+    };
     for entry in &page {
-        record(r, &mut names, tenant, repository, entry, selection.format, records, out)?;
+        record(r, &mut names, tenant, repository, entry, selection.format, records, &specs, out)?;
     }
     let sent = cursor + page.len() as u64;
     if more {

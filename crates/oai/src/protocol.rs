@@ -355,7 +355,7 @@ fn missing_arguments(names: &[&str]) -> OaiError {
 }
 
 /// A set spec as the schema allows it.
-fn valid_spec(spec: &str) -> bool {
+pub(crate) fn valid_spec(spec: &str) -> bool {
     !spec.is_empty()
         && spec.split(':').all(|part| {
             !part.is_empty()

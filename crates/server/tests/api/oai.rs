@@ -444,3 +444,44 @@ async fn folios_settings_shape_the_repository() {
         .await;
     assert_eq!(r.status, StatusCode::SERVICE_UNAVAILABLE);
 }
+
+#[tokio::test]
+async fn a_set_is_what_its_query_finds() {
+    let app = TestApp::new();
+    let (c, h, _) = library(&app).await;
+    c.catch_up().await;
+    let set = json!({"name": "FOLIO's own", "setSpec": "folio", "query": "title all \"FOLIO\""});
+    let r = c.post("/oai-pmh/sets", &set).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    let id = r.body["id"].as_str().unwrap().to_string();
+    for (bad, field) in [
+        (json!({"name": "All", "setSpec": "all", "query": "title all x"}), "setSpec"),
+        (json!({"name": "Again", "setSpec": "folio", "query": "title all x"}), "setSpec"),
+        (json!({"name": "Broken", "setSpec": "broken", "query": "title all ("}), "query"),
+    ] {
+        let r = c.post("/oai-pmh/sets", &bad).await;
+        assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{bad}: {}", r.text);
+        assert_eq!(r.error().1[0].0, field, "{}", r.text);
+    }
+    let sets = h.get("verb=ListSets").await;
+    assert_eq!(texts(&sets, "setSpec"), ["all", "folio"]);
+    assert_eq!(texts(&sets, "setName"), ["All records", "FOLIO's own"]);
+    let (headers, pages) = h.list("verb=ListRecords&metadataPrefix=oai_dc&set=folio").await;
+    assert_eq!(headers.len(), 2, "{pages:?}");
+    assert!(pages[0].contains("<setSpec>folio</setSpec>"));
+    assert!(
+        pages[0].contains("Plain FOLIO instance") && pages[0].contains("Another &lt;FOLIO&gt;")
+    );
+    // A changed query changes the set.
+    let narrower =
+        json!({"name": "FOLIO's own", "setSpec": "folio", "query": "title all \"Plain FOLIO\""});
+    assert_eq!(
+        c.put(&format!("/oai-pmh/sets/{id}"), &narrower).await.status,
+        StatusCode::NO_CONTENT
+    );
+    let (headers, _) = h.list("verb=ListIdentifiers&metadataPrefix=marc21&set=folio").await;
+    assert_eq!(headers.len(), 1);
+    assert_eq!(c.delete(&format!("/oai-pmh/sets/{id}")).await.status, StatusCode::NO_CONTENT);
+    let xml = h.get("verb=ListIdentifiers&metadataPrefix=marc21&set=folio").await;
+    assert_eq!(error_code(&xml).as_deref(), Some("noRecordsMatch"));
+}
