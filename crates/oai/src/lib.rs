@@ -98,11 +98,16 @@ impl Repository {
         }
     }
 
-    /// The host of the base URL.
+    /// The host of the base URL, without a port (as FOLIO's identifiers have it, and
+    /// as an identifier's `:`-separated parts need it).
     pub fn host(&self) -> &str {
         let rest = self.base_url.split_once("://").map_or(self.base_url.as_str(), |(_, r)| r);
-        let host = rest.split(['/', '?']).next().unwrap_or(rest);
-        host.rsplit_once('@').map_or(host, |(_, h)| h)
+        let authority = rest.split(['/', '?']).next().unwrap_or(rest);
+        let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+        match host.rsplit_once(':') {
+            Some((name, port)) if port.chars().all(|c| c.is_ascii_digit()) => name,
+            _ => host,
+        }
     }
 }
 
@@ -238,7 +243,7 @@ fn identify(repository: &Repository, tenant: &str, out: &mut String) {
     xml::element(out, "compression", "gzip");
     xml::element(out, "compression", "deflate");
     // The oai-identifier scheme wants a domain name (with a dot) as the repository id.
-    let host = repository.host().split(':').next().unwrap_or_default();
+    let host = repository.host();
     if host.contains('.') && !host.chars().all(|c| c.is_ascii_digit() || c == '.') {
         out.push_str(
             "<description>\n<oai-identifier xmlns=\"http://www.openarchives.org/OAI/2.0/oai-identifier\" \
@@ -410,4 +415,17 @@ fn list(
     out.push_str(verb);
     out.push_str(">\n");
     Ok(Ok(()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Repository;
+
+    #[test]
+    fn identifiers_take_the_host_without_its_port() {
+        let host = |url: &str| Repository::new(url).host().to_string();
+        assert_eq!(host("http://127.0.0.1:9130/oai"), "127.0.0.1");
+        assert_eq!(host("https://user@folio.example.org/oai/KEY"), "folio.example.org");
+        assert_eq!(host("http://localhost"), "localhost");
+    }
 }

@@ -178,6 +178,13 @@ impl WordBuf {
         let part = &mut self.parts[self.len];
         part.clear();
         fold_into(raw, part);
+        // A part that folds to nothing (a combining mark split off its letter, as in
+        // `Lohle-\u{301}Tart`) is no part: kept, it would make the catenation equal a
+        // part, the same term at a later and then an earlier position, which the index
+        // cannot record.
+        if part.is_empty() {
+            return;
+        }
         self.alpha[self.len] = alpha;
         self.len += 1;
     }
@@ -537,6 +544,8 @@ mod tests {
             ],
         );
         check("Straße, ØRE; 1,000.5", expect!["0:strass 0:strasse 1:ore 2:1 3:000 4:5"]);
+        // A combining mark cut off its letter by a hyphen (a generated contributor).
+        check("Lohle-\u{301}Tart, Louis.", expect!["0:lohl 0:lohle 1:tart 2:loui 2:louis"]);
     }
 
     #[test]
