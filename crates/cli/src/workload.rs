@@ -394,20 +394,7 @@ fn cico_under_import(args: &LoadArgs, options: &load::LoadOptions) -> anyhow::Re
         let (job, seconds) = load::wait_import(&client, options, &token, &import).await?;
         Ok::<_, anyhow::Error>((idle, during, job, seconds, cico_seconds))
     })?;
-    let idle = load::Report::new("cico (idle)", options, &idle);
-    let during = load::Report::new("cico (during import)", options, &during);
-    println!("{}", idle.text());
-    println!("{}", during.text());
-    let p95 = |report: &load::Report, name: &str| {
-        report.rows.iter().find(|r| r.request == name).map_or(f64::NAN, |r| r.p95_ms)
-    };
-    for name in [load::CHECK_OUT_POST, load::CHECK_IN_POST] {
-        let (before, meanwhile) = (p95(&idle, name), p95(&during, name));
-        println!(
-            "{name}: p95 {before:.1} ms idle, {meanwhile:.1} ms during the import ({:.2}x)",
-            meanwhile / before
-        );
-    }
+    let (idle, during) = compare_cico(options, &idle, &during, "the import");
     let records = job["progress"]["total"].as_u64().unwrap_or(0);
     println!(
         "import: {} records, {} in {seconds:.1} s ({:.0} records/s); {}",
@@ -435,6 +422,31 @@ fn cico_under_import(args: &LoadArgs, options: &load::LoadOptions) -> anyhow::Re
     Ok(())
 }
 
+/// Prints cico's reports idle and during `work`, and the check-out and check-in POSTs'
+/// p95 side by side; returns the two reports.
+fn compare_cico(
+    options: &load::LoadOptions,
+    idle: &load::Measurements,
+    during: &load::Measurements,
+    work: &str,
+) -> (load::Report, load::Report) {
+    let idle = load::Report::new("cico (idle)", options, idle);
+    let during = load::Report::new(&format!("cico (during {work})"), options, during);
+    println!("{}", idle.text());
+    println!("{}", during.text());
+    let p95 = |report: &load::Report, name: &str| {
+        report.rows.iter().find(|r| r.request == name).map_or(f64::NAN, |r| r.p95_ms)
+    };
+    for name in [load::CHECK_OUT_POST, load::CHECK_IN_POST] {
+        let (before, meanwhile) = (p95(&idle, name), p95(&during, name));
+        println!(
+            "{name}: p95 {before:.1} ms idle, {meanwhile:.1} ms during {work} ({:.2}x)",
+            meanwhile / before
+        );
+    }
+    (idle, during)
+}
+
 /// A full OAI-PMH harvest, timed page by page; with cico idle before it and cico
 /// during it unless `--harvest-only`.
 fn cico_under_harvest(args: &LoadArgs, options: &load::LoadOptions) -> anyhow::Result<()> {
@@ -455,20 +467,7 @@ fn cico_under_harvest(args: &LoadArgs, options: &load::LoadOptions) -> anyhow::R
         Ok((harvest?, Some((idle, during?.0))))
     })?;
     if let Some((idle, during)) = reports {
-        let idle = load::Report::new("cico (idle)", options, &idle);
-        let during = load::Report::new("cico (during a harvest)", options, &during);
-        println!("{}", idle.text());
-        println!("{}", during.text());
-        let p95 = |report: &load::Report, name: &str| {
-            report.rows.iter().find(|r| r.request == name).map_or(f64::NAN, |r| r.p95_ms)
-        };
-        for name in [load::CHECK_OUT_POST, load::CHECK_IN_POST] {
-            let (before, meanwhile) = (p95(&idle, name), p95(&during, name));
-            println!(
-                "{name}: p95 {before:.1} ms idle, {meanwhile:.1} ms during the harvest ({:.2}x)",
-                meanwhile / before
-            );
-        }
+        compare_cico(options, &idle, &during, "the harvest");
     }
     println!(
         "harvest ({}): {} records ({} deleted) in {} pages, {:.1} s, {:.0} records/s, {:.0} MB; page p50 {:.1} ms, p95 {:.1} ms, p99 {:.1} ms",

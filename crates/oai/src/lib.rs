@@ -111,6 +111,26 @@ impl Repository {
     }
 }
 
+/// Every row of one of this crate's small tables (sets, settings), as `T`.
+fn all_rows<T: serde::de::DeserializeOwned>(
+    r: &store::Reader<'_>,
+    table: &store::RecordTable,
+) -> Result<Vec<T>> {
+    let mut out = Vec::new();
+    let mut after: Option<String> = None;
+    loop {
+        let page = r.scan(table, after.as_deref(), 100)?;
+        let Some(last) = page.last() else { break };
+        after = Some(last.id.clone());
+        for row in &page {
+            let value = serde_json::from_str(&row.body)
+                .map_err(|e| Error::Corrupt(format!("{} {}: {e}", table.table, row.id)))?;
+            out.push(value);
+        }
+    }
+    Ok(out)
+}
+
 /// One response: an HTTP status and the XML document.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Response {

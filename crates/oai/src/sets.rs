@@ -42,16 +42,7 @@ pub trait Members {
 
 /// Every set, by spec.
 pub fn list(r: &Reader<'_>) -> Result<Vec<Set>> {
-    let mut out = Vec::new();
-    let mut after: Option<String> = None;
-    loop {
-        let page = r.scan(&SETS, after.as_deref(), 100)?;
-        let Some(last) = page.last() else { break };
-        after = Some(last.id.clone());
-        for row in &page {
-            out.push(decode(&row.body)?);
-        }
-    }
+    let mut out: Vec<Set> = crate::all_rows(r, &SETS)?;
     out.sort_by(|a, b| a.set_spec.cmp(&b.set_spec));
     Ok(out)
 }

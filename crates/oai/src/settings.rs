@@ -61,17 +61,7 @@ fn defaults() -> Vec<Setting> {
 }
 
 fn stored(r: &Reader<'_>) -> Result<Vec<Setting>> {
-    let mut out = Vec::new();
-    let mut after: Option<String> = None;
-    loop {
-        let page = r.scan(&SETTINGS, after.as_deref(), 100)?;
-        let Some(last) = page.last() else { break };
-        after = Some(last.id.clone());
-        for row in &page {
-            out.push(serde_json::from_str(&row.body).map_err(|e| Error::Corrupt(e.to_string()))?);
-        }
-    }
-    Ok(out)
+    crate::all_rows(r, &SETTINGS)
 }
 
 /// Every entry (the defaults where none is stored), or those named `name`.
