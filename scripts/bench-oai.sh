@@ -4,7 +4,8 @@
 # its harvest index takes to build from the change log (the first request waits for it);
 # then `quire load oai`: a full marc21_withholdings harvest alone, pages of 100, with
 # the server's resident memory sampled every half second; then cico with 8 users idle
-# and during a second harvest (100 ms think time). Reports in target/bench-oai.
+# and during a second harvest (100 ms think time); search (8 users) idle and during a
+# third. Reports in target/bench-oai.
 #
 #   scripts/bench-oai.sh [INSTANCES] [DURATION]   (1000000 15s)
 set -euo pipefail
@@ -49,3 +50,16 @@ awk '{ for (i = 1; i < NF; i += 2) if ($i == "RssAnon:") a[NR] = $(i+1) }
 $quire load oai --url $url --tenant perf --username admin --password bench \
     --oai-key "$key" --users 8 --duration "$duration" --think-time-ms 100 \
     | tee "$out/cico.txt" | grep -E "POST|harvest"
+# Search (FOLIO's search workload, 8 users) idle, then during a third harvest.
+search() { # name
+    $quire load search --url $url --tenant perf --username admin --password bench \
+        --users 8 --duration "$duration" --skip-missing > "$out/search-$1.txt"
+    grep -E "^All requests" "$out/search-$1.txt" | head -1 | sed "s/^/search $1: /"
+}
+search idle
+$quire load oai --url $url --tenant perf --username admin --password bench \
+    --oai-key "$key" --harvest-only > "$out/harvest-beside-search.txt" &
+harvester=$!
+search during-harvest
+wait $harvester
+grep harvest "$out/harvest-beside-search.txt"

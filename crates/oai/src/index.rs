@@ -34,7 +34,12 @@ const APPLIED: &str = "oai_applied_seq";
 const CUT: &str = "oai_cut";
 
 /// Change-log rows applied per transaction at most.
-const BATCH: usize = 2_000;
+const BATCH: usize = 10_000;
+
+/// The writer's page cache while a long backlog is applied (a tenant's whole history,
+/// the first time): the index's tables are keyed by random UUIDs, and with the default
+/// cache each insert re-reads a page an earlier one of the batch wrote.
+const BACKLOG_CACHE: u64 = 1 << 30;
 
 pub const MIGRATIONS: store::Component = store::Component {
     name: "oai",
@@ -88,7 +93,8 @@ pub(crate) struct Entry {
 /// first.
 pub fn catch_up(tenant: &Tenant, cut: Option<i64>) -> Result<i64> {
     let target = tenant.last_seq()?;
-    loop {
+    let mut cache_raised = false;
+    let result = loop {
         let applied = tenant.write_background(|w| {
             let applied = w.sequence_value(APPLIED)?.unwrap_or(0);
             let mut last = applied;
@@ -113,11 +119,21 @@ pub fn catch_up(tenant: &Tenant, cut: Option<i64>) -> Result<i64> {
                 w.restart_sequence(CUT, cut + 1)?;
             }
             Ok::<_, crate::Error>((last, done))
-        })?;
-        if applied.1 {
-            return Ok(applied.0);
+        });
+        match applied {
+            Ok((last, true)) => break Ok(last),
+            Ok(_) if !cache_raised => {
+                // More than a batch behind: a backlog.
+                cache_raised = tenant.set_write_cache(Some(BACKLOG_CACHE)).is_ok();
+            }
+            Ok(_) => {}
+            Err(e) => break Err(e),
         }
+    };
+    if cache_raised {
+        tenant.set_write_cache(None)?;
     }
+    result
 }
 
 /// Applies one change, stamping what it touches with its commit second or `floor`,

@@ -247,7 +247,7 @@ async fn deletions_are_headers_for_ever_and_changes_wait_for_the_next_harvest() 
     let (next, _) =
         h.list(&format!("verb=ListIdentifiers&metadataPrefix=marc21&from={until}")).await;
     let deleted: Vec<_> = next.iter().filter(|(_, d)| *d).map(|(id, _)| id.clone()).collect();
-    assert_eq!(deleted, [gone_id.clone()]);
+    assert_eq!(deleted, std::slice::from_ref(&gone_id));
     assert!(next.contains(&(changed_id, false)), "{next:?}");
     let record = h
         .get(&format!("verb=GetRecord&metadataPrefix=marc21&identifier=oai:localhost:diku/{gone}"))
