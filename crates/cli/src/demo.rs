@@ -54,7 +54,8 @@ pub(crate) fn run(args: DemoArgs) -> anyhow::Result<()> {
         report.seconds
     );
     let desk = desk_example(&tenant)?;
-    print_guide(&args, &data_dir, &desk);
+    let oai_key = tenant.write(|w| oai::issue(w, TENANT, ADMIN_USER))?.encode();
+    print_guide(&args, &data_dir, &desk, &oai_key);
     if args.no_serve {
         return Ok(());
     }
@@ -107,7 +108,12 @@ fn desk_example(tenant: &store::Tenant) -> anyhow::Result<(String, String, Strin
     ))
 }
 
-fn print_guide(args: &DemoArgs, data_dir: &std::path::Path, desk: &(String, String, String)) {
+fn print_guide(
+    args: &DemoArgs,
+    data_dir: &std::path::Path,
+    desk: &(String, String, String),
+    oai_key: &str,
+) {
     let url = format!("http://{}", args.listen);
     println!(
         "\nQuire demo: tenant '{TENANT}', user '{ADMIN_USER}', password '{ADMIN_PASSWORD}', data in {}\n",
@@ -130,6 +136,10 @@ fn print_guide(args: &DemoArgs, data_dir: &std::path::Path, desk: &(String, Stri
     println!(
         "  curl -s {h} -H 'Content-Type: application/json' -XPOST '{url}/circulation/check-out-by-barcode' \\\n      -d '{{\"itemBarcode\":\"{}\",\"userBarcode\":\"{}\",\"servicePointId\":\"{}\"}}'",
         desk.0, desk.1, desk.2
+    );
+    println!("Harvest by OAI-PMH (FOLIO's edge API; the key is the demo's):");
+    println!(
+        "  curl -s '{url}/oai?verb=ListRecords&metadataPrefix=marc21_withholdings&apikey={oai_key}'"
     );
     println!("  curl -s {url}/admin/health; curl -s {url}/admin/metrics | head\n");
 }

@@ -220,7 +220,9 @@ fn write(
             {
                 return Ok::<_, Error>(None);
             }
-            let mut cursor = cursor.clone();
+            // From the stored cursor: what came meanwhile (a client's next chunk, a
+            // cancel) is kept, not overwritten with the cursor as it was read.
+            let mut cursor = stored;
             let mut checked = inventory::Checked::default();
             let mut done = 0;
             for (record, after) in records.iter().take(CHUNK) {
@@ -237,8 +239,6 @@ fn write(
                 cursor.next_order = cursor.next_order.max(record.order() + 1);
                 after.apply(w, &mut cursor)?;
             }
-            // A cancel that came while these were read stays asked for.
-            cursor.cancel_requested |= stored.cancel_requested;
             job::save_cursor(w, id, &cursor)?;
             let mut job = job::get_job(w, id)?;
             job.progress.current = cursor.succeeded + cursor.failed;
