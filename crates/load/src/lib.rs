@@ -24,7 +24,7 @@ pub use crate::{
         run,
     },
     import::{Import, start_import, wait_import},
-    oai::{Harvest, harvest, quantile},
+    oai::{Harvest, harvest, quantile, resumption_token},
     report::{Baseline, Report, Row},
     workload::{
         RequestTemplate, ScenarioName, Workload, default_workload_dir, encode_query,

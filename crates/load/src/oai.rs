@@ -46,7 +46,7 @@ pub async fn harvest(
         }
         out.records += body.matches("<record>").count() as u64;
         out.deleted += body.matches("<header status=\"deleted\">").count() as u64;
-        match token(&body) {
+        match resumption_token(&body) {
             Some(token) if !token.is_empty() => {
                 query = format!("verb=ListRecords&resumptionToken={token}");
             }
@@ -57,8 +57,9 @@ pub async fn harvest(
     Ok(out)
 }
 
-/// The resumption token's text; empty for the last page's.
-fn token(xml: &str) -> Option<String> {
+/// The resumption token's text of an OAI-PMH list response; empty for the last page's,
+/// `None` without the element.
+pub fn resumption_token(xml: &str) -> Option<String> {
     let start = xml.find("<resumptionToken")?;
     let rest = &xml[start..];
     let open_end = rest.find('>')?;

@@ -25,14 +25,7 @@ fn texts(xml: &str, name: &str) -> Vec<String> {
 
 /// The resumption token's text, if the response has the element.
 fn token(xml: &str) -> Option<String> {
-    let start = xml.find("<resumptionToken")?;
-    let rest = &xml[start..];
-    let open_end = rest.find('>')?;
-    if rest[..open_end].ends_with('/') {
-        return Some(String::new());
-    }
-    let end = rest.find("</resumptionToken>")?;
-    Some(rest[open_end + 1..end].to_string())
+    load::resumption_token(xml)
 }
 
 /// The error code of a response, if it is one.
