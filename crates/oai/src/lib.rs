@@ -160,8 +160,10 @@ pub fn respond(
                 protocol::Request::List { from: protocol::List::First(_), .. } => {
                     index::catch_up(tenant, Some(now))?;
                 }
-                protocol::Request::List { .. }
-                | protocol::Request::GetRecord { .. }
+                // A page after the first reads up to the harvest's end, which the first
+                // request's catch-up covered: nothing to apply.
+                protocol::Request::List { .. } => {}
+                protocol::Request::GetRecord { .. }
                 | protocol::Request::ListMetadataFormats { identifier: Some(_) } => {
                     index::catch_up(tenant, None)?;
                 }

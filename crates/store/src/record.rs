@@ -411,6 +411,12 @@ impl<'a> Reader<'a> {
         Ok(n)
     }
 
+    /// The stored value of a named counter, if it was ever used.
+    pub fn sequence_value(&self, name: &str) -> Result<Option<i64>> {
+        let mut stmt = self.tx.prepare_cached("SELECT value FROM sequences WHERE name = ?1")?;
+        Ok(stmt.query_row([name], |row| row.get(0)).optional()?)
+    }
+
     /// The highest change-log sequence number, 0 for an empty log.
     pub fn last_seq(&self) -> Result<i64> {
         let mut stmt = self.tx.prepare_cached("SELECT COALESCE(MAX(seq), 0) FROM change_log")?;
@@ -642,14 +648,13 @@ impl<'a> Writer<'a> {
         Ok(())
     }
 
-    /// The current value of a named counter, if it was ever used.
+    /// The current value of a named counter, if it was ever used (with this
+    /// transaction's uses).
     pub fn sequence_value(&self, name: &str) -> Result<Option<i64>> {
         if let Some((value, _)) = self.sequences.get(name) {
             return Ok(Some(*value));
         }
-        let mut stmt =
-            self.reader.tx.prepare_cached("SELECT value FROM sequences WHERE name = ?1")?;
-        Ok(stmt.query_row([name], |row| row.get(0)).optional()?)
+        self.reader.sequence_value(name)
     }
 
     fn log(&mut self, table: &RecordTable, id: &str, op: Operation) -> Result<()> {

@@ -46,13 +46,18 @@ pub(super) fn router() -> Router<AppState> {
         .route("/oai-pmh/sets/{id}", get(get_set).put(replace_set).delete(delete_set))
 }
 
-/// A set's members, from the tenant's instance search index.
-struct SearchMembers(std::sync::Arc<search::InstanceIndex>);
+/// A set's members, from the tenant's instance search index, opened only when a
+/// request names a set: a harvest of everything never touches it.
+struct SearchMembers {
+    state: AppState,
+    tenant: std::sync::Arc<store::Tenant>,
+}
 
 impl oai::Members for SearchMembers {
     fn members(&self, query: &str) -> Result<std::collections::HashSet<Uuid>, String> {
+        let index = self.state.runtime.instances(&self.tenant).map_err(|e| e.to_string())?;
         let mut ids = std::collections::HashSet::new();
-        self.0
+        index
             .stream_ids(query, |id| {
                 ids.insert(id);
                 std::ops::ControlFlow::Continue(())
@@ -62,11 +67,8 @@ impl oai::Members for SearchMembers {
     }
 }
 
-fn members(
-    state: &AppState,
-    tenant: &std::sync::Arc<store::Tenant>,
-) -> Result<SearchMembers, ApiError> {
-    Ok(SearchMembers(state.runtime.instances(tenant)?))
+fn members(state: &AppState, tenant: &std::sync::Arc<store::Tenant>) -> SearchMembers {
+    SearchMembers { state: state.clone(), tenant: tenant.clone() }
 }
 
 async fn without_path(
@@ -146,7 +148,7 @@ async fn harvest(
         if !repository.enabled {
             return Ok(None);
         }
-        let members = members(&state, &tenant)?;
+        let members = members(&state, &tenant);
         Ok(Some(oai::respond(&tenant, &tenant_name, &repository, &args, now, &members)?))
     })
     .await?;
@@ -279,7 +281,7 @@ async fn create_set(
     let set: oai::Set = folio::decode(&body)?;
     let tenant = caller.tenant.clone();
     let created = blocking(move || {
-        let members = members(&state, &tenant)?;
+        let members = members(&state, &tenant);
         Ok(tenant.write(|w| oai::set_definitions::create(w, set, &members))?)
     })
     .await?;
@@ -298,7 +300,7 @@ async fn replace_set(
     let set: oai::Set = folio::decode(&body)?;
     let tenant = caller.tenant.clone();
     blocking(move || {
-        let members = members(&state, &tenant)?;
+        let members = members(&state, &tenant);
         Ok(tenant.write(|w| oai::set_definitions::replace(w, id, set, &members))?)
     })
     .await?;
