@@ -11,8 +11,8 @@
 //! - `keys`: the edge API's keys.
 //! - `follower`: a thread keeping the index up with the change log.
 //!
-//! [`respond`] answers one request: it brings the index up to the change log, then
-//! reads one page in one read transaction and writes it.
+//! [`prepare`] checks one request and brings the index up to the change log as far as
+//! it needs; [`respond`] then reads one page in one read transaction and writes it.
 //!
 //! Invariants: every record that exists unchanged through a harvest appears in it once
 //! (keyset pages over a fixed `until`); a deleted instance is a deleted header for ever
@@ -138,38 +138,64 @@ pub struct Response {
     pub body: String,
 }
 
-/// Answers one OAI-PMH request of `tenant` (named `tenant_name` in identifiers and
-/// tokens), asked at `now` (UTC seconds); `members` runs a set's query.
+/// One OAI-PMH request, checked, with the harvest index brought up to what it reads.
+///
+/// Preparing may write the harvest index (a harvest's first page fixes its end); the
+/// page itself is only read. The two are apart so a server can prepare at ordinary
+/// priority, as the desk's writes run, and build pages at a lower one: a harvest then
+/// never holds the writer from a lowered thread.
+pub struct Prepared {
+    request: Result<protocol::Request, OaiError>,
+    echoed: Vec<(String, String)>,
+    now: i64,
+}
+
+/// Checks a request of `tenant` (named `tenant_name` in identifiers and tokens), asked
+/// at `now` (UTC seconds), and applies the change log to the harvest index as far as
+/// the answer needs: a harvest's first request up to `now`, which ends the harvest; a
+/// single record's up to the last change; later pages nothing.
+pub fn prepare(
+    tenant: &store::Tenant,
+    tenant_name: &str,
+    args: &Args,
+    now: i64,
+) -> Result<Prepared> {
+    let request = protocol::parse(args, tenant_name, now);
+    let echoed = protocol::echoed(args, &request);
+    match &request {
+        Ok(protocol::Request::List { from: protocol::List::First(_), .. }) => {
+            index::catch_up(tenant, Some(now))?;
+        }
+        // A page after the first reads up to the harvest's end, which the first
+        // request's catch-up covered: nothing to apply.
+        Ok(protocol::Request::List { .. }) => {}
+        Ok(
+            protocol::Request::GetRecord { .. }
+            | protocol::Request::ListMetadataFormats { identifier: Some(_) },
+        ) => {
+            index::catch_up(tenant, None)?;
+        }
+        _ => {}
+    }
+    Ok(Prepared { request, echoed, now })
+}
+
+/// Answers a prepared request of `tenant` (named `tenant_name`) in one read
+/// transaction; `members` runs a set's query.
 pub fn respond(
     tenant: &store::Tenant,
     tenant_name: &str,
     repository: &Repository,
-    args: &protocol::Args,
-    now: i64,
+    prepared: &Prepared,
     members: &dyn Members,
 ) -> Result<Response> {
-    let request = protocol::parse(args, tenant_name, now);
-    let echoed = protocol::echoed(args, &request);
+    let Prepared { request, echoed, now } = prepared;
     let mut out = String::with_capacity(8 << 10);
-    xml::start(&mut out, now, &repository.base_url, &echoed);
+    xml::start(&mut out, *now, &repository.base_url, echoed);
     let answered = match request {
-        Err(e) => Err(e),
+        Err(e) => Err(e.clone()),
         Ok(request) => {
-            match &request {
-                // A harvest begins: it ends at `now`.
-                protocol::Request::List { from: protocol::List::First(_), .. } => {
-                    index::catch_up(tenant, Some(now))?;
-                }
-                // A page after the first reads up to the harvest's end, which the first
-                // request's catch-up covered: nothing to apply.
-                protocol::Request::List { .. } => {}
-                protocol::Request::GetRecord { .. }
-                | protocol::Request::ListMetadataFormats { identifier: Some(_) } => {
-                    index::catch_up(tenant, None)?;
-                }
-                _ => {}
-            }
-            tenant.read(|r| answer(r, tenant_name, repository, &request, now, members, &mut out))?
+            tenant.read(|r| answer(r, tenant_name, repository, request, *now, members, &mut out))?
         }
     };
     let status = match &answered {

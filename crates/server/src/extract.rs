@@ -326,6 +326,65 @@ pub(crate) async fn blocking<T: Send + 'static>(
     tokio::task::spawn_blocking(f).await?
 }
 
+/// Runs a long read that a client asks for again and again (a harvest's pages) on one
+/// of a few threads kept at the lowest ordinary priority (niceness 19): on a small
+/// machine the desk's requests then take the CPU first and the harvest what they leave.
+/// The pool's size, the number of CPUs, bounds how many such reads run at once; the
+/// others wait their turn. Work that may write belongs in [`blocking`]: a lowered
+/// thread holding the writer would keep the desk waiting. A panic becomes a 500.
+pub(crate) async fn in_background<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    let (send, receive) = tokio::sync::oneshot::channel();
+    let job: BackgroundJob = Box::new(move || {
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
+            .unwrap_or_else(|_| Err(ApiError::internal("a background read panicked")));
+        // The request may have gone: nobody to tell.
+        let _ = send.send(result);
+    });
+    background_pool()
+        .send(job)
+        .map_err(|_| ApiError::internal("the background threads have stopped"))?;
+    receive.await.map_err(|_| ApiError::internal("a background read was dropped"))?
+}
+
+type BackgroundJob = Box<dyn FnOnce() + Send>;
+
+/// The background threads, started at first use and kept for the process's life (as
+/// tokio's blocking threads are).
+fn background_pool() -> &'static std::sync::mpsc::Sender<BackgroundJob> {
+    static POOL: std::sync::OnceLock<std::sync::mpsc::Sender<BackgroundJob>> =
+        std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        let (send, receive) = std::sync::mpsc::channel::<BackgroundJob>();
+        let receive = std::sync::Arc::new(std::sync::Mutex::new(receive));
+        let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+        for i in 0..threads {
+            let receive = receive.clone();
+            let started = std::thread::Builder::new().name(format!("quire-background-{i}")).spawn(
+                move || {
+                    store::nice_current_thread();
+                    loop {
+                        // The lock is held only to take a job, never while running one.
+                        let job = match receive.lock() {
+                            Ok(receive) => receive.recv(),
+                            Err(_) => return,
+                        };
+                        match job {
+                            Ok(job) => job(),
+                            Err(_) => return,
+                        }
+                    }
+                },
+            );
+            if let Err(e) = started {
+                tracing::error!(error = %e, "could not start a background thread");
+            }
+        }
+        send
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

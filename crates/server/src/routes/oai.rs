@@ -25,7 +25,7 @@ use uuid::Uuid;
 
 use crate::{
     ApiError, AppState,
-    extract::{Body, Caller, ListParams, blocking, form_pairs},
+    extract::{Body, Caller, ListParams, blocking, form_pairs, in_background},
 };
 
 pub(super) fn router() -> Router<AppState> {
@@ -143,15 +143,27 @@ async fn harvest(
     };
     let base_url = base_url(&headers, key_path.as_deref());
     let now = chrono::Utc::now().timestamp();
-    let response = blocking(move || {
+    // Checked and prepared (which may write the harvest index) at ordinary priority;
+    // the page, read only, built in the background so the desk goes first.
+    let prepared = blocking(move || {
         let repository = tenant.read(|r| oai::repository(r, &base_url))?;
         if !repository.enabled {
             return Ok(None);
         }
-        let members = members(&state, &tenant);
-        Ok(Some(oai::respond(&tenant, &tenant_name, &repository, &args, now, &members)?))
+        let prepared = oai::prepare(&tenant, &tenant_name, &args, now)?;
+        Ok(Some((tenant, tenant_name, repository, prepared)))
     })
     .await?;
+    let response = match prepared {
+        None => None,
+        Some((tenant, tenant_name, repository, prepared)) => Some(
+            in_background(move || {
+                let members = members(&state, &tenant);
+                Ok(oai::respond(&tenant, &tenant_name, &repository, &prepared, &members)?)
+            })
+            .await?,
+        ),
+    };
     let Some(response) = response else {
         return Ok((StatusCode::SERVICE_UNAVAILABLE, "OAI-PMH service is disabled").into_response());
     };
