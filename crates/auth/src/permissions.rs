@@ -50,7 +50,9 @@ pub fn grant_permissions(
         writer.find_by(&PERMISSIONS_USERS, "user_id", &user_id.to_string())?.into_iter().next();
     let (mut record, version) = match existing {
         Some(stored) => (parse(&stored.body)?, stored.version + 1),
-        None => (PermissionUser { id: Uuid::new_v4(), user_id, permissions: Vec::new() }, 1),
+        None => {
+            (PermissionUser { id: store::new_record_id(), user_id, permissions: Vec::new() }, 1)
+        }
     };
     for permission in permissions {
         if !record.permissions.contains(permission) {

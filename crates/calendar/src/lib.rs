@@ -147,7 +147,7 @@ pub fn get(reader: &Reader<'_>, id: Uuid) -> Result<Calendar> {
 /// Stores a new calendar after mod-calendar's checks; assigns its id and the ids that
 /// tie its hours and exceptions to it.
 pub fn create(writer: &mut Writer<'_>, mut calendar: Calendar, actor: Actor) -> Result<Calendar> {
-    let id = *calendar.id.get_or_insert_with(Uuid::new_v4);
+    let id = *calendar.id.get_or_insert_with(store::new_record_id);
     validate::check(&calendar, &all(writer)?)?;
     tie(&mut calendar, id);
     folio::record::create(writer, calendar, actor).map_err(error)

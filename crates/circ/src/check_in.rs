@@ -160,7 +160,7 @@ pub fn check_in(
     records::create(
         writer,
         CheckIn {
-            id: Some(Uuid::new_v4()),
+            id: Some(store::new_record_id()),
             occurred_date_time: Timestamp::from(returned),
             item_id,
             item_status_prior_to_check_in: Some(item.status_name().to_string()),

@@ -339,7 +339,7 @@ pub fn check_out(
     item.item = inventory::update_item(writer, stored_item, actor)?;
 
     let mut loan = Loan {
-        id: Some(Uuid::new_v4()),
+        id: Some(store::new_record_id()),
         user_id: Some(user_id),
         proxy_user_id: proxy.map(|p| p.id),
         item_id,

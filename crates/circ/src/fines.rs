@@ -74,7 +74,7 @@ pub(crate) fn charge(
     actor: Actor,
 ) -> Result<Account> {
     let account = Account {
-        id: Some(Uuid::new_v4()),
+        id: Some(store::new_record_id()),
         amount,
         remaining: amount,
         status: AccountStatus { name: "Open".to_string() },

@@ -150,7 +150,7 @@ pub fn write<R: Record, E: From<Error>>(
     let id = match record.id() {
         Some(id) => id,
         None => {
-            let id = Uuid::new_v4();
+            let id = store::new_record_id();
             record.set_id(id);
             id
         }

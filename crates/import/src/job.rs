@@ -138,7 +138,7 @@ impl JobExecution {
         run_by: RunBy,
         file_name: Option<String>,
     ) -> JobExecution {
-        let id = Uuid::new_v4();
+        let id = store::new_record_id();
         JobExecution {
             id,
             hr_id,

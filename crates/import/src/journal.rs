@@ -99,7 +99,7 @@ impl Entry {
     pub fn new(job: Uuid, order: u64, record_type: &str) -> Entry {
         Entry {
             job_execution_id: job,
-            incoming_record_id: Some(Uuid::new_v4()),
+            incoming_record_id: Some(store::new_record_id()),
             source_record_id: None,
             source_record_order: order.to_string(),
             source_record_title: None,

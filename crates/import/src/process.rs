@@ -291,8 +291,8 @@ fn create_holdings(
         instance.first().and_then(|row| Uuid::parse_str(&row.id).ok()).ok_or_else(|| {
             Failure::Record(format!("No instance has the HRID {instance_hrid} the 004 names"))
         })?;
-    let holdings_id = Uuid::new_v4();
-    let srs_id = Uuid::new_v4();
+    let holdings_id = store::new_record_id();
+    let srs_id = store::new_record_id();
     holdings.remove("hrid");
     holdings.insert("id".into(), Value::String(holdings_id.to_string()));
     holdings.insert("instanceId".into(), Value::String(instance_id.to_string()));
@@ -355,8 +355,8 @@ fn create_authority(
             Failure::Record("The record has no 010 $a or 001 to identify the authority".into())
         })?;
     let prefix: String = natural_id.chars().take_while(char::is_ascii_alphabetic).collect();
-    let authority_id = Uuid::new_v4();
-    let srs_id = Uuid::new_v4();
+    let authority_id = store::new_record_id();
+    let srs_id = store::new_record_id();
     authority.insert("id".into(), Value::String(authority_id.to_string()));
     authority.insert("source".into(), Value::String("MARC".into()));
     authority.insert("naturalId".into(), Value::String(natural_id));
@@ -408,8 +408,8 @@ pub(crate) fn create_instance(
     mapped: Mapped,
 ) -> std::result::Result<Entry, Failure> {
     let Mapped { marc, record: mut instance } = mapped;
-    let instance_id = Uuid::new_v4();
-    let srs_id = Uuid::new_v4();
+    let instance_id = store::new_record_id();
+    let srs_id = store::new_record_id();
     // The HRID is the tenant's to assign; the record's own 001 goes to a 035.
     instance.remove("hrid");
     // Quire keeps preceding and succeeding titles on no instance record.

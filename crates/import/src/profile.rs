@@ -502,7 +502,7 @@ impl Walk<'_> {
         let saved = inventory::replace_record(w, instance, self.setup.actor, checked)?;
         self.wrote = true;
         let hrid = saved.hrid.clone().unwrap_or_default();
-        let srs_id = Uuid::new_v4();
+        let srs_id = store::new_record_id();
         let matched = previous.as_ref().and_then(|p| p.matched_id.or(p.id)).unwrap_or(srs_id);
         process::write_back(&mut marc, &hrid, instance_id, matched)?;
         let external = srs::ExternalIdsHolder {
@@ -563,7 +563,7 @@ impl Walk<'_> {
                 self.holdings.push(*id);
                 continue;
             }
-            let id = Uuid::new_v4();
+            let id = store::new_record_id();
             let mut body = holdings.clone();
             body.insert("id".into(), Value::String(id.to_string()));
             let record: inventory::HoldingsRecord = serde_json::from_value(Value::Object(body))
@@ -598,7 +598,7 @@ impl Walk<'_> {
                     Failure::Record("No holdings record to attach the item to".into())
                 })?;
             let mut item = Map::new();
-            item.insert("id".into(), Value::String(Uuid::new_v4().to_string()));
+            item.insert("id".into(), Value::String(store::new_record_id().to_string()));
             item.insert("holdingsRecordId".into(), Value::String(holdings.to_string()));
             fill::apply(&mapping.rules, "item", &view, &self.tree.choices, &mut item)
                 .map_err(Failure::Record)?;

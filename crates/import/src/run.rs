@@ -226,7 +226,7 @@ fn write(
             let mut checked = inventory::Checked::default();
             let mut done = 0;
             for (record, after) in records.iter().take(CHUNK) {
-                if done > 0 && w.others_waiting() {
+                if done > 0 && w.should_end() {
                     break;
                 }
                 match process::write(w, setup, &mut checked, record.clone(), careful)? {

@@ -71,7 +71,7 @@ pub fn create_upload(
     if new.file_definitions.is_empty() {
         return Err(Error::Invalid("fileDefinitions must not be empty".into()));
     }
-    let id = Uuid::new_v4();
+    let id = store::new_record_id();
     let now = folio::Timestamp::now().to_string();
     let mut files = Vec::new();
     for file in new.file_definitions {
@@ -80,7 +80,7 @@ pub fn create_upload(
         }
         let job = crate::new_job(w, user_id, run_by.clone(), Some(file.name.clone()), None)?;
         files.push(FileDefinition {
-            id: Uuid::new_v4(),
+            id: store::new_record_id(),
             name: file.name,
             source_path: None,
             status: "NEW".into(),

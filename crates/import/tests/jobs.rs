@@ -195,7 +195,11 @@ fn a_job_stopped_midway_goes_on_from_its_last_chunk() {
     for _ in 0..2 {
         assert_eq!(import::step(&f.tenant, &setup, &f.imports).unwrap(), import::Step::More);
     }
-    assert_eq!(count(&f, &instances()), 2 * import::CHUNK as u64);
+    // A step writes at most a chunk, and less when its slice of the writer is over.
+    let written = count(&f, &instances());
+    assert!(written > 0 && written <= 2 * import::CHUNK as u64, "{written} after two steps");
+    let progress = f.tenant.read(|r| import::get_job(r, id)).unwrap().progress.current;
+    assert!(written <= progress && progress < total, "{written} instances, progress {progress}");
     let status = import::run_to_end(&f.tenant, id, &f.imports, |_, _| {}).unwrap();
     let summary = f.tenant.read(|r| import::summary(r, id)).unwrap();
     assert_eq!(summary.instance_summary.total_created_entities + summary.total_errors, total);

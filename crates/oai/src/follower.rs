@@ -42,7 +42,15 @@ fn run(tenant: &store::Tenant, stop: &AtomicBool) {
             last_poll = Instant::now();
             target = target.max(tenant.last_seq().unwrap_or(applied));
         }
-        if target <= applied || last_run.elapsed() < INTERVAL {
+        if target <= applied {
+            continue;
+        }
+        // Changes are waiting but the last catch-up was a moment ago: wait out the rest
+        // of the interval (a while at a time, to see `stop`). `wait_for_change` returns
+        // at once while changes wait, so looping back to it would spin.
+        let since = last_run.elapsed();
+        if since < INTERVAL {
+            std::thread::sleep((INTERVAL - since).min(WAKE));
             continue;
         }
         last_run = Instant::now();

@@ -33,8 +33,12 @@ const APPLIED: &str = "oai_applied_seq";
 /// that second) finds it, however late it committed or was applied.
 const CUT: &str = "oai_cut";
 
-/// Change-log rows applied per transaction at most.
-const BATCH: usize = 10_000;
+/// Change-log rows read at a time; a transaction applies them until its slice is over
+/// ([`store::Writer::should_end`]).
+const PAGE: usize = 256;
+
+/// Changes behind that make a backlog.
+const BACKLOG: i64 = 10_000;
 
 /// The writer's page cache while a long backlog is applied (a tenant's whole history,
 /// the first time): the index's tables are keyed by random UUIDs, and with the default
@@ -106,20 +110,31 @@ pub fn catch_up(tenant: &Tenant, cut: Option<i64>) -> Result<i64> {
         let applied = tenant.write_background(|w| {
             let applied = w.sequence_value(APPLIED)?.unwrap_or(0);
             let mut last = applied;
-            let mut changes = Vec::new();
+            // The log has nothing more to apply now: it ended, or went past `target`.
+            let mut log_ended = false;
             if applied < target {
-                changes = w.changes_since(applied, BATCH)?;
                 let floor = w.sequence_value(CUT)?.unwrap_or(i64::MIN);
-                for change in &changes {
-                    if change.seq > target || (last > applied && w.others_waiting()) {
+                'pages: loop {
+                    let changes = w.changes_since(last, PAGE)?;
+                    for change in &changes {
+                        if change.seq > target {
+                            log_ended = true;
+                            break 'pages;
+                        }
+                        if last > applied && w.should_end() {
+                            break 'pages;
+                        }
+                        apply(w, change, floor)?;
+                        last = change.seq;
+                    }
+                    if changes.len() < PAGE {
+                        log_ended = true;
                         break;
                     }
-                    apply(w, change, floor)?;
-                    last = change.seq;
                 }
                 w.restart_sequence(APPLIED, last + 1)?;
             }
-            let done = last >= target || changes.is_empty();
+            let done = last >= target || log_ended;
             if done
                 && let Some(cut) = cut
                 && w.sequence_value(CUT)?.is_none_or(|c| c < cut)
@@ -130,8 +145,7 @@ pub fn catch_up(tenant: &Tenant, cut: Option<i64>) -> Result<i64> {
         });
         match applied {
             Ok((last, true)) => break Ok(last),
-            Ok(_) if !cache_raised => {
-                // More than a batch behind: a backlog.
+            Ok((last, false)) if !cache_raised && target - last > BACKLOG => {
                 cache_raised = tenant.set_write_cache(Some(BACKLOG_CACHE)).is_ok();
             }
             Ok(_) => {}

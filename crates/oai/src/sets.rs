@@ -61,7 +61,7 @@ pub(crate) fn by_spec(r: &Reader<'_>, spec: &str) -> Result<Option<Set>> {
 /// Stores a new set; its query is checked by `members` first.
 pub fn create(w: &mut Writer<'_>, mut set: Set, members: &dyn Members) -> Result<Set> {
     check(w, &set, None, members)?;
-    let id = *set.id.get_or_insert_with(Uuid::new_v4);
+    let id = *set.id.get_or_insert_with(store::new_record_id);
     save(w, id, &set)?;
     Ok(set)
 }

@@ -93,7 +93,7 @@ pub fn create(w: &mut Writer<'_>, mut setting: Setting) -> Result<Setting> {
             ),
         });
     }
-    let id = *setting.id.get_or_insert_with(Uuid::new_v4);
+    let id = *setting.id.get_or_insert_with(store::new_record_id);
     save(w, id, &setting)?;
     Ok(setting)
 }

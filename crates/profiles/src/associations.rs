@@ -160,15 +160,14 @@ pub(crate) fn add(
             Some(node) => node,
             None if master_kind == ProfileType::MatchProfile => match nodes.get(&master_id) {
                 Some(node) => *node,
-                None => {
-                    match_node(writer, master_id, link.job_profile_id)?.unwrap_or_else(Uuid::new_v4)
-                }
+                None => match_node(writer, master_id, link.job_profile_id)?
+                    .unwrap_or_else(store::new_record_id),
             },
             None => shared_node(writer, &nodes, master_kind, master_id)?,
         };
         let detail_node = match link.detail_wrapper_id {
             Some(node) => node,
-            None if detail_kind == ProfileType::MatchProfile => Uuid::new_v4(),
+            None if detail_kind == ProfileType::MatchProfile => store::new_record_id(),
             None => shared_node(writer, &nodes, detail_kind, detail_id)?,
         };
         link.master_wrapper_id = Some(master_node);
@@ -246,12 +245,12 @@ fn shared_node(
         return Ok(*node);
     }
     if let Some(link) = links_from(reader, kind, id)?.first() {
-        return Ok(link.master_wrapper_id.unwrap_or_else(Uuid::new_v4));
+        return Ok(link.master_wrapper_id.unwrap_or_else(store::new_record_id));
     }
     if let Some(node) = links_to(reader, kind, id)?.first().and_then(|l| l.detail_wrapper_id) {
         return Ok(node);
     }
-    Ok(Uuid::new_v4())
+    Ok(store::new_record_id())
 }
 
 /// The node a match profile has in a job's tree (in any tree, without a job): the

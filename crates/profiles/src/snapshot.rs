@@ -107,7 +107,7 @@ impl<'r, 'a> Walk<'r, 'a> {
             path.pop();
         }
         Ok(Some(ProfileSnapshotWrapper {
-            id: Uuid::new_v4(),
+            id: store::new_record_id(),
             profile_id: Some(id),
             profile_wrapper_id: link.detail_wrapper_id,
             content_type: kind,
@@ -171,7 +171,7 @@ pub fn snapshot(
         children.extend(walk.node(&link, &mut path)?);
     }
     Ok(ProfileSnapshotWrapper {
-        id: Uuid::new_v4(),
+        id: store::new_record_id(),
         profile_id: Some(id),
         profile_wrapper_id: own_node(reader, kind, id)?,
         content_type: kind,

@@ -92,7 +92,7 @@ pub fn create<P: Profile>(
 ) -> Result<ProfileDto<P>> {
     let ProfileDto { mut profile, added_relations, deleted_relations, .. } = dto;
     let sent_id = profile.id();
-    let id = sent_id.unwrap_or_else(Uuid::new_v4);
+    let id = sent_id.unwrap_or_else(store::new_record_id);
     profile.set_id(id);
     profile.normalise();
     let mut problems = common_problems(writer, &profile, id)?;

@@ -105,6 +105,10 @@ impl Follower {
 }
 
 fn run(tenant: &Tenant, index: &dyn FollowedIndex, options: &FollowerOptions, stop: &AtomicBool) {
+    // Derived state, read-only against the store: it can wait for the cores while the
+    // desk works (measured beside an import with `quire load import`). A follower that
+    // took the writer could not be lowered: it would keep check-outs waiting.
+    store::nice_current_thread();
     let mut last_commit = Instant::now() - options.commit_interval;
     let mut last_poll = Instant::now() - options.poll_interval;
     while !stop.load(Ordering::SeqCst) {

@@ -35,6 +35,10 @@ impl MarcFollower {
 }
 
 fn run(tenant: &store::Tenant, index: &MarcIndex, stop: &AtomicBool) {
+    // Derived state, read-only against the store: it can wait for the cores while the
+    // desk works (measured beside an import with `quire load import`). A follower that
+    // took the writer could not be lowered: it would keep check-outs waiting.
+    store::nice_current_thread();
     let mut last_poll = Instant::now();
     while !stop.load(Ordering::SeqCst) {
         let applied = index.applied_seq();

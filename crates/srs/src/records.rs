@@ -411,7 +411,7 @@ pub fn put_marc_bibs(w: &mut Writer<'_>, records: impl Iterator<Item = NewBib>) 
     let metadata = folio::stamp(None, Actor::default());
     let mut n = 0;
     for bib in records {
-        let id = bib.id.unwrap_or_else(Uuid::new_v4);
+        let id = bib.id.unwrap_or_else(store::new_record_id);
         let mut marc = bib.marc;
         let has_999 = marc.fields_with_tag("999").any(|f| f.indicators() == Some(['f', 'f']));
         if !has_999 {
@@ -465,7 +465,7 @@ fn write(
     ord: u32,
     actor: Actor,
 ) -> Result<Record> {
-    let id = *record.id.get_or_insert_with(Uuid::new_v4);
+    let id = *record.id.get_or_insert_with(store::new_record_id);
     if record.matched_id.is_none() {
         record.matched_id = previous.and_then(|p| p.matched_id).or(Some(id));
     }

@@ -27,6 +27,7 @@ mod error;
 mod fixtures;
 #[allow(unsafe_code)]
 mod group;
+mod ids;
 mod migrate;
 mod priority;
 mod query;
@@ -40,6 +41,7 @@ mod warm;
 pub use crate::{
     changes::{Change, Operation},
     error::{Error, QueryError, Result},
+    ids::new_record_id,
     migrate::{Component, Migration},
     priority::{lower_current_thread, nice_current_thread},
     query::{FieldKind, QueryField, SortDirection},

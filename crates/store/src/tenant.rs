@@ -240,8 +240,9 @@ impl Tenant {
 
     /// Like [`Tenant::write`], for background work that writes much at a time (an
     /// import's chunk): it runs alone, after the interactive writes queued before it, and
-    /// `f` should end early, committing what it has done, once [`Writer::others_waiting`]
-    /// says interactive writes queued up behind it. Call it from a thread at ordinary
+    /// `f` should end early, committing what it has done, once [`Writer::should_end`]
+    /// says interactive writes queued up behind it or its slice is over. While the desk
+    /// is busy, the caller then rests a while before it returns (see `group`). Call it from a thread at ordinary
     /// priority: a lowered thread holding the writer would keep them waiting.
     pub fn write_background<T: Send, E: From<Error> + Send>(
         &self,

@@ -199,7 +199,7 @@ async fn reindex_legacy(
     let submitted = folio::Timestamp::now().to_string();
     Ok(super::json::value(
         StatusCode::OK,
-        &serde_json::json!({ "id": uuid::Uuid::new_v4(), "jobStatus": "In progress", "submittedDate": submitted }),
+        &serde_json::json!({ "id": store::new_record_id(), "jobStatus": "In progress", "submittedDate": submitted }),
     ))
 }
 
