@@ -435,14 +435,9 @@ pub struct Writer<'a> {
     now: Option<String>,
     // Interactive writes queued behind this one (`group`).
     waiting: &'a std::sync::atomic::AtomicUsize,
-    // When the write took the writer, for a background write's slice.
-    started: std::time::Instant,
+    // When a background write's slice of the writer is over, while the desk is busy.
+    slice_ends: Option<std::time::Instant>,
 }
-
-/// How long a background write works before it commits and lets the writer go. A write
-/// that queues behind it waits for what it did to be committed, and committing an
-/// import's work costs about a tenth of doing it, so the slice bounds that wait.
-pub(crate) const BACKGROUND_SLICE: std::time::Duration = std::time::Duration::from_millis(2);
 
 impl<'a> Deref for Writer<'a> {
     type Target = Reader<'a>;
@@ -455,6 +450,7 @@ impl<'a> Writer<'a> {
     pub(crate) fn new(
         tx: &'a Transaction<'a>,
         waiting: &'a std::sync::atomic::AtomicUsize,
+        slice: Option<std::time::Duration>,
     ) -> Writer<'a> {
         Writer {
             reader: Reader::new(tx),
@@ -462,16 +458,16 @@ impl<'a> Writer<'a> {
             sequences: std::collections::HashMap::new(),
             now: None,
             waiting,
-            started: std::time::Instant::now(),
+            slice_ends: slice.map(|slice| std::time::Instant::now() + slice),
         }
     }
 
     /// Whether a long background write ([`crate::Tenant::write_background`]) should
     /// commit what it has done and let the writer go: interactive writes are queued
-    /// behind it, or it has had its slice.
+    /// behind it, or the desk is busy and it has had its slice.
     pub fn should_end(&self) -> bool {
         self.waiting.load(std::sync::atomic::Ordering::Relaxed) > 0
-            || self.started.elapsed() >= BACKGROUND_SLICE
+            || self.slice_ends.is_some_and(|end| std::time::Instant::now() >= end)
     }
 
     /// Writes back what the transaction kept in memory; called just before commit.
