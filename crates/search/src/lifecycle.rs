@@ -623,7 +623,18 @@ fn open_generation<K: Kind>(
         .filter(|p| p.format == generation::FORMAT_VERSION)
         .ok_or_else(|| Error::Index("the index has no commit of this format".to_string()))?;
     let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
-    let writer = K::follower_writer(&index, options)?;
+    // Made on a thread at niceness 19, whose priority tantivy's indexing, segment and
+    // merge threads inherit: they do the follower's work, and like the follower they
+    // should take the cores only when requests leave them (measured beside an import).
+    let writer = std::thread::scope(|scope| {
+        scope
+            .spawn(|| {
+                store::nice_current_thread();
+                K::follower_writer(&index, options)
+            })
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })?;
     // A reindex's segments stay as they are until `compact` merges them, wherever opened.
     let merges = if payload.unmerged { Merges::Held } else { merges };
     writer.set_merge_policy(match merges {

@@ -17,8 +17,9 @@
 //!   queue, and whoever lets it go wakes the first job still queued.
 //! - A background write (an import's chunk) runs alone, after every interactive write
 //!   queued before it starts, and ends early ([`Writer::should_end`]) when interactive
-//!   writes queue up behind it or, while the desk is busy, after a short slice: a check-out waits for the record
-//!   the import is writing and the commit of a slice's work, not for its whole chunk.
+//!   writes queue up behind it or, while the desk is busy, after a short slice: a
+//!   check-out waits for the record the import is writing and the commit of a slice's
+//!   work, not for its whole chunk.
 //! - While the desk is busy (an interactive write in the last [`DESK_BUSY`]), a background
 //!   write's caller rests [`DESK_SHARE`] times as long as its write held the writer
 //!   before it returns, so background work holds the writer a third of the time at most
@@ -51,14 +52,14 @@ pub(crate) const DESK_BUSY: Duration = Duration::from_secs(1);
 /// While the desk is busy, how long a background write works before it commits and
 /// lets the writer go. A write that queues behind it waits for what it did to be
 /// committed, so the slice bounds that wait. With the desk quiet there is no slice: an
-/// import's transactions grow to its chunks, which is faster (18.0 against 20.4 s for
-/// 100,000 records).
+/// import's transactions grow to its chunks (a slice at all times took a 100,000-record
+/// import alone from 19.6 to 20.4 s).
 pub(crate) const BACKGROUND_SLICE: Duration = Duration::from_millis(2);
 
 /// While the desk is busy, a background write's caller rests this many times as long as
-/// its write held the writer. Measured with `quire load import`: a check-out's p95 beside
-/// a 100,000-record import fell by a third from no rest to a rest of twice the hold,
-/// which slowed that import by a tenth (the import reads and maps while it rests).
+/// its write held the writer. Measured with `quire load import` beside a 100,000-record
+/// import: check-out p95 7.1 ms with a rest of once the hold, 4.6 ms with three times,
+/// the import taking 31 and 34 s (it reads and maps while it rests); twice is between.
 const DESK_SHARE: u32 = 2;
 
 /// How a queued write ended.
@@ -79,7 +80,8 @@ pub(crate) struct WriteQueue {
     queue: Mutex<VecDeque<Job>>,
     // Interactive (not background) jobs in the queue.
     interactive: AtomicUsize,
-    // When the last interactive job was queued, in nanoseconds after `opened`.
+    // When the last interactive job was queued, in nanoseconds after `opened` (at least
+    // 1); 0 before the first.
     last_interactive: AtomicU64,
     opened: Instant,
     // Transactions committed, for tests to see that writes were grouped.
@@ -173,7 +175,7 @@ impl WriteQueue {
         let done = Arc::new(Completion::default());
         let since_opened = || self.opened.elapsed().as_nanos() as u64;
         if !background {
-            self.last_interactive.store(since_opened(), Ordering::Relaxed);
+            self.last_interactive.store(since_opened().max(1), Ordering::Relaxed);
         }
         let outcome = self.run_until_done(run, background, &done, committed);
         if background && self.desk_busy() {
@@ -185,9 +187,9 @@ impl WriteQueue {
 
     /// Whether an interactive write was queued in the last [`DESK_BUSY`].
     fn desk_busy(&self) -> bool {
+        let last = self.last_interactive.load(Ordering::Relaxed);
         let now = self.opened.elapsed().as_nanos() as u64;
-        now.saturating_sub(self.last_interactive.load(Ordering::Relaxed))
-            < DESK_BUSY.as_nanos() as u64
+        last != 0 && now.saturating_sub(last) < DESK_BUSY.as_nanos() as u64
     }
 
     /// Queues the job and runs groups until it is done.
