@@ -35,9 +35,7 @@ impl MarcFollower {
 }
 
 fn run(tenant: &store::Tenant, index: &MarcIndex, stop: &AtomicBool) {
-    // Derived state, read-only against the store: it can wait for the cores while the
-    // desk works (measured beside an import with `quire load import`). A follower that
-    // took the writer could not be lowered: it would keep check-outs waiting.
+    // Read-only against the store, like the search follower: lowered for the same reason.
     store::nice_current_thread();
     let mut last_poll = Instant::now();
     while !stop.load(Ordering::SeqCst) {

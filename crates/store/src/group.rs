@@ -173,9 +173,8 @@ impl WriteQueue {
         // `run` again, so the closure outlives every use of the pointer.
         let run = unsafe { std::mem::transmute::<*mut WriteFn<'_>, *mut WriteFn<'static>>(run) };
         let done = Arc::new(Completion::default());
-        let since_opened = || self.opened.elapsed().as_nanos() as u64;
         if !background {
-            self.last_interactive.store(since_opened().max(1), Ordering::Relaxed);
+            self.last_interactive.store(self.clock().max(1), Ordering::Relaxed);
         }
         let outcome = self.run_until_done(run, background, &done, committed);
         if background && self.desk_busy() {
@@ -188,8 +187,12 @@ impl WriteQueue {
     /// Whether an interactive write was queued in the last [`DESK_BUSY`].
     fn desk_busy(&self) -> bool {
         let last = self.last_interactive.load(Ordering::Relaxed);
-        let now = self.opened.elapsed().as_nanos() as u64;
-        last != 0 && now.saturating_sub(last) < DESK_BUSY.as_nanos() as u64
+        last != 0 && self.clock().saturating_sub(last) < DESK_BUSY.as_nanos() as u64
+    }
+
+    /// Nanoseconds since the queue was made.
+    fn clock(&self) -> u64 {
+        self.opened.elapsed().as_nanos() as u64
     }
 
     /// Queues the job and runs groups until it is done.
