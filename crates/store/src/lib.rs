@@ -28,6 +28,8 @@ mod fixtures;
 #[allow(unsafe_code)]
 mod group;
 mod ids;
+#[allow(unsafe_code)]
+mod memory;
 mod migrate;
 mod priority;
 mod query;
@@ -42,6 +44,7 @@ pub use crate::{
     changes::{Change, Operation},
     error::{Error, QueryError, Result},
     ids::new_record_id,
+    memory::sqlite_memory_bytes,
     migrate::{Component, Migration},
     priority::{lower_current_thread, nice_current_thread},
     query::{FieldKind, QueryField, SortDirection},
