@@ -327,8 +327,11 @@ pub(crate) async fn blocking<T: Send + 'static>(
 }
 
 /// Runs a long read that a client asks for again and again (a harvest's pages) on one
-/// of a few threads kept at the lowest ordinary priority (niceness 19): on a small
-/// machine the desk's requests then take the CPU first and the harvest what they leave.
+/// of a few threads kept in the idle scheduling class (`store::lower_current_thread`):
+/// on a small machine the desk's requests then take the CPU first and the harvest what
+/// they leave. At niceness 19 a page builder kept a woken desk thread waiting for the
+/// rest of its time slice; a check-out's p95 beside a 1M harvest was 3.0-4.8 ms, and
+/// 2.1-3.0 ms since, the harvest as fast (docs/benchmarks.md, row Z).
 /// The pool's size, the number of CPUs, bounds how many such reads run at once; the
 /// others wait their turn. Work that may write belongs in [`blocking`]: a lowered
 /// thread holding the writer would keep the desk waiting. A panic becomes a 500.
@@ -363,7 +366,7 @@ fn background_pool() -> &'static std::sync::mpsc::Sender<BackgroundJob> {
             let receive = receive.clone();
             let started = std::thread::Builder::new().name(format!("quire-background-{i}")).spawn(
                 move || {
-                    store::nice_current_thread();
+                    store::lower_current_thread();
                     loop {
                         // The lock is held only to take a job, never while running one.
                         let job = match receive.lock() {
