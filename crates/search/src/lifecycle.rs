@@ -626,15 +626,7 @@ fn open_generation<K: Kind>(
     // Made on a thread at niceness 19, whose priority tantivy's indexing, segment and
     // merge threads inherit: they do the follower's work, and like the follower they
     // should take the cores only when requests leave them (measured beside an import).
-    let writer = std::thread::scope(|scope| {
-        scope
-            .spawn(|| {
-                store::nice_current_thread();
-                K::follower_writer(&index, options)
-            })
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-    })?;
+    let writer = priority::reading_in_background(|| K::follower_writer(&index, options))?;
     // A reindex's segments stay as they are until `compact` merges them, wherever opened.
     let merges = if payload.unmerged { Merges::Held } else { merges };
     writer.set_merge_policy(match merges {

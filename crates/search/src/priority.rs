@@ -20,7 +20,8 @@ pub(crate) fn in_background<T: Send>(work: impl FnOnce() -> T + Send) -> T {
 
 /// Runs `work` on a new thread at the lowest priority of the ordinary class (niceness
 /// 19; `store::nice_current_thread`) and waits for its result: for a full build's
-/// reading thread, which starts its other threads in the idle class itself.
+/// reading thread, which starts its other threads in the idle class itself, and for
+/// making a follower's writer, whose tantivy threads inherit the niceness.
 pub(crate) fn reading_in_background<T: Send>(work: impl FnOnce() -> T + Send) -> T {
     on_new_thread(store::nice_current_thread, work)
 }
