@@ -355,6 +355,10 @@ const WAL_LIMIT: u64 = 64 << 20;
 /// The WAL size past which it empties it even while writes go on.
 const WAL_HARD_LIMIT: u64 = 1 << 30;
 
+/// How much of the WAL may be left to copy when a checkpoint past the hard limit starts
+/// over while writes go on: it holds writers back while it copies it.
+const RESTART_TAIL: u64 = 16 << 20;
+
 /// How long an emptying checkpoint waits for readers (and holds writers back) at most.
 const TRUNCATE_PATIENCE: Duration = Duration::from_millis(20);
 
@@ -402,9 +406,12 @@ fn spawn_checkpointer(tenant: &Arc<Tenant>) {
                 }
             };
             let wal = path.with_extension("sqlite-wal");
+            // Our own handle on the database file, only to flush it (see below).
+            let db_file = std::fs::File::open(&path).ok();
             let page_size: i64 =
                 conn.query_row("PRAGMA page_size", [], |row| row.get(0)).unwrap_or(4096);
-            let mut last_frames = 0;
+            let frame_bytes = (page_size + 24) as u64;
+            let (mut last_frames, mut last_copied) = (0, 0);
             while weak.strong_count() > 0 {
                 std::thread::sleep(CHECKPOINT_EVERY);
                 // Under steady reads some reader always holds a WAL snapshot, so passive
@@ -417,18 +424,35 @@ fn spawn_checkpointer(tenant: &Arc<Tenant>) {
                 // frees its blocks, which took 200-700 ms of stalled writes on a 1 GiB
                 // WAL here, so the file is emptied only once writes are quiet.
                 let started = std::time::Instant::now();
-                let frames = match checkpoint_frames(&conn, "PASSIVE") {
-                    Ok((frames, _)) => frames.unwrap_or(last_frames),
+                let (frames, copied) = match checkpoint_frames(&conn, "PASSIVE") {
+                    Ok((frames, copied)) => (frames.unwrap_or(last_frames), copied),
                     Err(e) => {
                         tracing::warn!(path = %path.display(), error = %e, "WAL checkpoint failed");
                         continue;
                     }
                 };
-                let in_use = (frames * (page_size + 24)) as u64;
+                // A checkpoint that copies only part of the WAL leaves the pages it
+                // wrote dirty in the kernel's cache: SQLite syncs the database only once
+                // it has copied every frame. The emptying checkpoint below then flushed
+                // hundreds of megabytes while holding writers back (451 ms beside an
+                // import), so the flush is done here, where it blocks no one.
+                if copied != frames && copied > last_copied {
+                    if let Some(file) = &db_file {
+                        let _ = file.sync_data();
+                    }
+                }
+                last_copied = copied;
+                let in_use = frames as u64 * frame_bytes;
+                let behind = frames.saturating_sub(copied) as u64 * frame_bytes;
                 let quiet = frames == last_frames;
                 last_frames = frames;
                 let file = std::fs::metadata(&wal).map_or(0, |m| m.len());
-                let mode = if in_use > WAL_HARD_LIMIT || (in_use > WAL_LIMIT && quiet) {
+                // Past the hard limit the RESTART copies what PASSIVE could not while
+                // writers wait: only once that is a short tail, unless the WAL keeps
+                // growing far past the limit (a reader that holds an old snapshot).
+                let hard = in_use > WAL_HARD_LIMIT
+                    && (behind <= RESTART_TAIL || in_use > 4 * WAL_HARD_LIMIT);
+                let mode = if hard || (in_use > WAL_LIMIT && quiet) {
                     "RESTART"
                 } else if file > WAL_LIMIT && quiet {
                     "TRUNCATE"
@@ -446,6 +470,7 @@ fn spawn_checkpointer(tenant: &Arc<Tenant>) {
                             ms,
                             passive_ms,
                             in_use,
+                            behind,
                             file,
                             ?frames,
                             copied,
