@@ -290,8 +290,10 @@ fn serve(state: server::AppState, listen: SocketAddr) -> anyhow::Result<()> {
         .runtime()
         .follow_harvest_indexes()
         .context("cannot follow the OAI-PMH harvest indexes")?;
-    // Import jobs that were running when the process stopped go on from their last chunk.
+    // Import jobs and bulk operations that were running when the process stopped go on
+    // from their last chunk.
     state.runtime().resume_imports();
+    state.runtime().resume_bulk_operations();
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(listen)

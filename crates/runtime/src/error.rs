@@ -20,6 +20,8 @@ pub enum Error {
     Import(#[from] import::Error),
     #[error(transparent)]
     Profiles(#[from] profiles::Error),
+    #[error(transparent)]
+    Bulk(#[from] bulk::Error),
     /// Provisioning without the admin key would have added an administrator to a tenant
     /// that exists: anyone who can reach the tenant API could make themselves one.
     #[error("Tenant {tenant} exists: adding an administrator to it requires X-Quire-Admin-Key")]

@@ -5,7 +5,8 @@
 //! opened on first use and fed by a follower thread each; reindexing on a thread of its
 //! own; the compiled circulation rules of each tenant; the standing of each user's
 //! tokens (their permissions and token epoch), cached; the import runner, one thread
-//! that runs every tenant's import jobs; provisioning a tenant (database,
+//! that runs every tenant's import jobs, and the bulk edit runner, one for every
+//! tenant's bulk operations; provisioning a tenant (database,
 //! reference data, administrator); the list of every component's migrations. What it
 //! does not own: HTTP (the server), or any rule about records (the domain crates).
 //!
@@ -15,6 +16,7 @@
 //! - No tokio and no HTTP: followers and reindexing are plain threads, so a process
 //!   without a server (an import, a node of a cluster, `quire reindex`) has the same.
 
+mod bulk_ops;
 mod candidates;
 mod error;
 mod imports;
@@ -49,6 +51,7 @@ pub fn components() -> Vec<store::Component> {
         import::MIGRATIONS,
         profiles::MIGRATIONS,
         oai::MIGRATIONS,
+        bulk::MIGRATIONS,
     ]
 }
 
@@ -65,8 +68,9 @@ pub struct Runtime {
     indexes: Arc<Indexes>,
     marc_indexes: Arc<MarcIndexes>,
     rules: RwLock<HashMap<String, Arc<circ::RulesCache>>>,
-    standings: Standings,
+    standings: Arc<Standings>,
     imports: imports::Imports,
+    bulk: bulk_ops::BulkOperations,
     harvest_followers: std::sync::Mutex<HashMap<String, oai::Follower>>,
 }
 
@@ -77,7 +81,8 @@ impl Runtime {
             indexes: Arc::new(Indexes::default()),
             marc_indexes: Arc::new(MarcIndexes::default()),
             rules: RwLock::default(),
-            standings: Standings::default(),
+            standings: Arc::new(Standings::default()),
+            bulk: bulk_ops::BulkOperations::default(),
             imports: imports::Imports::default(),
             harvest_followers: Default::default(),
         }
@@ -189,6 +194,21 @@ impl Runtime {
         for key in imports::unfinished(&self.store) {
             tracing::info!(tenant = %key.0, job = %key.1, "resuming import job");
             self.imports.wake(&self.store, &self.indexes, &self.marc_indexes, key);
+        }
+    }
+
+    /// Has the bulk edit runner run (or go on with) an operation: after a step starts.
+    pub fn run_bulk(&self, tenant: &str, operation: uuid::Uuid) {
+        let key = (tenant.to_string(), operation);
+        self.bulk.wake(&self.store, &self.indexes, &self.standings, key);
+    }
+
+    /// Takes back the bulk operations that were running when the process last stopped;
+    /// they go on from their last committed chunk. A server calls it as it starts.
+    pub fn resume_bulk_operations(&self) {
+        for key in bulk_ops::unfinished(&self.store) {
+            tracing::info!(tenant = %key.0, operation = %key.1, "resuming bulk operation");
+            self.bulk.wake(&self.store, &self.indexes, &self.standings, key);
         }
     }
 

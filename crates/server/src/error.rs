@@ -571,6 +571,20 @@ impl From<inventory::Error> for ApiError {
     }
 }
 
+impl From<bulk::Error> for ApiError {
+    fn from(e: bulk::Error) -> ApiError {
+        let message = e.to_string();
+        match e {
+            bulk::Error::NotFound(_) => ApiError::not_found(message),
+            bulk::Error::Invalid(_) => ApiError::bad_request(message),
+            bulk::Error::Store(e) => e.into(),
+            bulk::Error::Inventory(e) => e.into(),
+            bulk::Error::Auth(e) => e.into(),
+            e @ bulk::Error::Corrupt(_) => ApiError::internal(e),
+        }
+    }
+}
+
 impl From<runtime::Error> for ApiError {
     fn from(e: runtime::Error) -> ApiError {
         match e {
@@ -582,6 +596,7 @@ impl From<runtime::Error> for ApiError {
             runtime::Error::Circ(e) => e.into(),
             runtime::Error::Profiles(e) => e.into(),
             runtime::Error::Import(e) => e.into(),
+            runtime::Error::Bulk(e) => e.into(),
             e @ runtime::Error::AdministratorNotAdded { .. } => ApiError::forbidden(e.to_string()),
             e @ runtime::Error::Thread(_) => ApiError::internal(e),
         }

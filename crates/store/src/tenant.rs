@@ -436,10 +436,11 @@ fn spawn_checkpointer(tenant: &Arc<Tenant>) {
                 // it has copied every frame. The emptying checkpoint below then flushed
                 // hundreds of megabytes while holding writers back (451 ms beside an
                 // import), so the flush is done here, where it blocks no one.
-                if copied != frames && copied > last_copied {
-                    if let Some(file) = &db_file {
-                        let _ = file.sync_data();
-                    }
+                if copied != frames
+                    && copied > last_copied
+                    && let Some(file) = &db_file
+                {
+                    let _ = file.sync_data();
                 }
                 last_copied = copied;
                 let in_use = frames as u64 * frame_bytes;

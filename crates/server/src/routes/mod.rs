@@ -32,6 +32,7 @@ mod admin;
 mod authn;
 mod authorities;
 mod bl_users;
+mod bulk_operations;
 mod calendar;
 mod circulation;
 mod custom_fields;
@@ -85,6 +86,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .merge(settings::router())
         .merge(calendar::router())
         .merge(data_import::router())
+        .merge(bulk_operations::router())
         .merge(oai::router())
         .layer(axum::extract::DefaultBodyLimit::max(max_body))
         .layer(middleware::from_fn_with_state(state.clone(), refuse_declared_oversize));

@@ -4,6 +4,7 @@ mod admin;
 mod auth;
 mod authorities;
 mod batch;
+mod bulk_operations;
 mod circulation;
 mod client_flow;
 mod data_import;

@@ -135,12 +135,46 @@ impl TestApp {
         .unwrap()
     }
 
+    /// Waits for a bulk operation's running step to end and answers the operation as the
+    /// API does; like [`TestApp::wait_for_job`], on the change log, not a clock.
+    pub(crate) async fn wait_for_bulk(&self, tenant: &str, operation: &str) -> Value {
+        let tenant = self.store.tenant(tenant).unwrap();
+        let id = uuid::Uuid::parse_str(operation).unwrap();
+        tokio::task::spawn_blocking(move || {
+            let deadline = std::time::Instant::now() + Duration::from_secs(120);
+            loop {
+                let seq = tenant.last_seq().unwrap();
+                let operation = tenant.read(|r| bulk::get_operation(r, id)).unwrap();
+                if !operation.status.is_running() {
+                    return serde_json::to_value(operation).unwrap();
+                }
+                assert!(std::time::Instant::now() < deadline, "{id} still {:?}", operation.status);
+                tenant.wait_for_change(seq, Duration::from_secs(5));
+            }
+        })
+        .await
+        .unwrap()
+    }
+
     pub(crate) async fn send(
         &self,
         method: Method,
         path: &str,
         tenant: Option<&str>,
         token: Option<&str>,
+        body: Option<Vec<u8>>,
+    ) -> Response {
+        self.send_typed(method, path, tenant, token, "application/json", body).await
+    }
+
+    /// [`TestApp::send`] with a body of another content type.
+    pub(crate) async fn send_typed(
+        &self,
+        method: Method,
+        path: &str,
+        tenant: Option<&str>,
+        token: Option<&str>,
+        content_type: &str,
         body: Option<Vec<u8>>,
     ) -> Response {
         let mut request = Request::builder().method(method).uri(path);
@@ -152,7 +186,7 @@ impl TestApp {
         }
         let request = match body {
             Some(bytes) => {
-                request.header("content-type", "application/json").body(Body::from(bytes)).unwrap()
+                request.header("content-type", content_type).body(Body::from(bytes)).unwrap()
             }
             None => request.body(Body::empty()).unwrap(),
         };
