@@ -477,6 +477,8 @@ impl Sweep<'_> {
             && r.body["errors"][0]["message"].as_str().is_none()
             // The circulation rules' FOLIO shape: `{"message","line","column"}`.
             && r.body["message"].as_str().is_none()
+            // mod-bulk-operations answers a caller's mistake in plain text.
+            && !(path.starts_with("/bulk-operations") && !r.text.trim().is_empty())
         {
             self.wrong.push(format!("{method} {path}: {} without FOLIO's error body", r.status));
         }
@@ -618,6 +620,28 @@ async fn hostile_requests_per_route_family() {
         }
         let put = format!("{path}/{missing}");
         sweep.expect(S::PAYLOAD_TOO_LARGE, Method::PUT, &put, Some(&token), json(&oversized)).await;
+    }
+
+    // Bulk operations: made by an upload or a query, driven by steps, never PUT.
+    let bulk = format!("/bulk-operations/{missing}");
+    for (expected, method, path, body) in [
+        (S::FORBIDDEN, Method::GET, "/bulk-operations".to_string(), None),
+        (S::BAD_REQUEST, Method::GET, "/bulk-operations?limit=-1".into(), None),
+        (S::BAD_REQUEST, Method::GET, "/bulk-operations?query=id%3D%3D(".into(), None),
+        (S::BAD_REQUEST, Method::GET, "/bulk-operations/not-a-uuid".into(), None),
+        (S::BAD_REQUEST, Method::GET, "/bulk-operations/..%2F..%2Fetc%2Fpasswd".into(), None),
+        (S::NOT_FOUND, Method::GET, bulk.clone(), None),
+        (S::NOT_FOUND, Method::GET, format!("{bulk}/preview?step=UPLOAD"), None),
+        (S::BAD_REQUEST, Method::GET, format!("{bulk}/preview?step=NONE"), None),
+        (S::BAD_REQUEST, Method::GET, format!("{bulk}/download?fileContentType=../x"), None),
+        (S::BAD_REQUEST, Method::POST, "/bulk-operations/query".into(), json("{\"entityType\":")),
+        (S::BAD_REQUEST, Method::POST, "/bulk-operations/upload?entityType=X".into(), json("a")),
+        (S::BAD_REQUEST, Method::POST, format!("{bulk}/start"), json("nul")),
+        (S::BAD_REQUEST, Method::POST, format!("{bulk}/content-update"), json(&deep_json)),
+        (S::NOT_FOUND, Method::POST, format!("{bulk}/cancel"), None),
+    ] {
+        let who = if expected == S::FORBIDDEN { &nobody.token } else { &token };
+        sweep.expect(expected, method, &path, Some(who), body).await;
     }
 
     // Endpoints of their own shape.
