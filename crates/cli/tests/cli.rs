@@ -398,3 +398,100 @@ fn sigkill_during_an_import_neither_loses_nor_repeats_a_record() {
     assert_eq!(total("/search/instances?query=cql.allRecords%3D1&limit=0"), N as u64);
     server.kill();
 }
+
+/// A 10,000-item bulk edit killed with SIGKILL during its commit: after a restart the
+/// operation goes on by itself and ends with committed + errors = 10,000, and every item
+/// is either changed once (its note added once, its `_version` one up) or untouched.
+#[test]
+fn sigkill_during_a_bulk_commit_changes_each_item_at_most_once() {
+    const N: usize = 10_000;
+    let dir = tempfile::tempdir().unwrap();
+    assert!(
+        quire(&["tenant", "create", "bulk", "--admin-password", "pw"], dir.path()).status.success()
+    );
+    // About 1.2 items per generated instance.
+    let out = quire(&["generate", "--tenant", "bulk", "--instances", "9000"], dir.path());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+
+    let server = Server::start(dir.path());
+    let token = server.login("bulk", "pw");
+    let call = |server: &Server, token: &str, method: &str, path: &str| {
+        ureq::request(method, &format!("{}{path}", server.url))
+            .set("x-okapi-tenant", "bulk")
+            .set("x-okapi-token", token)
+    };
+    let get = |server: &Server, token: &str, path: &str| -> Value {
+        call(server, token, "GET", path).call().unwrap().into_json().unwrap()
+    };
+    let before: Vec<Value> = get(&server, &token, "/item-storage/items?limit=10000&query=cql.allRecords%3D1%20sortBy%20id")
+        ["items"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(before.len(), N, "the generated tenant has fewer items than the test needs");
+    let ids: Vec<&str> = before.iter().map(|i| i["id"].as_str().unwrap()).collect();
+    let operation: Value = call(&server, &token, "POST", "/bulk-operations/upload?entityType=ITEM&identifierType=ID")
+        .set("content-type", "text/csv")
+        .send_string(&ids.join("\n"))
+        .unwrap()
+        .into_json()
+        .unwrap();
+    let id = operation["id"].as_str().unwrap().to_string();
+    let wait = |server: &Server, token: &str, status: &str| -> Value {
+        loop {
+            let op = get(server, token, &format!("/bulk-operations/{id}"));
+            if op["status"] != status {
+                return op;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    let start = |server: &Server, token: &str, step: &str| {
+        call(server, token, "POST", &format!("/bulk-operations/{id}/start"))
+            .send_json(json!({"step": step, "approach": "IN_APP"}))
+            .unwrap();
+    };
+    start(&server, &token, "UPLOAD");
+    let matched = wait(&server, &token, "RETRIEVING_RECORDS");
+    assert_eq!(matched["matchedNumOfRecords"], N, "{matched}");
+    let rules = json!({"bulkOperationRules": [{"bulkOperationId": id, "rule_details": {
+        "option": "ADMINISTRATIVE_NOTE",
+        "actions": [{"type": "ADD_TO_EXISTING", "updated": "checked in the crash test"}]}}], "totalRecords": N});
+    call(&server, &token, "POST", &format!("/bulk-operations/{id}/content-update"))
+        .send_json(rules)
+        .unwrap();
+    start(&server, &token, "EDIT");
+    assert_eq!(wait(&server, &token, "DATA_MODIFICATION_IN_PROGRESS")["status"], "REVIEW_CHANGES");
+    start(&server, &token, "COMMIT");
+    // Kill once some chunks have committed and many remain.
+    loop {
+        let op = get(&server, &token, &format!("/bulk-operations/{id}"));
+        assert_eq!(op["status"], "APPLY_CHANGES", "the commit ended before the kill: {op}");
+        if op["processedNumOfRecords"].as_u64().unwrap() >= 500 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    server.kill();
+
+    let server = Server::start(dir.path());
+    let token = server.login("bulk", "pw");
+    let ended = wait(&server, &token, "APPLY_CHANGES");
+    assert_eq!(ended["status"], "COMPLETED", "{ended}");
+    let committed = ended["committedNumOfRecords"].as_u64().unwrap();
+    let errors = ended["committedNumOfErrors"].as_u64().unwrap();
+    assert_eq!(committed + errors, N as u64, "{ended}");
+    let after = get(&server, &token, "/item-storage/items?limit=10000&query=cql.allRecords%3D1%20sortBy%20id");
+    let mut changed = 0;
+    for (old, new) in before.iter().zip(after["items"].as_array().unwrap()) {
+        assert_eq!(old["id"], new["id"]);
+        let notes = new["administrativeNotes"].as_array().map_or(0, |notes| {
+            notes.iter().filter(|n| *n == "checked in the crash test").count()
+        });
+        let bump = new["_version"].as_i64().unwrap() - old["_version"].as_i64().unwrap();
+        assert!(notes <= 1 && bump == notes as i64, "{} changed {notes} times, version +{bump}", new["id"]);
+        changed += notes as u64;
+    }
+    assert_eq!(changed, committed);
+    server.kill();
+}
