@@ -102,6 +102,9 @@ pub(crate) fn find(
     for value in values {
         let q = quoted(value);
         let found = match (entity, kind) {
+            (EntityType::Item | EntityType::Holdings | EntityType::Instance, Id) => {
+                by_id(r, entity, value)?
+            }
             (_, Id) => query(r, entity, &format!("id=={q}"), one)?.0,
             (EntityType::User, Barcode) => query(r, entity, &format!("barcode=={q}"), one)?.0,
             (EntityType::User, UserName) => query(r, entity, &format!("username=={q}"), one)?.0,
@@ -138,6 +141,22 @@ pub(crate) fn find(
         out.push(found);
     }
     Ok(out)
+}
+
+/// An inventory record by its id, read straight from its table.
+fn by_id(r: &Reader<'_>, entity: EntityType, id: &str) -> Result<Vec<Value>> {
+    let table = match entity {
+        EntityType::Item => &inventory::ITEMS,
+        EntityType::Holdings => &inventory::HOLDINGS,
+        _ => &inventory::INSTANCES,
+    };
+    let Ok(id) = uuid::Uuid::parse_str(id) else { return Ok(Vec::new()) };
+    match r.get(table, &id.to_string())? {
+        Some(row) => Ok(vec![
+            serde_json::from_str(&row.body).map_err(|e| crate::Error::Corrupt(e.to_string()))?,
+        ]),
+        None => Ok(Vec::new()),
+    }
 }
 
 /// Items by a value no index holds (accession numbers, former identifiers): one pass

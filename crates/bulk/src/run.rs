@@ -271,6 +271,8 @@ pub struct Progress {
     pub written: bool,
     /// Users whose records changed (their sessions are checked again).
     pub users: Vec<Uuid>,
+    /// The step wrote records (a commit's chunk).
+    pub committing: bool,
 }
 
 /// Does the next chunk of an operation's running step.
@@ -292,6 +294,7 @@ pub fn step(tenant: &Tenant, id: Uuid) -> Result<Progress> {
             Status::ApplyChanges => {
                 commit(w, &mut stored, &mut progress.users)?;
                 progress.more = true;
+                progress.committing = true;
             }
             _ => return Ok(progress),
         }
@@ -503,6 +506,8 @@ fn commit(w: &mut Writer<'_>, stored: &mut Stored, users: &mut Vec<Uuid>) -> Res
     let entity = stored.operation.entity_type;
     let actor = Actor { user_id: stored.operation.user_id };
     let rows: Vec<RecordRow> = storage::rows(w, &RECORDS, id, "", stored.cursor, CHUNK)?;
+    // The references the chunk's records name, checked once for the chunk.
+    let mut checked = inventory::Checked::default();
     for (done, mut row) in rows.into_iter().enumerate() {
         if done > 0 && w.should_end() {
             break;
@@ -520,7 +525,10 @@ fn commit(w: &mut Writer<'_>, stored: &mut Stored, users: &mut Vec<Uuid>) -> Res
             }
             (Some(proposed), None) => {
                 // A savepoint: a record that fails leaves nothing of itself behind.
-                match w.attempt(|w| write_record(w, entity, proposed, &row.matched, actor)) {
+                let write = |w: &mut Writer<'_>| {
+                    write_record(w, entity, proposed, &row.matched, actor, &mut checked)
+                };
+                match w.attempt(write) {
                     Ok(record) => Ok(record),
                     Err(Refused::Record(message)) => Err(error_type(message, ErrorType::Error)),
                     Err(Refused::Store(e)) => return Err(e),
@@ -583,17 +591,14 @@ fn write_record(
     proposed: &Value,
     matched: &Value,
     actor: Actor,
+    checked: &mut inventory::Checked,
 ) -> std::result::Result<Value, Refused> {
     let id = Uuid::parse_str(&record_id(proposed)).map_err(|e| Error::Corrupt(e.to_string()))?;
     let body = serde_json::to_vec(proposed).map_err(|e| Error::Corrupt(e.to_string()))?;
     let saved = match entity {
-        EntityType::Item => inventory::replace::<inventory::Item>(w, id, &body, actor).map(json),
-        EntityType::Holdings => {
-            inventory::replace::<inventory::HoldingsRecord>(w, id, &body, actor).map(json)
-        }
-        EntityType::Instance => {
-            inventory::replace::<inventory::Instance>(w, id, &body, actor).map(json)
-        }
+        EntityType::Item => replace::<inventory::Item>(w, &body, actor, checked),
+        EntityType::Holdings => replace::<inventory::HoldingsRecord>(w, &body, actor, checked),
+        EntityType::Instance => replace::<inventory::Instance>(w, &body, actor, checked),
         EntityType::User => return write_user(w, id, &body, matched, actor),
     };
     match saved {
@@ -606,6 +611,18 @@ fn write_record(
         Err(inventory::Error::Store(e)) => Err(e.into()),
         Err(e) => Err(Refused::Record(e.to_string())),
     }
+}
+
+/// An inventory record saved as its PUT saves it (its `_version` checked), with the
+/// references it names checked once per chunk.
+fn replace<R: inventory::Record>(
+    w: &mut Writer<'_>,
+    body: &[u8],
+    actor: Actor,
+    checked: &mut inventory::Checked,
+) -> inventory::Result<Value> {
+    let record: R = folio::decode(body)?;
+    inventory::replace_record(w, record, actor, checked).map(json)
 }
 
 fn json<T: serde::Serialize>(record: T) -> Value {

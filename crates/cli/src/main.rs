@@ -39,7 +39,7 @@ enum Command {
     Reindex(workload::ReindexArgs),
     /// Replay one of FOLIO's performance tests against a server and report the figures
     /// beside FOLIO's.
-    Load(workload::LoadArgs),
+    Load(Box<workload::LoadArgs>),
     /// Import a MARC file into a tenant: into a data directory, or through a server.
     Import(import::ImportArgs),
 }
@@ -217,7 +217,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Generate(args) => workload::generate(args),
         Command::Reindex(args) => workload::reindex(args),
-        Command::Load(args) => workload::load(args),
+        Command::Load(args) => workload::load(*args),
         Command::Import(args) => import::run(args),
         Command::Cql => {
             let stdin = std::io::stdin();

@@ -186,7 +186,8 @@ fn open_instance_index(tenant: &store::Tenant) -> anyhow::Result<Option<search::
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct LoadArgs {
-    /// search, search-under-reindex, marc-search, cico, export-ids, import or oai.
+    /// search, search-under-reindex, marc-search, cico, export-ids, import, bulk-edit or
+    /// oai.
     scenario: String,
     /// The server, e.g. http://127.0.0.1:9130.
     #[arg(long, env = "QUIRE_LOAD_URL")]
@@ -237,6 +238,12 @@ pub(crate) struct LoadArgs {
     /// second cico run.
     #[arg(long)]
     file: Option<PathBuf>,
+    /// bulk-edit: the record type edited (USER, ITEM, HOLDINGS_RECORD or INSTANCE).
+    #[arg(long, default_value = "ITEM")]
+    entity: String,
+    /// bulk-edit: how many records (the tenant's first, by id).
+    #[arg(long, default_value_t = 10_000)]
+    records: usize,
     /// oai: the edge API key (`quire tenant oai-key`).
     #[arg(long)]
     oai_key: Option<String>,
@@ -306,6 +313,9 @@ pub(crate) fn load(args: LoadArgs) -> anyhow::Result<()> {
     if scenario == load::ScenarioName::Oai {
         return cico_under_harvest(&args, &options);
     }
+    if scenario == load::ScenarioName::BulkEdit {
+        return bulk_edit(&args, &options);
+    }
     if scenario == load::ScenarioName::Cico {
         let cico = args.cico();
         let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
@@ -341,7 +351,10 @@ pub(crate) fn load(args: LoadArgs) -> anyhow::Result<()> {
             load::search_workload(&dir)?
         }
         load::ScenarioName::MarcSearch => load::marc_search_workload(),
-        load::ScenarioName::Cico | load::ScenarioName::Import | load::ScenarioName::Oai => {
+        load::ScenarioName::Cico
+        | load::ScenarioName::Import
+        | load::ScenarioName::Oai
+        | load::ScenarioName::BulkEdit => {
             unreachable!("cico runs its own virtual users")
         }
         load::ScenarioName::ExportIds => load::export_ids_workload(),
@@ -415,6 +428,49 @@ fn cico_under_import(args: &LoadArgs, options: &load::LoadOptions) -> anyhow::Re
             "idle": serde_json::from_str::<serde_json::Value>(&idle.json())?,
             "during": serde_json::from_str::<serde_json::Value>(&during.json())?,
             "import": {"records": records, "seconds": seconds, "status": job["status"]},
+        });
+        std::fs::write(path, value.to_string())
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// A bulk edit as FOLIO's PTF timed it: upload to committed, each step's share, and
+/// FOLIO's duration for the same job where PTF published one.
+fn bulk_edit(args: &LoadArgs, options: &load::LoadOptions) -> anyhow::Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let run = runtime.block_on(async {
+        let client = reqwest_client()?;
+        let token = load::login(&client, options).await?;
+        eprintln!("bulk edit of {} {} records...", args.records, args.entity);
+        load::bulk_edit(&client, options, &token, &args.entity, args.records).await
+    })?;
+    let op = &run.operation;
+    println!(
+        "bulk edit: {} {} records, {} in {:.2} s (match {:.2} s, edit {:.2} s, commit {:.2} s), search {:.2} s later; committed {}, errors {}, warnings {}",
+        run.records,
+        run.entity,
+        op["status"].as_str().unwrap_or("?"),
+        run.total,
+        run.upload,
+        run.edit,
+        run.commit,
+        run.search_lag,
+        op["committedNumOfRecords"],
+        op["committedNumOfErrors"],
+        op["committedNumOfWarnings"],
+    );
+    let folio = load::FOLIO_BULK_EDIT
+        .iter()
+        .find(|(entity, records, _)| *entity == run.entity && *records == run.records);
+    if let Some((_, _, seconds)) = folio {
+        println!("FOLIO (PTF, Nolana): {seconds:.0} s; Quire {:.0}x faster", seconds / run.total);
+    }
+    if let Some(path) = &args.json {
+        let value = serde_json::json!({
+            "entity": run.entity, "records": run.records, "seconds": run.total,
+            "match": run.upload, "edit": run.edit, "commit": run.commit,
+            "searchLag": run.search_lag, "operation": op,
         });
         std::fs::write(path, value.to_string())
             .with_context(|| format!("writing {}", path.display()))?;

@@ -423,19 +423,23 @@ fn sigkill_during_a_bulk_commit_changes_each_item_at_most_once() {
     let get = |server: &Server, token: &str, path: &str| -> Value {
         call(server, token, "GET", path).call().unwrap().into_json().unwrap()
     };
-    let before: Vec<Value> = get(&server, &token, "/item-storage/items?limit=10000&query=cql.allRecords%3D1%20sortBy%20id")
-        ["items"]
+    let before: Vec<Value> = get(
+        &server,
+        &token,
+        "/item-storage/items?limit=10000&query=cql.allRecords%3D1%20sortBy%20id",
+    )["items"]
         .as_array()
         .unwrap()
         .clone();
     assert_eq!(before.len(), N, "the generated tenant has fewer items than the test needs");
     let ids: Vec<&str> = before.iter().map(|i| i["id"].as_str().unwrap()).collect();
-    let operation: Value = call(&server, &token, "POST", "/bulk-operations/upload?entityType=ITEM&identifierType=ID")
-        .set("content-type", "text/csv")
-        .send_string(&ids.join("\n"))
-        .unwrap()
-        .into_json()
-        .unwrap();
+    let operation: Value =
+        call(&server, &token, "POST", "/bulk-operations/upload?entityType=ITEM&identifierType=ID")
+            .set("content-type", "text/csv")
+            .send_string(&ids.join("\n"))
+            .unwrap()
+            .into_json()
+            .unwrap();
     let id = operation["id"].as_str().unwrap().to_string();
     let wait = |server: &Server, token: &str, status: &str| -> Value {
         loop {
@@ -481,15 +485,23 @@ fn sigkill_during_a_bulk_commit_changes_each_item_at_most_once() {
     let committed = ended["committedNumOfRecords"].as_u64().unwrap();
     let errors = ended["committedNumOfErrors"].as_u64().unwrap();
     assert_eq!(committed + errors, N as u64, "{ended}");
-    let after = get(&server, &token, "/item-storage/items?limit=10000&query=cql.allRecords%3D1%20sortBy%20id");
+    let after = get(
+        &server,
+        &token,
+        "/item-storage/items?limit=10000&query=cql.allRecords%3D1%20sortBy%20id",
+    );
     let mut changed = 0;
     for (old, new) in before.iter().zip(after["items"].as_array().unwrap()) {
         assert_eq!(old["id"], new["id"]);
-        let notes = new["administrativeNotes"].as_array().map_or(0, |notes| {
-            notes.iter().filter(|n| *n == "checked in the crash test").count()
-        });
+        let notes = new["administrativeNotes"]
+            .as_array()
+            .map_or(0, |notes| notes.iter().filter(|n| *n == "checked in the crash test").count());
         let bump = new["_version"].as_i64().unwrap() - old["_version"].as_i64().unwrap();
-        assert!(notes <= 1 && bump == notes as i64, "{} changed {notes} times, version +{bump}", new["id"]);
+        assert!(
+            notes <= 1 && bump == notes as i64,
+            "{} changed {notes} times, version +{bump}",
+            new["id"]
+        );
         changed += notes as u64;
     }
     assert_eq!(changed, committed);

@@ -5,6 +5,7 @@
 //! What it owns: scenarios, virtual users, latency histograms and reports. What it does
 //! not own: the data it runs against (`generate` writes that) nor any record rule.
 
+mod bulk;
 mod cico;
 mod engine;
 mod import;
@@ -15,6 +16,7 @@ mod workload;
 pub use reqwest;
 
 pub use crate::{
+    bulk::{BulkRun, FOLIO_BULK_EDIT, bulk_edit},
     cico::{
         CHECK_IN_POST, CHECK_IN_TRANSACTION, CHECK_OUT_POST, CHECK_OUT_TRANSACTION, CicoOptions,
         CicoSetup, run_cico,

@@ -26,6 +26,7 @@ pub enum ScenarioName {
     ExportIds,
     /// `cico` idle, then `cico` while a MARC file imports (baselines' import report).
     Import,
+    BulkEdit,
     /// `cico` idle, then `cico` while an OAI-PMH harvest runs; the harvest timed.
     Oai,
 }
@@ -39,13 +40,23 @@ impl ScenarioName {
             "cico" => ScenarioName::Cico,
             "export-ids" => ScenarioName::ExportIds,
             "import" => ScenarioName::Import,
+            "bulk-edit" => ScenarioName::BulkEdit,
             "oai" => ScenarioName::Oai,
             _ => return None,
         })
     }
 
     pub fn all() -> &'static [&'static str] {
-        &["search", "search-under-reindex", "marc-search", "cico", "export-ids", "import", "oai"]
+        &[
+            "search",
+            "search-under-reindex",
+            "marc-search",
+            "cico",
+            "export-ids",
+            "import",
+            "bulk-edit",
+            "oai",
+        ]
     }
 }
 

@@ -6,7 +6,10 @@
 //! `POST .../cancel`, `POST .../rollback` (Quire's undo) and `GET /bulk-operations`.
 //!
 //! Steps run on the runtime's bulk edit runner; these handlers record what was asked
-//! and wake it. FOLIO answers a caller's mistake here in plain text, not JSON.
+//! and wake it. Their writes are background writes: a bulk operator's request is not
+//! desk work, and an interactive write would have the desk count as busy for a second,
+//! slicing the operation's own chunks. FOLIO answers a caller's mistake here in plain
+//! text, not JSON.
 
 use axum::{
     Router,
@@ -159,7 +162,9 @@ async fn upload(
     let identifiers = bulk::parse_identifiers(&bytes)?;
     let (tenant, user) = (caller.tenant.clone(), caller.user_id);
     let operation = run(move || {
-        tenant.write(|w| bulk::create_upload(w, entity, kind, &identifiers, file_name, Some(user)))
+        tenant.write_background(|w| {
+            bulk::create_upload(w, entity, kind, &identifiers, file_name, Some(user))
+        })
     })
     .await?;
     Ok(dto(StatusCode::CREATED, &operation))
@@ -188,9 +193,10 @@ async fn query(
         .filter(|q| !q.trim().is_empty())
         .ok_or_else(|| bad_request("query is required"))?;
     let (tenant, user) = (caller.tenant.clone(), caller.user_id);
-    let operation =
-        blocking(move || Ok(tenant.write(|w| bulk::create_query(w, entity, &cql, Some(user)))))
-            .await?;
+    let operation = blocking(move || {
+        Ok(tenant.write_background(|w| bulk::create_query(w, entity, &cql, Some(user))))
+    })
+    .await?;
     let operation = match operation {
         Ok(operation) => operation,
         // A query the store cannot run is the caller's: FOLIO's 400 for bad CQL.
@@ -235,7 +241,8 @@ async fn start(
         ),
     };
     let tenant = caller.tenant.clone();
-    let operation = run(move || tenant.write(|w| bulk::start(w, id, step, approach))).await?;
+    let operation =
+        run(move || tenant.write_background(|w| bulk::start(w, id, step, approach))).await?;
     state.runtime.run_bulk(caller.tenant.name(), id);
     Ok(dto(StatusCode::OK, &operation))
 }
@@ -249,7 +256,8 @@ async fn content_update(
     let id = parse_id(&id)?;
     let rules: bulk::RuleCollection = folio::decode(&body).map_err(ApiError::from)?;
     let tenant = caller.tenant.clone();
-    let rules = run(move || tenant.write(|w| bulk::content_update(w, id, rules))).await?;
+    let rules =
+        run(move || tenant.write_background(|w| bulk::content_update(w, id, rules))).await?;
     Ok(super::json::value(StatusCode::OK, &rules))
 }
 
@@ -325,7 +333,7 @@ async fn cancel(caller: Caller, Path(id): Path<String>) -> Result<Response, Fail
     caller.require("bulk-operations.item.post")?;
     let id = parse_id(&id)?;
     let tenant = caller.tenant.clone();
-    let operation = run(move || tenant.write(|w| bulk::cancel(w, id))).await?;
+    let operation = run(move || tenant.write_background(|w| bulk::cancel(w, id))).await?;
     Ok(dto(StatusCode::OK, &operation))
 }
 
@@ -337,7 +345,8 @@ async fn rollback(
     caller.require("bulk-operations.item.post")?;
     let id = parse_id(&id)?;
     let (tenant, user) = (caller.tenant.clone(), caller.user_id);
-    let operation = run(move || tenant.write(|w| bulk::rollback(w, id, Some(user)))).await?;
+    let operation =
+        run(move || tenant.write_background(|w| bulk::rollback(w, id, Some(user)))).await?;
     state.runtime.run_bulk(caller.tenant.name(), operation.id);
     Ok(dto(StatusCode::CREATED, &operation))
 }

@@ -215,7 +215,12 @@ async fn reindex_status(
 ) -> Result<Response, ApiError> {
     caller.require("search.index.instance-records.reindex.status.get")?;
     let tenant = caller.tenant.clone();
-    let status = blocking(move || Ok(state.runtime.instances(&tenant)?.status())).await?;
+    // The change log's last sequence number beside the index's: how far behind it is.
+    let (status, change_log) = blocking(move || {
+        let change_log = tenant.last_seq()?;
+        Ok((state.runtime.instances(&tenant)?.status(), change_log))
+    })
+    .await?;
     let (phase, total, processed) = match (&status.reindex, &status.last_reindex) {
         (Some(progress), _) => ("UPLOAD_IN_PROGRESS", progress.total, progress.done),
         (None, Some(last)) => ("UPLOAD_COMPLETED", last.instances, last.instances),
@@ -235,6 +240,7 @@ async fn reindex_status(
             "processedUploadRanges": processed,
             "generation": status.generation,
             "appliedSequence": status.applied_seq,
+            "changeLogSequence": change_log,
             "documents": status.documents,
             "lastError": status.last_error,
             "compacting": status.compacting,
