@@ -30,7 +30,7 @@ pub(crate) fn check_kind(entity: EntityType, kind: IdentifierType) -> Result<()>
             matches!(kind, Id | Barcode | Hrid | FormerIds | AccessionNumber | HoldingsRecordId)
         }
         EntityType::Holdings => matches!(kind, Id | Hrid | InstanceHrid | ItemBarcode),
-        EntityType::Instance => matches!(kind, Id | Hrid),
+        EntityType::Instance => matches!(kind, Id | Hrid | Isbn | Issn),
     };
     if ok {
         Ok(())
@@ -93,7 +93,7 @@ pub(crate) fn find(
     values: &[String],
 ) -> Result<Vec<Vec<Value>>> {
     use IdentifierType::*;
-    if matches!(kind, FormerIds | AccessionNumber) {
+    if matches!(kind, FormerIds | AccessionNumber | Isbn | Issn) {
         return find_by_scan(r, kind, values);
     }
     let one = Page { offset: 0, limit: 2 };
@@ -159,40 +159,67 @@ fn by_id(r: &Reader<'_>, entity: EntityType, id: &str) -> Result<Vec<Value>> {
     }
 }
 
-/// Items by a value no index holds (accession numbers, former identifiers): one pass
-/// over the items for the whole chunk of values.
+/// Records by a value no index holds (items by accession number or former identifier,
+/// instances by ISBN or ISSN): one pass over the table for the whole chunk of values.
+/// ISBNs and ISSNs are compared without hyphens or spaces.
 fn find_by_scan(
     r: &Reader<'_>,
     kind: IdentifierType,
     values: &[String],
 ) -> Result<Vec<Vec<Value>>> {
+    let standard = matches!(kind, IdentifierType::Isbn | IdentifierType::Issn);
+    let key = |value: &str| {
+        let value = value.to_lowercase();
+        if standard { value.chars().filter(|c| !matches!(c, '-' | ' ')).collect() } else { value }
+    };
     let mut wanted: HashMap<String, Vec<usize>> = HashMap::new();
     for (i, value) in values.iter().enumerate() {
-        wanted.entry(value.to_lowercase()).or_default().push(i);
+        wanted.entry(key(value)).or_default().push(i);
     }
+    let (table, type_id) = match kind {
+        IdentifierType::Isbn | IdentifierType::Issn => {
+            let name = kind.as_str();
+            let id = inventory::reference_id_by_name(r, inventory::RefKind::IdentifierType, name)?;
+            (&inventory::INSTANCES, id.map(|id| id.to_string()))
+        }
+        _ => (&inventory::ITEMS, None),
+    };
     let mut out = vec![Vec::new(); values.len()];
     let mut after: Option<String> = None;
     loop {
-        let rows = r.scan(&inventory::ITEMS, after.as_deref(), 1000)?;
+        let rows = r.scan(table, after.as_deref(), 1000)?;
         let Some(last) = rows.last() else { break };
         after = Some(last.id.clone());
         for row in &rows {
-            let item: Value = serde_json::from_str(&row.body)
+            let record: Value = serde_json::from_str(&row.body)
                 .map_err(|e| crate::Error::Corrupt(e.to_string()))?;
             let keys: Vec<String> = match kind {
                 IdentifierType::AccessionNumber => {
-                    item["accessionNumber"].as_str().map(str::to_lowercase).into_iter().collect()
+                    record["accessionNumber"].as_str().map(key).into_iter().collect()
                 }
-                _ => item["formerIds"]
+                IdentifierType::FormerIds => record["formerIds"]
+                    .as_array()
+                    .map(|ids| ids.iter().filter_map(Value::as_str).map(key).collect())
+                    .unwrap_or_default(),
+                _ => record["identifiers"]
                     .as_array()
                     .map(|ids| {
-                        ids.iter().filter_map(|v| v.as_str().map(str::to_lowercase)).collect()
+                        ids.iter()
+                            .filter(|i| {
+                                type_id.is_some()
+                                    && i["identifierTypeId"].as_str() == type_id.as_deref()
+                            })
+                            .filter_map(|i| i["value"].as_str())
+                            .map(key)
+                            .collect()
                     })
                     .unwrap_or_default(),
             };
-            for key in keys {
-                for &i in wanted.get(&key).into_iter().flatten() {
-                    out[i].push(item.clone());
+            for k in keys {
+                for &i in wanted.get(&k).into_iter().flatten() {
+                    if !out[i].contains(&record) {
+                        out[i].push(record.clone());
+                    }
                 }
             }
         }

@@ -477,6 +477,22 @@ fn parse_date(value: &str) -> Option<String> {
     Some(format!("{}T23:59:59.000+00:00", date.format("%Y-%m-%d")))
 }
 
+/// Whether a holdings operation's rules suppress (or unsuppress) the holdings' items as
+/// well (`SET_TO_TRUE_INCLUDING_ITEMS`, `SET_TO_FALSE_INCLUDING_ITEMS`), and to what.
+pub(crate) fn items_suppression(rules: &RuleCollection) -> Option<bool> {
+    rules
+        .bulk_operation_rules
+        .iter()
+        .filter(|rule| rule.rule_details.option == "SUPPRESS_FROM_DISCOVERY")
+        .flat_map(|rule| &rule.rule_details.actions)
+        .filter_map(|action| match action.action_type {
+            ActionType::SetToTrueIncludingItems => Some(true),
+            ActionType::SetToFalseIncludingItems => Some(false),
+            _ => None,
+        })
+        .next_back()
+}
+
 /// What applying the rules to a record gave.
 pub(crate) enum Applied {
     /// The record as the rules leave it (possibly unchanged).
@@ -846,4 +862,492 @@ fn typed_notes(
     store_strings(obj, key);
     store_strings(obj, "administrativeNotes");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NOW: &str = "2026-11-28T12:00:00.000+00:00";
+    const NOTE_TYPE: &str = "8d0a5eca-25de-4391-81a9-236eeefdd20b";
+    const OTHER_TYPE: &str = "0e40884c-3523-4c6d-8187-d578e3d2794e";
+
+    fn action(
+        kind: &str,
+        initial: Option<&str>,
+        updated: Option<&str>,
+        parameters: &[(&str, &str)],
+    ) -> Value {
+        json!({
+            "type": kind, "initial": initial, "updated": updated,
+            "parameters": parameters.iter().map(|(k, v)| json!({"key": k, "value": v})).collect::<Vec<_>>(),
+        })
+    }
+
+    /// Applies one option's action to `record`.
+    fn apply_one(
+        entity: EntityType,
+        record: Value,
+        option: &str,
+        action: Value,
+    ) -> Result<Value, String> {
+        let rules: RuleCollection = serde_json::from_value(json!({
+            "bulkOperationRules": [{"rule_details": {"option": option, "actions": [action]}}],
+        }))
+        .unwrap();
+        match apply(entity, &rules, &record, NOW) {
+            Applied::Changed(record) => Ok(record),
+            Applied::Refused(message) => Err(message),
+        }
+    }
+
+    fn item() -> Value {
+        json!({
+            "id": "1", "status": {"name": "Available", "date": "2020-01-01T00:00:00.000+00:00"},
+            "permanentLocationId": "loc-a", "temporaryLocationId": "loc-b", "materialTypeId": "mt-a",
+            "permanentLoanTypeId": "lt-a", "temporaryLoanTypeId": "lt-b",
+            "administrativeNotes": ["Gift of the class of 1990", "Check binding"],
+            "notes": [
+                {"itemNoteTypeId": NOTE_TYPE, "note": "Torn page 12", "staffOnly": false},
+                {"itemNoteTypeId": OTHER_TYPE, "note": "Signed copy", "staffOnly": true},
+            ],
+            "circulationNotes": [{"id": "c1", "noteType": "Check in", "note": "Count the CDs", "staffOnly": false}],
+            "statisticalCodeIds": ["sc-1", "sc-2"],
+            "electronicAccess": [{"uri": "http://old.example.org/a", "relationshipId": "rel-1", "linkText": "Full text"}],
+        })
+    }
+
+    #[test]
+    fn an_item_status_changes_only_where_folio_allows_it() {
+        let changed = apply_one(
+            EntityType::Item,
+            item(),
+            "STATUS",
+            action("REPLACE_WITH", None, Some("Missing"), &[]),
+        )
+        .unwrap();
+        assert_eq!(changed["status"], json!({"name": "Missing", "date": NOW}));
+        let mut loaned = item();
+        loaned["status"]["name"] = json!("Checked out");
+        let refused = apply_one(
+            EntityType::Item,
+            loaned,
+            "STATUS",
+            action("REPLACE_WITH", None, Some("Missing"), &[]),
+        );
+        assert_eq!(refused, Err("New status value \"Missing\" is not allowed".into()));
+        // In process goes only to Missing or Withdrawn.
+        let mut in_process = item();
+        in_process["status"]["name"] = json!("In process");
+        assert!(
+            apply_one(
+                EntityType::Item,
+                in_process.clone(),
+                "STATUS",
+                action("REPLACE_WITH", None, Some("Available"), &[])
+            )
+            .is_err()
+        );
+        assert!(
+            apply_one(
+                EntityType::Item,
+                in_process,
+                "STATUS",
+                action("REPLACE_WITH", None, Some("Withdrawn"), &[])
+            )
+            .is_ok()
+        );
+        // The same status is no change, whatever the status: the date stays.
+        let same = apply_one(
+            EntityType::Item,
+            item(),
+            "STATUS",
+            action("REPLACE_WITH", None, Some("Available"), &[]),
+        )
+        .unwrap();
+        assert_eq!(same, item());
+    }
+
+    #[test]
+    fn reference_fields_are_replaced_or_cleared() {
+        for (option, field) in [
+            ("MATERIAL_TYPE", "materialTypeId"),
+            ("PERMANENT_LOAN_TYPE", "permanentLoanTypeId"),
+            ("TEMPORARY_LOAN_TYPE", "temporaryLoanTypeId"),
+            ("PERMANENT_LOCATION", "permanentLocationId"),
+            ("TEMPORARY_LOCATION", "temporaryLocationId"),
+        ] {
+            let changed = apply_one(
+                EntityType::Item,
+                item(),
+                option,
+                action("REPLACE_WITH", None, Some("new"), &[]),
+            )
+            .unwrap();
+            assert_eq!(changed[field], "new", "{option}");
+        }
+        for (option, field) in [
+            ("TEMPORARY_LOAN_TYPE", "temporaryLoanTypeId"),
+            ("PERMANENT_LOCATION", "permanentLocationId"),
+            ("TEMPORARY_LOCATION", "temporaryLocationId"),
+        ] {
+            let cleared =
+                apply_one(EntityType::Item, item(), option, action("CLEAR_FIELD", None, None, &[]))
+                    .unwrap();
+            assert!(cleared.get(field).is_none(), "{option}");
+        }
+    }
+
+    #[test]
+    fn flags_are_set_and_an_instance_set_for_deletion_is_suppressed() {
+        let on = apply_one(
+            EntityType::Item,
+            item(),
+            "SUPPRESS_FROM_DISCOVERY",
+            action("SET_TO_TRUE", None, None, &[]),
+        )
+        .unwrap();
+        assert_eq!(on["discoverySuppress"], true);
+        let off = apply_one(
+            EntityType::Item,
+            on,
+            "SUPPRESS_FROM_DISCOVERY",
+            action("SET_TO_FALSE", None, None, &[]),
+        )
+        .unwrap();
+        assert_eq!(off["discoverySuppress"], false);
+        let instance = json!({"id": "i", "title": "T"});
+        let staff = apply_one(
+            EntityType::Instance,
+            instance.clone(),
+            "STAFF_SUPPRESS",
+            action("SET_TO_TRUE", None, None, &[]),
+        )
+        .unwrap();
+        assert_eq!(staff["staffSuppress"], true);
+        let deleted = apply_one(
+            EntityType::Instance,
+            instance,
+            "SET_RECORDS_FOR_DELETE",
+            action("SET_TO_TRUE", None, None, &[]),
+        )
+        .unwrap();
+        assert_eq!(
+            (&deleted["deleted"], &deleted["discoverySuppress"], &deleted["staffSuppress"]),
+            (&json!(true), &json!(true), &json!(true))
+        );
+    }
+
+    #[test]
+    fn administrative_notes_are_added_found_replaced_removed_and_retyped() {
+        let notes = |record: &Value| record["administrativeNotes"].clone();
+        let added = apply_one(
+            EntityType::Item,
+            item(),
+            "ADMINISTRATIVE_NOTE",
+            action("ADD_TO_EXISTING", None, Some("Moved"), &[]),
+        )
+        .unwrap();
+        assert_eq!(notes(&added), json!(["Gift of the class of 1990", "Check binding", "Moved"]));
+        let replaced = apply_one(
+            EntityType::Item,
+            item(),
+            "ADMINISTRATIVE_NOTE",
+            action("FIND_AND_REPLACE", Some("binding"), Some("spine"), &[]),
+        )
+        .unwrap();
+        assert_eq!(notes(&replaced), json!(["Gift of the class of 1990", "Check spine"]));
+        let removed = apply_one(
+            EntityType::Item,
+            item(),
+            "ADMINISTRATIVE_NOTE",
+            action("FIND_AND_REMOVE_THESE", Some("Check binding"), None, &[]),
+        )
+        .unwrap();
+        assert_eq!(notes(&removed), json!(["Gift of the class of 1990"]));
+        let none = apply_one(
+            EntityType::Item,
+            item(),
+            "ADMINISTRATIVE_NOTE",
+            action("REMOVE_ALL", None, None, &[]),
+        )
+        .unwrap();
+        assert!(none.get("administrativeNotes").is_none());
+        let retyped = apply_one(
+            EntityType::Item,
+            item(),
+            "ADMINISTRATIVE_NOTE",
+            action("CHANGE_TYPE", None, Some(OTHER_TYPE), &[]),
+        )
+        .unwrap();
+        assert!(retyped.get("administrativeNotes").is_none());
+        assert_eq!(
+            retyped["notes"][2],
+            json!({"itemNoteTypeId": OTHER_TYPE, "note": "Gift of the class of 1990", "staffOnly": false})
+        );
+    }
+
+    #[test]
+    fn typed_notes_touch_only_their_type() {
+        let typed = [("ITEM_NOTE_TYPE_ID_KEY", NOTE_TYPE)];
+        let added = apply_one(
+            EntityType::Item,
+            item(),
+            "ITEM_NOTE",
+            action(
+                "ADD_TO_EXISTING",
+                None,
+                Some("Water damage"),
+                &[typed[0], ("STAFF_ONLY", "true")],
+            ),
+        )
+        .unwrap();
+        assert_eq!(
+            added["notes"][2],
+            json!({"itemNoteTypeId": NOTE_TYPE, "note": "Water damage", "staffOnly": true})
+        );
+        let removed = apply_one(
+            EntityType::Item,
+            item(),
+            "ITEM_NOTE",
+            action("REMOVE_ALL", None, None, &typed),
+        )
+        .unwrap();
+        assert_eq!(
+            removed["notes"],
+            json!([{"itemNoteTypeId": OTHER_TYPE, "note": "Signed copy", "staffOnly": true}])
+        );
+        let replaced = apply_one(
+            EntityType::Item,
+            item(),
+            "ITEM_NOTE",
+            action("FIND_AND_REPLACE", Some("12"), Some("14"), &typed),
+        )
+        .unwrap();
+        assert_eq!(replaced["notes"][0]["note"], "Torn page 14");
+        let staff = apply_one(
+            EntityType::Item,
+            item(),
+            "ITEM_NOTE",
+            action("MARK_AS_STAFF_ONLY", None, None, &typed),
+        )
+        .unwrap();
+        assert_eq!(
+            (&staff["notes"][0]["staffOnly"], &staff["notes"][1]["staffOnly"]),
+            (&json!(true), &json!(true))
+        );
+        let public = apply_one(
+            EntityType::Item,
+            item(),
+            "ITEM_NOTE",
+            action(
+                "REMOVE_MARK_AS_STAFF_ONLY",
+                None,
+                None,
+                &[("ITEM_NOTE_TYPE_ID_KEY", OTHER_TYPE)],
+            ),
+        )
+        .unwrap();
+        assert_eq!(public["notes"][1]["staffOnly"], false);
+        let moved = apply_one(
+            EntityType::Item,
+            item(),
+            "ITEM_NOTE",
+            action("CHANGE_TYPE", None, Some(OTHER_TYPE), &typed),
+        )
+        .unwrap();
+        assert_eq!(
+            moved["notes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|n| n["itemNoteTypeId"] == OTHER_TYPE)
+                .count(),
+            2
+        );
+        // Circulation notes: a check-in note duplicated as a check-out note.
+        let both = apply_one(
+            EntityType::Item,
+            item(),
+            "CHECK_IN_NOTE",
+            action("DUPLICATE", None, Some("CHECK_OUT_NOTE"), &[]),
+        )
+        .unwrap();
+        let kinds: Vec<&str> = both["circulationNotes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n["noteType"].as_str().unwrap())
+            .collect();
+        assert_eq!(kinds, ["Check in", "Check out"]);
+        let out = apply_one(
+            EntityType::Item,
+            item(),
+            "CHECK_OUT_NOTE",
+            action("ADD_TO_EXISTING", None, Some("Ask for ID"), &[]),
+        )
+        .unwrap();
+        assert_eq!(out["circulationNotes"][1]["note"], "Ask for ID");
+        let no_in = apply_one(
+            EntityType::Item,
+            item(),
+            "CHECK_IN_NOTE",
+            action("REMOVE_ALL", None, None, &[]),
+        )
+        .unwrap();
+        assert!(no_in.get("circulationNotes").is_none());
+        // Holdings and instance notes carry their own type keys.
+        let holdings = apply_one(
+            EntityType::Holdings,
+            json!({"id": "h"}),
+            "HOLDINGS_NOTE",
+            action(
+                "ADD_TO_EXISTING",
+                None,
+                Some("Bound with"),
+                &[("HOLDINGS_NOTE_TYPE_ID_KEY", NOTE_TYPE)],
+            ),
+        )
+        .unwrap();
+        assert_eq!(
+            holdings["notes"],
+            json!([{"holdingsNoteTypeId": NOTE_TYPE, "note": "Bound with", "staffOnly": false}])
+        );
+        let instance = apply_one(
+            EntityType::Instance,
+            json!({"id": "i"}),
+            "INSTANCE_NOTE",
+            action(
+                "ADD_TO_EXISTING",
+                None,
+                Some("Includes index"),
+                &[("INSTANCE_NOTE_TYPE_ID_KEY", NOTE_TYPE)],
+            ),
+        )
+        .unwrap();
+        assert_eq!(instance["notes"][0]["instanceNoteTypeId"], NOTE_TYPE);
+    }
+
+    #[test]
+    fn statistical_codes_and_electronic_access() {
+        let codes = |record: Value| record["statisticalCodeIds"].clone();
+        let added = apply_one(
+            EntityType::Item,
+            item(),
+            "STATISTICAL_CODE",
+            action("ADD_TO_EXISTING", None, Some("sc-2, sc-3"), &[]),
+        )
+        .unwrap();
+        assert_eq!(codes(added), json!(["sc-1", "sc-2", "sc-3"]));
+        let some = apply_one(
+            EntityType::Item,
+            item(),
+            "STATISTICAL_CODE",
+            action("REMOVE_SOME", None, Some("sc-1"), &[]),
+        )
+        .unwrap();
+        assert_eq!(codes(some), json!(["sc-2"]));
+        let none = apply_one(
+            EntityType::Item,
+            item(),
+            "STATISTICAL_CODE",
+            action("REMOVE_ALL", None, None, &[]),
+        )
+        .unwrap();
+        assert_eq!(codes(none), Value::Null);
+        let access = |record: Value| record["electronicAccess"][0].clone();
+        let uri = apply_one(
+            EntityType::Item,
+            item(),
+            "ELECTRONIC_ACCESS_URI",
+            action("FIND_AND_REPLACE", Some("old.example"), Some("new.example"), &[]),
+        )
+        .unwrap();
+        assert_eq!(access(uri)["uri"], "http://new.example.org/a");
+        let relation = apply_one(
+            EntityType::Item,
+            item(),
+            "ELECTRONIC_ACCESS_URL_RELATIONSHIP",
+            action("FIND_AND_REPLACE", Some("rel-1"), Some("rel-2"), &[]),
+        )
+        .unwrap();
+        assert_eq!(access(relation)["relationshipId"], "rel-2");
+        // Ids are found whole: a part of one is not a match.
+        let partial = apply_one(
+            EntityType::Item,
+            item(),
+            "ELECTRONIC_ACCESS_URL_RELATIONSHIP",
+            action("FIND_AND_REPLACE", Some("rel"), Some("x"), &[]),
+        )
+        .unwrap();
+        assert_eq!(access(partial)["relationshipId"], "rel-1");
+        let cleared = apply_one(
+            EntityType::Item,
+            item(),
+            "ELECTRONIC_ACCESS_LINK_TEXT",
+            action("CLEAR_FIELD", None, None, &[]),
+        )
+        .unwrap();
+        assert!(access(cleared).get("linkText").is_none());
+        let note = apply_one(
+            EntityType::Item,
+            item(),
+            "ELECTRONIC_ACCESS_URL_PUBLIC_NOTE",
+            action("REPLACE_WITH", None, Some("Campus only"), &[]),
+        )
+        .unwrap();
+        assert_eq!(access(note)["publicNote"], "Campus only");
+    }
+
+    #[test]
+    fn users_take_email_group_and_expiration_rules() {
+        let user = json!({"id": "u", "patronGroup": "g-1", "personal": {"lastName": "Doe", "email": "doe@old.example.org"}});
+        let email = apply_one(
+            EntityType::User,
+            user.clone(),
+            "EMAIL_ADDRESS",
+            action("FIND_AND_REPLACE", Some("@old."), Some("@new."), &[]),
+        )
+        .unwrap();
+        assert_eq!(email["personal"]["email"], "doe@new.example.org");
+        let group = apply_one(
+            EntityType::User,
+            user.clone(),
+            "PATRON_GROUP",
+            action("REPLACE_WITH", None, Some("g-2"), &[]),
+        )
+        .unwrap();
+        assert_eq!(group["patronGroup"], "g-2");
+        let expires = apply_one(
+            EntityType::User,
+            user,
+            "EXPIRATION_DATE",
+            action("REPLACE_WITH", None, Some("2031-06-30"), &[]),
+        )
+        .unwrap();
+        assert_eq!(expires["expirationDate"], "2031-06-30T23:59:59.000+00:00");
+    }
+
+    #[test]
+    fn each_record_type_offers_folio_s_options_only() {
+        assert!(actions_of(EntityType::User, "STATUS").is_none());
+        assert!(actions_of(EntityType::Item, "PATRON_GROUP").is_none());
+        assert!(actions_of(EntityType::Holdings, "STATUS").is_none());
+        assert!(actions_of(EntityType::Instance, "PERMANENT_LOCATION").is_none());
+        assert!(
+            !actions_of(EntityType::Item, "PERMANENT_LOAN_TYPE")
+                .unwrap()
+                .contains(&ActionType::ClearField)
+        );
+        assert!(
+            !actions_of(EntityType::Holdings, "PERMANENT_LOCATION")
+                .unwrap()
+                .contains(&ActionType::ClearField)
+        );
+        assert!(
+            actions_of(EntityType::Holdings, "SUPPRESS_FROM_DISCOVERY")
+                .unwrap()
+                .contains(&ActionType::SetToTrueIncludingItems)
+        );
+    }
 }

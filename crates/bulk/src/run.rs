@@ -508,6 +508,10 @@ fn commit(w: &mut Writer<'_>, stored: &mut Stored, users: &mut Vec<Uuid>) -> Res
     let rows: Vec<RecordRow> = storage::rows(w, &RECORDS, id, "", stored.cursor, CHUNK)?;
     // The references the chunk's records name, checked once for the chunk.
     let mut checked = inventory::Checked::default();
+    let items_suppression = match (entity, &stored.rules) {
+        (EntityType::Holdings, Some(rules)) => rules::items_suppression(rules),
+        _ => None,
+    };
     for (done, mut row) in rows.into_iter().enumerate() {
         if done > 0 && w.should_end() {
             break;
@@ -526,7 +530,12 @@ fn commit(w: &mut Writer<'_>, stored: &mut Stored, users: &mut Vec<Uuid>) -> Res
             (Some(proposed), None) => {
                 // A savepoint: a record that fails leaves nothing of itself behind.
                 let write = |w: &mut Writer<'_>| {
-                    write_record(w, entity, proposed, &row.matched, actor, &mut checked)
+                    let record =
+                        write_record(w, entity, proposed, &row.matched, actor, &mut checked)?;
+                    if let Some(suppress) = items_suppression {
+                        suppress_items(w, &record_id(&record), suppress, actor, &mut checked)?;
+                    }
+                    Ok(record)
                 };
                 match w.attempt(write) {
                     Ok(record) => Ok(record),
@@ -611,6 +620,30 @@ fn write_record(
         Err(inventory::Error::Store(e)) => Err(e.into()),
         Err(e) => Err(Refused::Record(e.to_string())),
     }
+}
+
+/// Sets the suppression of a holdings record's items, as FOLIO's "including items"
+/// actions do. The items are not the operation's records: a rollback leaves them.
+fn suppress_items(
+    w: &mut Writer<'_>,
+    holdings: &str,
+    suppress: bool,
+    actor: Actor,
+    checked: &mut inventory::Checked,
+) -> std::result::Result<(), Refused> {
+    for row in w.find_by(&inventory::ITEMS, "holdings_record_id", holdings)? {
+        let mut item: Value = storage::decode(&row.body)?;
+        if item.get("discoverySuppress").and_then(Value::as_bool) == Some(suppress) {
+            continue;
+        }
+        item["discoverySuppress"] = Value::Bool(suppress);
+        let body = serde_json::to_vec(&item).map_err(|e| Error::Corrupt(e.to_string()))?;
+        replace::<inventory::Item>(w, &body, actor, checked).map_err(|e| match e {
+            inventory::Error::Store(e) => Refused::from(e),
+            e => Refused::Record(format!("An item of the holdings record cannot be changed: {e}")),
+        })?;
+    }
+    Ok(())
 }
 
 /// An inventory record saved as its PUT saves it (its `_version` checked), with the

@@ -6,6 +6,17 @@ use serde_json::{Value, json};
 
 use crate::support::{Client, Response, TestApp};
 
+fn urlencode(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
 /// FOLIO's reference patron groups, seeded into every tenant.
 const STAFF: &str = "3684a786-6671-4268-8ed0-9db82ebca60b";
 const UNDERGRAD: &str = "bdc2b6d4-5ceb-4a12-ab46-249b9a68473e";
@@ -241,10 +252,14 @@ async fn items_by_barcode_are_matched_edited_committed_and_rolled_back() {
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
     assert_eq!(r.text, format!("Bulk operation was already rolled back by {undo}"));
 
-    // The log lists both, newest filters included.
-    let r = client.get("/bulk-operations?query=entityType%3D%3DITEM&limit=10").await;
+    // The log lists both, with the filters and sorting FOLIO's web client sends.
+    let query = r#"(entityType==("ITEM" or "USER")) and (status==("COMPLETED" or "COMPLETED_WITH_ERRORS")) sortby endTime/sort.descending"#;
+    let r = client.get(&format!("/bulk-operations?query={}&limit=10", urlencode(query))).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
     assert_eq!(r.body["totalRecords"], 2);
+    // Newest first: the undo ended last.
+    assert_eq!(r.body["bulkOperations"][0]["id"], undo.as_str());
+    assert_eq!(r.body["bulkOperations"][1]["id"], id.as_str());
 }
 
 #[tokio::test]
@@ -443,4 +458,131 @@ async fn mistakes_get_folio_plain_text_answers_and_a_cancel_ends_an_operation() 
     let op = run_step(&client, &id, "UPLOAD").await;
     assert_eq!(op["status"], "COMPLETED_WITH_ERRORS");
     assert_eq!(op["matchedNumOfErrors"], 1);
+}
+
+/// The first records a step's preview shows: the ids in the column that holds them.
+async fn previewed_ids(client: &Client<'_>, id: &str, entity: &str) -> Vec<String> {
+    let r = client.get(&format!("/bulk-operations/{id}/preview?step=UPLOAD&limit=100")).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    let column = if entity == "USER" { 1 } else { 0 };
+    let mut ids: Vec<String> = r.body["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| row["row"][column].as_str().unwrap().to_string())
+        .collect();
+    ids.sort();
+    ids
+}
+
+#[tokio::test]
+async fn every_identifier_type_finds_its_records() {
+    let app = TestApp::new();
+    let client = Client::admin(&app, "diku").await;
+    let holdings = client.create_holdings().await;
+    let mut body = client.item_json(&holdings["id"], "idt-1").await;
+    body["accessionNumber"] = json!("ACC-77");
+    body["formerIds"] = json!(["old-5", "old-6"]);
+    let r = client.post("/item-storage/items", &body).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    let first = r.body;
+    let second = create_item(&client, &holdings, "idt-2").await;
+    let instance_id = holdings["instanceId"].as_str().unwrap();
+    let mut instance = client.get(&format!("/instance-storage/instances/{instance_id}")).await.body;
+    let isbn = client.ref_id("/identifier-types", "identifierTypes", "ISBN").await;
+    instance["identifiers"] = json!([{"identifierTypeId": isbn, "value": "978-0-262-53305-9"}]);
+    let r = client.put(&format!("/instance-storage/instances/{instance_id}"), &instance).await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
+    let instance = client.get(&format!("/instance-storage/instances/{instance_id}")).await.body;
+    let r = client
+        .post(
+            "/users",
+            &json!({"username": "idt-user", "barcode": "ub-1", "externalSystemId": "ext-9", "active": true,
+                    "patronGroup": UNDERGRAD, "personal": {"lastName": "Doe", "firstName": "Ann"}}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    let user = r.body;
+
+    let id = |v: &Value| v["id"].as_str().unwrap().to_string();
+    let hrid = |v: &Value| v["hrid"].as_str().unwrap().to_string();
+    let cases = [
+        ("ITEM", "ID", id(&first), vec![id(&first)]),
+        ("ITEM", "BARCODE", "idt-1".into(), vec![id(&first)]),
+        ("ITEM", "HRID", hrid(&first), vec![id(&first)]),
+        ("ITEM", "ACCESSION_NUMBER", "acc-77".into(), vec![id(&first)]),
+        ("ITEM", "FORMER_IDS", "old-6".into(), vec![id(&first)]),
+        ("ITEM", "HOLDINGS_RECORD_ID", id(&holdings), {
+            let mut both = vec![id(&first), id(&second)];
+            both.sort();
+            both
+        }),
+        ("HOLDINGS_RECORD", "ID", id(&holdings), vec![id(&holdings)]),
+        ("HOLDINGS_RECORD", "HRID", hrid(&holdings), vec![id(&holdings)]),
+        ("HOLDINGS_RECORD", "INSTANCE_HRID", hrid(&instance), vec![id(&holdings)]),
+        ("HOLDINGS_RECORD", "ITEM_BARCODE", "idt-2".into(), vec![id(&holdings)]),
+        ("INSTANCE", "ID", id(&instance), vec![id(&instance)]),
+        ("INSTANCE", "HRID", hrid(&instance), vec![id(&instance)]),
+        ("INSTANCE", "ISBN", "9780262533059".into(), vec![id(&instance)]),
+        ("USER", "ID", id(&user), vec![id(&user)]),
+        ("USER", "BARCODE", "ub-1".into(), vec![id(&user)]),
+        ("USER", "USER_NAME", "idt-user".into(), vec![id(&user)]),
+        ("USER", "EXTERNAL_SYSTEM_ID", "ext-9".into(), vec![id(&user)]),
+    ];
+    for (entity, kind, value, expected) in cases {
+        let r = upload(&client, entity, kind, &value).await;
+        assert_eq!(r.status, StatusCode::CREATED, "{entity} {kind}: {}", r.text);
+        let op_id = r.body["id"].as_str().unwrap().to_string();
+        let op = run_step(&client, &op_id, "UPLOAD").await;
+        assert_eq!(op["matchedNumOfRecords"], expected.len(), "{entity} {kind}: {op}");
+        assert_eq!(previewed_ids(&client, &op_id, entity).await, expected, "{entity} {kind}");
+    }
+
+    // The matched users file, row for row: FOLIO's header, names for ids.
+    let r = upload(&client, "USER", "USER_NAME", "idt-user").await;
+    let op_id = r.body["id"].as_str().unwrap().to_string();
+    run_step(&client, &op_id, "UPLOAD").await;
+    let file = download(&client, &op_id, "MATCHED_RECORDS_FILE").await;
+    let mut lines = file.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "User name,User id,External system id,Barcode,Active,Type,Patron group,Departments,Proxy for,\
+         Last name,First name,Middle name,Preferred first name,Email,Phone,Mobile phone,Date of birth,\
+         Addresses,Preferred contact type id,Link to the profile picture,Enrollment date,Expiration date,\
+         Tags,Custom fields,Preferred email communications"
+    );
+    let row: Vec<&str> = lines.next().unwrap().split(',').collect();
+    assert_eq!(row.len(), 25, "{file}");
+    assert_eq!(
+        row[..7],
+        ["idt-user", user["id"].as_str().unwrap(), "ext-9", "ub-1", "true", "", "undergrad"]
+    );
+    assert_eq!(row[9..11], ["Doe", "Ann"]);
+    assert_eq!(lines.next(), None);
+}
+
+#[tokio::test]
+async fn suppressing_holdings_including_items_suppresses_their_items() {
+    let app = TestApp::new();
+    let client = Client::admin(&app, "diku").await;
+    let holdings = client.create_holdings().await;
+    let on_shelf = create_item(&client, &holdings, "sup-1").await;
+    let r = upload(&client, "HOLDINGS_RECORD", "ID", holdings["id"].as_str().unwrap()).await;
+    let id = r.body["id"].as_str().unwrap().to_string();
+    run_step(&client, &id, "UPLOAD").await;
+    let change = rules(
+        &id,
+        json!([{"option": "SUPPRESS_FROM_DISCOVERY", "actions": [{"type": "SET_TO_TRUE_INCLUDING_ITEMS"}]}]),
+    );
+    assert_eq!(
+        client.post(&format!("/bulk-operations/{id}/content-update"), &change).await.status,
+        StatusCode::OK
+    );
+    run_step(&client, &id, "EDIT").await;
+    assert_eq!(run_step(&client, &id, "COMMIT").await["status"], "COMPLETED");
+    let r = client
+        .get(&format!("/holdings-storage/holdings/{}", holdings["id"].as_str().unwrap()))
+        .await;
+    assert_eq!(r.body["discoverySuppress"], true);
+    assert_eq!(item(&client, &on_shelf["id"]).await["discoverySuppress"], true);
 }
