@@ -85,6 +85,12 @@ fn bad_request(message: impl Into<String>) -> Failure {
     Failure::Plain(StatusCode::BAD_REQUEST, message.into())
 }
 
+/// A parameter that takes one of FOLIO's enumerated values.
+fn wire<T>(name: &str, value: Option<&str>, parse: fn(&str) -> Option<T>) -> Result<T, Failure> {
+    let value = value.unwrap_or_default();
+    parse(value).ok_or_else(|| bad_request(format!("Invalid {name}: {value}")))
+}
+
 fn parse_id(id: &str) -> Result<Uuid, Failure> {
     Uuid::parse_str(id).map_err(|_| bad_request(format!("Invalid UUID string: {id}")))
 }
@@ -147,12 +153,9 @@ async fn upload(
     request: Request,
 ) -> Result<Response, Failure> {
     caller.require("bulk-operations.item.post")?;
-    let entity = params.entity_type.as_deref().unwrap_or_default();
-    let entity = bulk::EntityType::parse(entity)
-        .ok_or_else(|| bad_request(format!("Invalid entityType: {entity}")))?;
-    let kind = params.identifier_type.as_deref().unwrap_or_default();
-    let kind = bulk::IdentifierType::parse(kind)
-        .ok_or_else(|| bad_request(format!("Invalid identifierType: {kind}")))?;
+    let entity = wire("entityType", params.entity_type.as_deref(), bulk::EntityType::parse)?;
+    let kind =
+        wire("identifierType", params.identifier_type.as_deref(), bulk::IdentifierType::parse)?;
     if params.manual == Some(true) {
         return Err(bad_request(
             "Manual uploads of edited records are not supported: use content-update",
@@ -185,9 +188,7 @@ async fn query(
 ) -> Result<Response, Failure> {
     caller.require("bulk-operations.item.post")?;
     let request: QueryRequest = folio::decode(&body).map_err(ApiError::from)?;
-    let entity = request.entity_type.unwrap_or_default();
-    let entity = bulk::EntityType::parse(&entity)
-        .ok_or_else(|| bad_request(format!("Invalid entityType: {entity}")))?;
+    let entity = wire("entityType", request.entity_type.as_deref(), bulk::EntityType::parse)?;
     let cql = request
         .query
         .filter(|q| !q.trim().is_empty())
@@ -231,14 +232,10 @@ async fn start(
     caller.require("bulk-operations.item.post")?;
     let id = parse_id(&id)?;
     let request: StartRequest = folio::decode(&body).map_err(ApiError::from)?;
-    let step = bulk::Step::parse(&request.step)
-        .ok_or_else(|| bad_request(format!("Invalid step: {}", request.step)))?;
+    let step = wire("step", Some(&request.step), bulk::Step::parse)?;
     let approach = match request.approach.as_deref() {
         None => None,
-        Some(a) => Some(
-            bulk::Approach::parse(a)
-                .ok_or_else(|| bad_request(format!("Invalid approach: {a}")))?,
-        ),
+        approach => Some(wire("approach", approach, bulk::Approach::parse)?),
     };
     let tenant = caller.tenant.clone();
     let operation =
@@ -268,9 +265,7 @@ async fn preview(
 ) -> Result<Response, Failure> {
     caller.require("bulk-operations.item.get")?;
     let id = parse_id(&id)?;
-    let step: String = params.require("step")?;
-    let step =
-        bulk::Step::parse(&step).ok_or_else(|| bad_request(format!("Invalid step: {step}")))?;
+    let step = wire("step", Some(&params.require::<String>("step")?), bulk::Step::parse)?;
     let (tenant, page) = (caller.tenant.clone(), params.page);
     let table =
         run(move || tenant.read(|r| bulk::preview(r, id, step, page.offset, page.limit))).await?;
@@ -286,10 +281,7 @@ async fn errors(
     let id = parse_id(&id)?;
     let error_type = match params.get::<String>("errorType")? {
         None => None,
-        Some(t) => Some(
-            bulk::ErrorType::parse(&t)
-                .ok_or_else(|| bad_request(format!("Invalid errorType: {t}")))?,
-        ),
+        error_type => Some(wire("errorType", error_type.as_deref(), bulk::ErrorType::parse)?),
     };
     let (tenant, page) = (caller.tenant.clone(), params.page);
     let (errors, total) =
@@ -315,8 +307,7 @@ async fn download(
     caller.require("bulk-operations.item.get")?;
     let id = parse_id(&id)?;
     let kind: String = params.require("fileContentType")?;
-    let kind = bulk::FileContentType::parse(&kind)
-        .ok_or_else(|| bad_request(format!("Invalid fileContentType: {kind}")))?;
+    let kind = wire("fileContentType", Some(&kind), bulk::FileContentType::parse)?;
     let tenant = caller.tenant.clone();
     let (name, bytes) = run(move || tenant.read(|r| bulk::download(r, id, kind))).await?;
     let mut response = (StatusCode::OK, bytes).into_response();
