@@ -123,10 +123,11 @@ async fn upload_file(request: Request) -> Result<(Option<String>, Vec<u8>), Fail
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("multipart/form-data"));
+    // Both ways keep to the server's body limit (413 past it).
     if !multipart {
-        let bytes = axum::body::to_bytes(request.into_body(), usize::MAX)
+        let bytes = axum::body::Bytes::from_request(request, &())
             .await
-            .map_err(|e| bad_request(format!("Cannot read the file: {e}")))?;
+            .map_err(|e| Failure::Plain(e.status(), e.body_text()))?;
         return Ok((None, bytes.to_vec()));
     }
     let mut form = Multipart::from_request(request, &())
@@ -137,10 +138,8 @@ async fn upload_file(request: Request) -> Result<(Option<String>, Vec<u8>), Fail
     {
         if field.name() == Some("file") {
             let name = field.file_name().map(str::to_string);
-            let bytes = field
-                .bytes()
-                .await
-                .map_err(|e| bad_request(format!("Cannot read the file: {e}")))?;
+            let bytes =
+                field.bytes().await.map_err(|e| Failure::Plain(e.status(), e.body_text()))?;
             return Ok((name, bytes.to_vec()));
         }
     }

@@ -639,6 +639,12 @@ async fn hostile_requests_per_route_family() {
         (S::BAD_REQUEST, Method::POST, format!("{bulk}/start"), json("nul")),
         (S::BAD_REQUEST, Method::POST, format!("{bulk}/content-update"), json(&deep_json)),
         (S::NOT_FOUND, Method::POST, format!("{bulk}/cancel"), None),
+        (
+            S::PAYLOAD_TOO_LARGE,
+            Method::POST,
+            "/bulk-operations/upload?entityType=ITEM&identifierType=BARCODE".into(),
+            json(&oversized),
+        ),
     ] {
         let who = if expected == S::FORBIDDEN { &nobody.token } else { &token };
         sweep.expect(expected, method, &path, Some(who), body).await;
