@@ -29,7 +29,8 @@ const CURRENT: &str = "CURRENT";
 /// 7: index titles, series and alternative titles answer suffixes from gram maps.
 /// 8: fields that repeat others' values keep a bit instead of the terms (`Echo`).
 /// 9: the public notes echo the notes.
-pub(crate) const FORMAT_VERSION: u32 = 9;
+/// 10: English stems only in records whose languages include English (mod-search's rule).
+pub(crate) const FORMAT_VERSION: u32 = 10;
 
 /// The generation `CURRENT` names, if the file exists and has this format version.
 pub(crate) fn read_current(root: &Path) -> Option<String> {

@@ -396,6 +396,25 @@ pub(crate) fn register(index: &tantivy::Index) {
     manager.register(WHITESPACE, Analyzer::new(Kind::Whitespace));
 }
 
+/// A value of a stemmed field as a record not in English is indexed: its tokens as the
+/// plain text analyser makes them, with no English stems (mod-search writes its English
+/// sub-fields only for records whose languages include English).
+pub(crate) fn unstemmed(value: &str) -> tantivy::tokenizer::PreTokenizedString {
+    thread_local! {
+        static ANALYZER: RefCell<Analyzer> = RefCell::new(Analyzer::new(Kind::Text));
+    }
+    let tokens = ANALYZER.with(|analyzer| {
+        let mut analyzer = analyzer.borrow_mut();
+        let mut stream = analyzer.token_stream(value);
+        let mut tokens = Vec::new();
+        while stream.advance() {
+            tokens.push(stream.token().clone());
+        }
+        tokens
+    });
+    tantivy::tokenizer::PreTokenizedString { text: value.to_string(), tokens }
+}
+
 pub(crate) const TEXT: &str = "quire_text";
 pub(crate) const STEMMED: &str = "quire_stemmed";
 pub(crate) const WHITESPACE: &str = "quire_whitespace";

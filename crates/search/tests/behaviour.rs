@@ -522,3 +522,46 @@ fn facets_and_results() {
     assert_eq!(status.documents, 5);
     assert_eq!(status.applied_seq, f.tenant.last_seq().unwrap());
 }
+
+/// mod-search stems only records whose languages include English: a word's other forms
+/// find an English record, and a record in another language only by its own words.
+#[test]
+fn only_english_records_are_found_by_stemmed_forms() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = store::Store::open(dir.path(), store::Options::default(), &[inventory::MIGRATIONS])
+        .unwrap();
+    let (tenant, _) = store.create_tenant("diku").unwrap();
+    tenant.write(inventory::load_reference_data).unwrap();
+    tenant
+        .write(|w| {
+            for (hrid, languages) in
+                [("en", json!(["eng"])), ("de", json!(["ger"])), ("none", json!([]))]
+            {
+                let instance = json!({"hrid": hrid, "source": "FOLIO", "title": "Library studies",
+                    "subjects": [{"value": "Archives and libraries"}], "languages": languages});
+                add_family(w, &instance, &[])?;
+            }
+            Ok::<_, inventory::Error>(())
+        })
+        .unwrap();
+    let index = InstanceIndex::open(&tenant).unwrap();
+    index.catch_up(&tenant).unwrap();
+    let f = Fixture { _dir: dir, tenant, index };
+    check(
+        &f,
+        &[
+            "title all studies",
+            "title all study",
+            r#"title = "library study""#,
+            "subjects all archive",
+            "subjects any archive",
+        ],
+        expect![[r#"
+            title all studies => 3 de en none
+            title all study => 1 en
+            title = "library study" => 1 en
+            subjects all archive => 1 en
+            subjects any archive => 1 en
+        "#]],
+    );
+}

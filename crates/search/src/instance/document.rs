@@ -190,6 +190,9 @@ fn assemble(v: &Values, instance: &Instance, tenant: &str) -> TantivyDocument {
     doc.add_u64(fields.id_hi, hi);
     doc.add_u64(fields.id_lo, lo);
     let mut presence = Presence::default();
+    // mod-search stems (its English sub-fields) only records whose languages include
+    // English; the stemmed fields of any other record hold its words unstemmed.
+    let english = instance.languages.iter().any(|language| language.eq_ignore_ascii_case("eng"));
     for (idx, def) in FIELDS.iter().enumerate() {
         let handles = fields.handles[idx];
         let values = &v.values[idx];
@@ -210,7 +213,11 @@ fn assemble(v: &Values, instance: &Instance, tenant: &str) -> TantivyDocument {
         for value in values {
             let whole = match def.kind {
                 Kind::Text { .. } | Kind::Whitespace => {
-                    doc.add_text(handles.main, value);
+                    if def.stemmed() && !english {
+                        doc.add_pre_tokenized_text(handles.main, text::unstemmed(value));
+                    } else {
+                        doc.add_text(handles.main, value);
+                    }
                     let plain = text::plain(value);
                     if let Some(field) = handles.plain {
                         doc.add_text(field, &plain);
