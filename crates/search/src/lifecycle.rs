@@ -84,6 +84,11 @@ pub struct IndexStatus {
     pub applied_seq: i64,
     /// Documents in the index.
     pub documents: u64,
+    /// The segments a search visits, and the deleted documents they still hold (each
+    /// change to an instance deletes its old document): how far the index is from one
+    /// merged segment.
+    pub segments: usize,
+    pub deleted_documents: u64,
     /// Set while a reindex runs.
     pub reindex: Option<ReindexProgress>,
     /// Set while a finished reindex's generation is merged into one segment.
@@ -271,10 +276,14 @@ impl<K: Kind> Lifecycle<K> {
     pub(crate) fn status(&self) -> IndexStatus {
         let generation = self.current();
         let status = self.status.lock().unwrap_or_else(|p| p.into_inner());
+        let searcher = generation.reader.searcher();
+        let segments = searcher.segment_readers();
         IndexStatus {
             generation: generation.name.clone(),
             applied_seq: generation.seq.load(Ordering::SeqCst),
-            documents: generation.reader.searcher().num_docs(),
+            documents: searcher.num_docs(),
+            segments: segments.len(),
+            deleted_documents: segments.iter().map(|s| u64::from(s.num_deleted_docs())).sum(),
             reindex: status.reindex,
             compacting: status.compacting,
             last_reindex: status.last_reindex.clone(),

@@ -242,6 +242,8 @@ async fn reindex_status(
             "appliedSequence": status.applied_seq,
             "changeLogSequence": change_log,
             "documents": status.documents,
+            "segments": status.segments,
+            "deletedDocuments": status.deleted_documents,
             "lastError": status.last_error,
             "compacting": status.compacting,
             "lastReindex": status.last_reindex.as_ref().map(|last| serde_json::json!({

@@ -127,6 +127,13 @@ async fn ids_stream_and_reindex_reports_status() {
     assert_eq!(status["status"], "UPLOAD_COMPLETED", "{status}");
     assert_eq!(status["documents"], 300, "{status}");
     assert_eq!(status["lastReindex"]["instances"], 300, "{status}");
+    // Merged into one segment, with no deleted documents; the index has applied the log.
+    assert_eq!(
+        (&status["segments"], &status["deletedDocuments"]),
+        (&json!(1), &json!(0)),
+        "{status}"
+    );
+    assert_eq!(status["appliedSequence"], status["changeLogSequence"], "{status}");
     let body = search_caught_up(&c, "title all streamed").await;
     assert_eq!(body["totalRecords"], 300);
     let r = c.post("/search/index/inventory/reindex", &json!({"resourceName": "instance"})).await;
