@@ -186,8 +186,8 @@ fn open_instance_index(tenant: &store::Tenant) -> anyhow::Result<Option<search::
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct LoadArgs {
-    /// search, search-under-reindex, marc-search, cico, export-ids, import, bulk-edit or
-    /// oai.
+    /// search, search-under-reindex, search-during-cico, marc-search, cico, export-ids,
+    /// import, bulk-edit or oai.
     scenario: String,
     /// The server, e.g. http://127.0.0.1:9130.
     #[arg(long, env = "QUIRE_LOAD_URL")]
@@ -238,6 +238,9 @@ pub(crate) struct LoadArgs {
     /// second cico run.
     #[arg(long)]
     file: Option<PathBuf>,
+    /// search-during-cico: check-in/check-out's virtual users (`--users` are search's).
+    #[arg(long, default_value_t = 8)]
+    cico_users: usize,
     /// bulk-edit: the record type edited (USER, ITEM, HOLDINGS_RECORD or INSTANCE).
     #[arg(long, default_value = "ITEM")]
     entity: String,
@@ -316,6 +319,9 @@ pub(crate) fn load(args: LoadArgs) -> anyhow::Result<()> {
     if scenario == load::ScenarioName::BulkEdit {
         return bulk_edit(&args, &options);
     }
+    if scenario == load::ScenarioName::SearchDuringCico {
+        return search_during_cico(&args, &options);
+    }
     if scenario == load::ScenarioName::Cico {
         let cico = args.cico();
         let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
@@ -354,7 +360,8 @@ pub(crate) fn load(args: LoadArgs) -> anyhow::Result<()> {
         load::ScenarioName::Cico
         | load::ScenarioName::Import
         | load::ScenarioName::Oai
-        | load::ScenarioName::BulkEdit => {
+        | load::ScenarioName::BulkEdit
+        | load::ScenarioName::SearchDuringCico => {
             unreachable!("cico runs its own virtual users")
         }
         load::ScenarioName::ExportIds => load::export_ids_workload(),
@@ -428,6 +435,115 @@ fn cico_under_import(args: &LoadArgs, options: &load::LoadOptions) -> anyhow::Re
             "idle": serde_json::from_str::<serde_json::Value>(&idle.json())?,
             "during": serde_json::from_str::<serde_json::Value>(&during.json())?,
             "import": {"records": records, "seconds": seconds, "status": job["status"]},
+        });
+        std::fs::write(path, value.to_string())
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// Search while the desk works, as a library's afternoon has it: FOLIO's search mix
+/// alone, check-in/check-out alone, both together, and search alone again after, each
+/// for `--duration`; the p95s side by side, and the instance index's segments over the
+/// run (every check-out re-indexes an instance, and each commit adds a segment).
+fn search_during_cico(args: &LoadArgs, options: &load::LoadOptions) -> anyhow::Result<()> {
+    let dir = args.workload.clone().or_else(load::default_workload_dir).context(
+        "FOLIO's search workload was not found: pass --workload DIR (the directory with requests.tsv)",
+    )?;
+    let workload = Arc::new(load::search_workload(&dir)?);
+    let cico = args.cico();
+    let cico_options = load::LoadOptions { users: args.cico_users, ..options.clone() };
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let (reports, segments) = runtime.block_on(async {
+        let client = reqwest_client()?;
+        let token = load::login(&client, options).await?;
+        let status_of = |client: load::reqwest::Client, token: String| async move {
+            let url = format!("{}/search/index/instance-records/reindex/status", options.url);
+            let status: serde_json::Value = client
+                .get(url)
+                .header("x-okapi-tenant", &options.tenant)
+                .header("x-okapi-token", token)
+                .send()
+                .await?
+                .error_for_status()?
+                .json()
+                .await?;
+            anyhow::Ok((status[0]["segments"].as_u64(), status[0]["deletedDocuments"].as_u64()))
+        };
+        let started = std::time::Instant::now();
+        let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let sampler = {
+            let (client, token, done) = (client.clone(), token.clone(), done.clone());
+            async move {
+                let mut samples = Vec::new();
+                while !done.load(std::sync::atomic::Ordering::SeqCst) {
+                    if let Ok((Some(segments), deleted)) =
+                        status_of(client.clone(), token.clone()).await
+                    {
+                        samples.push((started.elapsed().as_secs(), segments, deleted.unwrap_or(0)));
+                    }
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                }
+                samples
+            }
+        };
+        let phases = async {
+            eprintln!("search alone for {:?} with {} users...", options.duration, options.users);
+            let before = load::run(options, workload.clone()).await?;
+            eprintln!("cico alone for {:?} with {} users...", options.duration, args.cico_users);
+            let (idle, _) = load::run_cico(&cico_options, &cico).await?;
+            eprintln!("search and cico together for {:?}...", options.duration);
+            let (during, desk) = tokio::join!(
+                load::run(options, workload.clone()),
+                load::run_cico(&cico_options, &cico)
+            );
+            eprintln!("search alone again for {:?}...", options.duration);
+            let after = load::run(options, workload.clone()).await?;
+            done.store(true, std::sync::atomic::Ordering::SeqCst);
+            anyhow::Ok((before, idle, during?, desk?.0, after))
+        };
+        let (phases, samples) = tokio::join!(phases, sampler);
+        anyhow::Ok((phases?, samples))
+    })?;
+    let (before, idle, during, desk, after) = reports;
+    let search = |name: &str, m: &load::Measurements| load::Report::new(name, options, m);
+    let (before, during, after) = (
+        search("search alone", &before),
+        search("search during cico", &during),
+        search("search after cico", &after),
+    );
+    for report in [&before, &during, &after] {
+        println!("{}", report.text());
+    }
+    let (_, desk) = compare_cico(&cico_options, &idle, &desk, "search");
+    println!(
+        "search p95: {:.1} ms alone, {:.1} ms during cico ({:.2}x), {:.1} ms after ({:.2}x); {:.0} / {:.0} / {:.0} requests/s",
+        before.all.p95_ms,
+        during.all.p95_ms,
+        during.all.p95_ms / before.all.p95_ms,
+        after.all.p95_ms,
+        after.all.p95_ms / before.all.p95_ms,
+        before.all.requests_per_second,
+        during.all.requests_per_second,
+        after.all.requests_per_second,
+    );
+    let fmt = |s: &(u64, u64, u64)| format!("{}s:{}/{}", s.0, s.1, s.2);
+    println!(
+        "index segments / deleted documents over the run (second: segments/deleted): {}",
+        segments
+            .iter()
+            .step_by(segments.len().div_ceil(30).max(1))
+            .map(fmt)
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    if let Some(path) = &args.json {
+        let value = serde_json::json!({
+            "searchAlone": serde_json::from_str::<serde_json::Value>(&before.json())?,
+            "searchDuringCico": serde_json::from_str::<serde_json::Value>(&during.json())?,
+            "searchAfterCico": serde_json::from_str::<serde_json::Value>(&after.json())?,
+            "cicoDuringSearch": serde_json::from_str::<serde_json::Value>(&desk.json())?,
+            "segments": segments.iter().map(|(t, n, d)| serde_json::json!({"second": t, "segments": n, "deletedDocuments": d})).collect::<Vec<_>>(),
         });
         std::fs::write(path, value.to_string())
             .with_context(|| format!("writing {}", path.display()))?;

@@ -18,6 +18,7 @@ pub enum ScenarioName {
     Search,
     /// `search` on one tenant while another tenant reindexes.
     SearchUnderReindex,
+    SearchDuringCico,
     /// The MARC leader/field searches of baselines section 2.
     MarcSearch,
     /// Check-in/check-out (baselines section 3).
@@ -36,6 +37,7 @@ impl ScenarioName {
         Some(match name {
             "search" => ScenarioName::Search,
             "search-under-reindex" => ScenarioName::SearchUnderReindex,
+            "search-during-cico" => ScenarioName::SearchDuringCico,
             "marc-search" => ScenarioName::MarcSearch,
             "cico" => ScenarioName::Cico,
             "export-ids" => ScenarioName::ExportIds,
