@@ -81,6 +81,15 @@ fn new_operation(
     })
 }
 
+/// A line of an uploaded identifiers file, and whether an earlier line had the same
+/// identifier (FOLIO's "Duplicate entry").
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub(crate) struct IdentifierLine {
+    pub(crate) value: String,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) repeated: bool,
+}
+
 /// The link FOLIO reports for a file: here, the download route that serves it.
 fn link(id: Uuid, kind: &str) -> Option<String> {
     Some(format!("/bulk-operations/{id}/download?fileContentType={kind}"))
@@ -102,8 +111,12 @@ pub fn create_upload(
     }
     let mut stored = new_operation(w, entity, kind, Approach::InApp, Status::New, user)?;
     let id = stored.operation.id;
+    // Repeats are marked now, while the whole file is at hand: the matching then goes
+    // a chunk at a time without reading back the lines before it.
+    let mut seen = HashSet::with_capacity(identifiers.len());
     for (n, identifier) in identifiers.iter().enumerate() {
-        storage::put_row(w, &IDENTIFIERS, id, "", n as u64, identifier)?;
+        let line = IdentifierLine { value: identifier.clone(), repeated: !seen.insert(identifier) };
+        storage::put_row(w, &IDENTIFIERS, id, "", n as u64, &line)?;
     }
     stored.identifiers = identifiers.len() as u64;
     stored.file_name = file_name;
@@ -380,19 +393,21 @@ fn retrieve(w: &mut Writer<'_>, stored: &mut Stored) -> Result<bool> {
         stored.operation.processed_num_of_records = stored.cursor;
         records.len() < CHUNK
     } else {
-        let values: Vec<String> = storage::rows(w, &IDENTIFIERS, id, "", stored.cursor, CHUNK)?;
-        let earlier: Vec<String> =
-            storage::rows(w, &IDENTIFIERS, id, "", 0, stored.cursor as usize)?;
-        let mut seen: HashSet<String> = earlier.into_iter().collect();
+        let lines: Vec<IdentifierLine> =
+            storage::rows(w, &IDENTIFIERS, id, "", stored.cursor, CHUNK)?;
         let kind = stored.operation.entity_custom_identifier_type;
-        let found = identifiers::find(w, entity, kind, &values)?;
-        for (value, records) in values.iter().zip(found) {
+        let firsts: Vec<String> =
+            lines.iter().filter(|l| !l.repeated).map(|l| l.value.clone()).collect();
+        let mut found = identifiers::find(w, entity, kind, &firsts)?.into_iter();
+        for line in &lines {
+            let value = &line.value;
             let error = |message: &str, error_type| OperationError {
                 identifier: value.clone(),
                 message: message.into(),
                 error_type,
             };
-            if !seen.insert(value.clone()) {
+            let records = if line.repeated { Vec::new() } else { found.next().unwrap_or_default() };
+            if line.repeated {
                 operation::push_error(
                     w,
                     stored,
@@ -430,7 +445,7 @@ fn retrieve(w: &mut Writer<'_>, stored: &mut Stored) -> Result<bool> {
                 }
             }
         }
-        stored.cursor += values.len() as u64;
+        stored.cursor += lines.len() as u64;
         stored.operation.processed_num_of_records = stored.cursor;
         stored.cursor >= stored.identifiers
     };

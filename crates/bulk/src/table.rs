@@ -146,8 +146,9 @@ pub fn download(r: &Reader<'_>, id: Uuid, kind: FileContentType) -> Result<(Stri
             if let Some(cql) = &op.cql_query {
                 format!("{cql}\n").into_bytes()
             } else {
-                let lines: Vec<String> =
+                let lines: Vec<crate::run::IdentifierLine> =
                     storage::rows(r, &IDENTIFIERS, id, "", 0, stored.identifiers as usize)?;
+                let lines: Vec<String> = lines.into_iter().map(|l| l.value).collect();
                 let mut out = lines.join("\n");
                 out.push('\n');
                 out.into_bytes()

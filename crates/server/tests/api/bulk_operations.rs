@@ -52,6 +52,14 @@ async fn run_step(client: &Client<'_>, id: &str, step: &str) -> Value {
     client.app.wait_for_bulk(&client.tenant, id).await
 }
 
+/// Sends the rules, previews them (EDIT) and commits them; the operation as it ended.
+async fn edit_and_commit(client: &Client<'_>, id: &str, rules: &Value) -> Value {
+    let r = client.post(&format!("/bulk-operations/{id}/content-update"), rules).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(run_step(client, id, "EDIT").await["status"], "REVIEW_CHANGES");
+    run_step(client, id, "COMMIT").await
+}
+
 fn rules(id: &str, rules: Value) -> Value {
     let list: Vec<Value> = rules
         .as_array()
@@ -359,10 +367,6 @@ async fn users_holdings_and_instances_take_their_own_rules() {
             {"option": "EXPIRATION_DATE", "actions": [{"type": "REPLACE_WITH", "updated": "2031-06-30"}]},
         ]),
     );
-    assert_eq!(
-        client.post(&format!("/bulk-operations/{id}/content-update"), &change).await.status,
-        StatusCode::OK
-    );
     // Items' options are not users'.
     let wrong = rules(
         &id,
@@ -371,12 +375,7 @@ async fn users_holdings_and_instances_take_their_own_rules() {
     let r = client.post(&format!("/bulk-operations/{id}/content-update"), &wrong).await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
     assert_eq!(r.text, "Option STATUS is not supported for entity type USER");
-    assert_eq!(
-        client.post(&format!("/bulk-operations/{id}/content-update"), &change).await.status,
-        StatusCode::OK
-    );
-    assert_eq!(run_step(&client, &id, "EDIT").await["status"], "REVIEW_CHANGES");
-    let op = run_step(&client, &id, "COMMIT").await;
+    let op = edit_and_commit(&client, &id, &change).await;
     assert_eq!(op["status"], "COMPLETED", "{op}");
     assert_eq!(op["committedNumOfRecords"], 2);
     let r = client.get("/users?query=username%3D%3Dann").await;
@@ -402,12 +401,7 @@ async fn users_holdings_and_instances_take_their_own_rules() {
         &id,
         json!([{"option": "TEMPORARY_LOCATION", "actions": [{"type": "REPLACE_WITH", "updated": annex}]}]),
     );
-    assert_eq!(
-        client.post(&format!("/bulk-operations/{id}/content-update"), &change).await.status,
-        StatusCode::OK
-    );
-    run_step(&client, &id, "EDIT").await;
-    assert_eq!(run_step(&client, &id, "COMMIT").await["status"], "COMPLETED");
+    assert_eq!(edit_and_commit(&client, &id, &change).await["status"], "COMPLETED");
     assert_eq!(item(&client, &on_shelf["id"]).await["effectiveLocationId"], annex);
 
     // Instances by HRID: staff suppression.
@@ -416,12 +410,7 @@ async fn users_holdings_and_instances_take_their_own_rules() {
     run_step(&client, &id, "UPLOAD").await;
     let change =
         rules(&id, json!([{"option": "STAFF_SUPPRESS", "actions": [{"type": "SET_TO_TRUE"}]}]));
-    assert_eq!(
-        client.post(&format!("/bulk-operations/{id}/content-update"), &change).await.status,
-        StatusCode::OK
-    );
-    run_step(&client, &id, "EDIT").await;
-    assert_eq!(run_step(&client, &id, "COMMIT").await["status"], "COMPLETED");
+    assert_eq!(edit_and_commit(&client, &id, &change).await["status"], "COMPLETED");
     let r = client
         .get(&format!("/instance-storage/instances/{}", holdings["instanceId"].as_str().unwrap()))
         .await;
@@ -574,12 +563,7 @@ async fn suppressing_holdings_including_items_suppresses_their_items() {
         &id,
         json!([{"option": "SUPPRESS_FROM_DISCOVERY", "actions": [{"type": "SET_TO_TRUE_INCLUDING_ITEMS"}]}]),
     );
-    assert_eq!(
-        client.post(&format!("/bulk-operations/{id}/content-update"), &change).await.status,
-        StatusCode::OK
-    );
-    run_step(&client, &id, "EDIT").await;
-    assert_eq!(run_step(&client, &id, "COMMIT").await["status"], "COMPLETED");
+    assert_eq!(edit_and_commit(&client, &id, &change).await["status"], "COMPLETED");
     let r = client
         .get(&format!("/holdings-storage/holdings/{}", holdings["id"].as_str().unwrap()))
         .await;
