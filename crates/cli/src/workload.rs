@@ -457,19 +457,6 @@ fn search_during_cico(args: &LoadArgs, options: &load::LoadOptions) -> anyhow::R
     let (reports, segments) = runtime.block_on(async {
         let client = reqwest_client()?;
         let token = load::login(&client, options).await?;
-        let status_of = |client: load::reqwest::Client, token: String| async move {
-            let url = format!("{}/search/index/instance-records/reindex/status", options.url);
-            let status: serde_json::Value = client
-                .get(url)
-                .header("x-okapi-tenant", &options.tenant)
-                .header("x-okapi-token", token)
-                .send()
-                .await?
-                .error_for_status()?
-                .json()
-                .await?;
-            anyhow::Ok((status[0]["segments"].as_u64(), status[0]["deletedDocuments"].as_u64()))
-        };
         let started = std::time::Instant::now();
         let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let sampler = {
@@ -477,10 +464,11 @@ fn search_during_cico(args: &LoadArgs, options: &load::LoadOptions) -> anyhow::R
             async move {
                 let mut samples = Vec::new();
                 while !done.load(std::sync::atomic::Ordering::SeqCst) {
-                    if let Ok((Some(segments), deleted)) =
-                        status_of(client.clone(), token.clone()).await
+                    if let Ok(status) = load::index_status(&client, options, &token).await
+                        && let Some(segments) = status["segments"].as_u64()
                     {
-                        samples.push((started.elapsed().as_secs(), segments, deleted.unwrap_or(0)));
+                        let deleted = status["deletedDocuments"].as_u64().unwrap_or(0);
+                        samples.push((started.elapsed().as_secs(), segments, deleted));
                     }
                     tokio::time::sleep(Duration::from_secs(1)).await;
                 }

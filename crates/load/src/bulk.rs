@@ -179,13 +179,9 @@ pub async fn bulk_edit(
     let total = started.elapsed().as_secs_f64();
     // How long the search takes to reflect the commit: until the index has applied
     // every change the change log held when the operation reported COMPLETED.
-    let status = "/search/index/instance-records/reindex/status".to_string();
-    let target =
-        get(status.clone()).await?[0]["changeLogSequence"].as_i64().context("no sequence")?;
-    loop {
-        if get(status.clone()).await?[0]["appliedSequence"].as_i64().unwrap_or(0) >= target {
-            break;
-        }
+    let status = || crate::index_status(client, options, token);
+    let target = status().await?["changeLogSequence"].as_i64().context("no sequence")?;
+    while status().await?["appliedSequence"].as_i64().unwrap_or(0) < target {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     let search_lag = started.elapsed().as_secs_f64() - total;

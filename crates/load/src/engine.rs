@@ -155,6 +155,25 @@ impl Recorder {
     }
 }
 
+/// The instance index's status (`/search/index/instance-records/reindex/status`): its
+/// applied and the change log's sequence numbers, segments and deleted documents.
+pub async fn index_status(
+    client: &reqwest::Client,
+    options: &LoadOptions,
+    token: &str,
+) -> anyhow::Result<serde_json::Value> {
+    let status: serde_json::Value = client
+        .get(format!("{}/search/index/instance-records/reindex/status", options.url))
+        .header("x-okapi-tenant", &options.tenant)
+        .header("x-okapi-token", token)
+        .send()
+        .await?
+        .error_for_status()?
+        .json()
+        .await?;
+    Ok(status[0].clone())
+}
+
 /// Logs in as FOLIO's virtual users do and returns the token.
 pub async fn login(client: &reqwest::Client, options: &LoadOptions) -> anyhow::Result<String> {
     let response = client

@@ -22,8 +22,8 @@ pub use crate::{
         CicoSetup, run_cico,
     },
     engine::{
-        LoadOptions, Measurements, MemorySample, RequestStats, Second, login, missing_endpoints,
-        run,
+        LoadOptions, Measurements, MemorySample, RequestStats, Second, index_status, login,
+        missing_endpoints, run,
     },
     import::{Import, start_import, wait_import},
     oai::{Harvest, harvest, quantile, resumption_token},

@@ -158,11 +158,13 @@ fn step(
     if progress.written {
         let operation = tenant.write(|w| bulk::finish(w, id))?;
         // The index applies the commit's last changes now, beside the next work.
-        match indexers.remove(key) {
-            Some(indexer) => indexer.finish(),
-            None => drop(
-                Indexer::start(tenant.clone(), indexes.instances(&tenant)?).map(Indexer::finish),
-            ),
+        let indexer = match indexers.remove(key) {
+            Some(indexer) => Some(indexer),
+            // A commit resumed after a restart had none beside it.
+            None => Indexer::start(tenant.clone(), indexes.instances(&tenant)?),
+        };
+        if let Some(indexer) = indexer {
+            indexer.finish();
         }
         tracing::info!(tenant = tenant.name(), operation = %id, status = operation.status.as_str(), "bulk operation ended");
         return Ok(false);

@@ -100,6 +100,11 @@ struct Fixture {
 }
 
 fn fixture() -> Fixture {
+    fixture_of(catalogue())
+}
+
+/// A tenant holding `families`, indexed.
+fn fixture_of(families: Vec<(Value, Holdings)>) -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     let store = store::Store::open(dir.path(), store::Options::default(), &[inventory::MIGRATIONS])
         .unwrap();
@@ -107,7 +112,7 @@ fn fixture() -> Fixture {
     tenant.write(inventory::load_reference_data).unwrap();
     tenant
         .write(|w| {
-            for (instance, holdings) in catalogue() {
+            for (instance, holdings) in families {
                 add_family(w, &instance, &holdings)?;
             }
             Ok::<_, inventory::Error>(())
@@ -527,26 +532,15 @@ fn facets_and_results() {
 /// find an English record, and a record in another language only by its own words.
 #[test]
 fn only_english_records_are_found_by_stemmed_forms() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = store::Store::open(dir.path(), store::Options::default(), &[inventory::MIGRATIONS])
-        .unwrap();
-    let (tenant, _) = store.create_tenant("diku").unwrap();
-    tenant.write(inventory::load_reference_data).unwrap();
-    tenant
-        .write(|w| {
-            for (hrid, languages) in
-                [("en", json!(["eng"])), ("de", json!(["ger"])), ("none", json!([]))]
-            {
-                let instance = json!({"hrid": hrid, "source": "FOLIO", "title": "Library studies",
-                    "subjects": [{"value": "Archives and libraries"}], "languages": languages});
-                add_family(w, &instance, &[])?;
-            }
-            Ok::<_, inventory::Error>(())
+    let families = [("en", json!(["eng"])), ("de", json!(["ger"])), ("none", json!([]))]
+        .into_iter()
+        .map(|(hrid, languages)| {
+            let instance = json!({"hrid": hrid, "source": "FOLIO", "title": "Library studies",
+                "subjects": [{"value": "Archives and libraries"}], "languages": languages});
+            (instance, Holdings::new())
         })
-        .unwrap();
-    let index = InstanceIndex::open(&tenant).unwrap();
-    index.catch_up(&tenant).unwrap();
-    let f = Fixture { _dir: dir, tenant, index };
+        .collect();
+    let f = fixture_of(families);
     check(
         &f,
         &[
