@@ -402,7 +402,7 @@ fn cico_under_import(args: &LoadArgs, options: &load::LoadOptions) -> anyhow::Re
     let file = args.file.clone().context("the import scenario needs --file FILE (a MARC file)")?;
     let cico = args.cico();
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
-    let (idle, during, job, seconds, cico_seconds) = runtime.block_on(async {
+    let (idle, during, job, seconds, cico_seconds, done_in_cico) = runtime.block_on(async {
         eprintln!("running cico idle for {:?} with {} users...", options.duration, options.users);
         let (idle, _) = load::run_cico(options, &cico).await?;
         let client = reqwest_client()?;
@@ -411,8 +411,12 @@ fn cico_under_import(args: &LoadArgs, options: &load::LoadOptions) -> anyhow::Re
         eprintln!("importing {} (job {}); running cico meanwhile...", file.display(), import.job);
         let (during, _) = load::run_cico(options, &cico).await?;
         let cico_seconds = import.started.elapsed().as_secs_f64();
+        let done_in_cico =
+            load::import_job(&client, options, &token, &import).await?["progress"]["current"]
+                .as_u64()
+                .unwrap_or(0);
         let (job, seconds) = load::wait_import(&client, options, &token, &import).await?;
-        Ok::<_, anyhow::Error>((idle, during, job, seconds, cico_seconds))
+        Ok::<_, anyhow::Error>((idle, during, job, seconds, cico_seconds, done_in_cico))
     })?;
     let (idle, during) = compare_cico(options, &idle, &during, "the import");
     let records = job["progress"]["total"].as_u64().unwrap_or(0);
@@ -422,7 +426,10 @@ fn cico_under_import(args: &LoadArgs, options: &load::LoadOptions) -> anyhow::Re
         job["status"].as_str().unwrap_or("?"),
         records as f64 / seconds,
         if seconds >= cico_seconds {
-            "it ran through the whole cico run".to_string()
+            format!(
+                "it ran through the whole cico run and had done {done_in_cico} records when that \
+                 ended ({cico_seconds:.1} s in, upload included)"
+            )
         } else {
             format!(
                 "it ended {:.1} s before the cico run did: shorten --duration",
@@ -434,7 +441,7 @@ fn cico_under_import(args: &LoadArgs, options: &load::LoadOptions) -> anyhow::Re
         let value = serde_json::json!({
             "idle": serde_json::from_str::<serde_json::Value>(&idle.json())?,
             "during": serde_json::from_str::<serde_json::Value>(&during.json())?,
-            "import": {"records": records, "seconds": seconds, "status": job["status"]},
+            "import": {"records": records, "seconds": seconds, "status": job["status"], "doneDuringCico": done_in_cico, "cicoEndedAfterSeconds": cico_seconds},
         });
         std::fs::write(path, value.to_string())
             .with_context(|| format!("writing {}", path.display()))?;

@@ -77,19 +77,29 @@ pub async fn wait_import(
     import: &Import,
 ) -> anyhow::Result<(Value, f64)> {
     loop {
-        let job: Value = client
-            .get(format!("{}/change-manager/jobExecutions/{}", options.url, import.job))
-            .header("x-okapi-tenant", &options.tenant)
-            .header("x-okapi-token", token)
-            .send()
-            .await?
-            .error_for_status()?
-            .json()
-            .await?;
+        let job = import_job(client, options, token, import).await?;
         if matches!(job["status"].as_str(), Some("COMMITTED" | "ERROR" | "CANCELLED")) {
             return Ok((job, import.started.elapsed().as_secs_f64()));
         }
         // A poll, as the web client's progress bar polls; not a deadline.
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
+}
+
+/// The import's job as it stands (`progress.current` counts the records done).
+pub async fn import_job(
+    client: &reqwest::Client,
+    options: &LoadOptions,
+    token: &str,
+    import: &Import,
+) -> anyhow::Result<Value> {
+    Ok(client
+        .get(format!("{}/change-manager/jobExecutions/{}", options.url, import.job))
+        .header("x-okapi-tenant", &options.tenant)
+        .header("x-okapi-token", token)
+        .send()
+        .await?
+        .error_for_status()?
+        .json()
+        .await?)
 }

@@ -25,7 +25,7 @@ pub use crate::{
         LoadOptions, Measurements, MemorySample, RequestStats, Second, index_status, login,
         missing_endpoints, run,
     },
-    import::{Import, start_import, wait_import},
+    import::{Import, import_job, start_import, wait_import},
     oai::{Harvest, harvest, quantile, resumption_token},
     report::{Baseline, Report, Row},
     workload::{

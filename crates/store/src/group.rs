@@ -22,8 +22,8 @@
 //!   work, not for its whole chunk.
 //! - While the desk is busy (an interactive write in the last [`DESK_BUSY`]), a background
 //!   write's caller rests [`DESK_SHARE`] times as long as its write held the writer
-//!   before it returns, so background work holds the writer a third of the time at most
-//!   and leaves the cores to the desk the rest.
+//!   before it returns, so background work holds the writer a thirteenth of the time at
+//!   most and leaves the cores to the desk the rest.
 
 use std::{
     any::Any,
@@ -50,17 +50,23 @@ const MAX_GROUP: usize = 64;
 pub(crate) const DESK_BUSY: Duration = Duration::from_secs(1);
 
 /// While the desk is busy, how long a background write works before it commits and
-/// lets the writer go. A write that queues behind it waits for what it did to be
-/// committed, so the slice bounds that wait. With the desk quiet there is no slice: an
-/// import's transactions grow to its chunks (a slice at all times took a 100,000-record
-/// import alone from 19.6 to 20.4 s).
-pub(crate) const BACKGROUND_SLICE: Duration = Duration::from_millis(2);
+/// lets the writer go. A write that queues behind it waits for the record being
+/// written and the commit of the slice's work, so the slice bounds that wait. With the
+/// desk quiet there is no slice: an import's transactions grow to its chunks (a slice
+/// at all times took a 100,000-record import alone from 19.6 to 20.4 s).
+pub(crate) const BACKGROUND_SLICE: Duration = Duration::from_micros(300);
 
 /// While the desk is busy, a background write's caller rests this many times as long as
-/// its write held the writer. Measured with `quire load import` beside a 100,000-record
-/// import: check-out p95 7.1 ms with a rest of once the hold, 4.6 ms with three times,
-/// the import taking 31 and 34 s (it reads and maps while it rests); twice is between.
-const DESK_SHARE: u32 = 2;
+/// its write held the writer, so background work holds it a thirteenth of the time.
+/// A check-out that arrives while a slice runs waits for the rest of it and its commit
+/// (half a millisecond or more), so the desk's p95 follows how often that happens.
+/// Measured with `quire load import` beside a 100,000-record import, 8 desk users at
+/// 100 ms think time (check-out / check-in POST p95 against idle): a 2 ms slice and a
+/// rest of twice the hold, 2.4-2.6x / 2.0-2.6x; a 300 µs slice with a rest of 3 times,
+/// 1.8x / 1.5-2.0x; 12 times, 1.25x / 1.14x; 24 times, 1.07x / 1.03x. The cost is the
+/// import's pace while the desk is busy: about 200 records/s at 12 times (it runs at
+/// full pace again a second after the desk's last write).
+const DESK_SHARE: u32 = 12;
 
 /// How a queued write ended.
 pub(crate) enum Outcome {
