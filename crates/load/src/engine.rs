@@ -162,16 +162,27 @@ pub async fn index_status(
     options: &LoadOptions,
     token: &str,
 ) -> anyhow::Result<serde_json::Value> {
-    let status: serde_json::Value = client
-        .get(format!("{}/search/index/instance-records/reindex/status", options.url))
+    let status =
+        get_json(client, options, token, "/search/index/instance-records/reindex/status").await?;
+    Ok(status[0].clone())
+}
+
+/// A GET of `path` on the server as the tenant's logged-in user, its body as JSON.
+pub(crate) async fn get_json(
+    client: &reqwest::Client,
+    options: &LoadOptions,
+    token: &str,
+    path: &str,
+) -> anyhow::Result<serde_json::Value> {
+    Ok(client
+        .get(format!("{}{path}", options.url))
         .header("x-okapi-tenant", &options.tenant)
         .header("x-okapi-token", token)
         .send()
         .await?
         .error_for_status()?
         .json()
-        .await?;
-    Ok(status[0].clone())
+        .await?)
 }
 
 /// Logs in as FOLIO's virtual users do and returns the token.

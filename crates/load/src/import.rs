@@ -93,13 +93,11 @@ pub async fn import_job(
     token: &str,
     import: &Import,
 ) -> anyhow::Result<Value> {
-    Ok(client
-        .get(format!("{}/change-manager/jobExecutions/{}", options.url, import.job))
-        .header("x-okapi-tenant", &options.tenant)
-        .header("x-okapi-token", token)
-        .send()
-        .await?
-        .error_for_status()?
-        .json()
-        .await?)
+    crate::engine::get_json(
+        client,
+        options,
+        token,
+        &format!("/change-manager/jobExecutions/{}", import.job),
+    )
+    .await
 }
