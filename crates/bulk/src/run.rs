@@ -406,7 +406,6 @@ fn retrieve(w: &mut Writer<'_>, stored: &mut Stored) -> Result<bool> {
                 message: message.into(),
                 error_type,
             };
-            let records = if line.repeated { Vec::new() } else { found.next().unwrap_or_default() };
             if line.repeated {
                 operation::push_error(
                     w,
@@ -416,6 +415,7 @@ fn retrieve(w: &mut Writer<'_>, stored: &mut Stored) -> Result<bool> {
                 )?;
                 continue;
             }
+            let records = found.next().unwrap_or_default();
             let parent =
                 matches!(kind, IdentifierType::HoldingsRecordId | IdentifierType::InstanceHrid);
             match records.len() {

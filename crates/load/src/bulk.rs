@@ -59,11 +59,8 @@ pub async fn bulk_edit(
             .header("x-okapi-tenant", &options.tenant)
             .header("x-okapi-token", token)
     };
-    let get = |path: String| async move {
-        let value: Value =
-            call(reqwest::Method::GET, &path).send().await?.error_for_status()?.json().await?;
-        anyhow::Ok(value)
-    };
+    let get =
+        |path: String| async move { crate::engine::get_json(client, options, token, &path).await };
     let (path, key) = list_of(entity)?;
     let query = if entity == "USER" {
         format!("username<>\"{}\"", options.username)
