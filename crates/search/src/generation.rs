@@ -30,7 +30,8 @@ const CURRENT: &str = "CURRENT";
 /// 8: fields that repeat others' values keep a bit instead of the terms (`Echo`).
 /// 9: the public notes echo the notes.
 /// 10: English stems only in records whose languages include English (mod-search's rule).
-pub(crate) const FORMAT_VERSION: u32 = 10;
+/// 11: gram files written front to back, each field's map built in bounded passes.
+pub(crate) const FORMAT_VERSION: u32 = 11;
 
 /// The generation `CURRENT` names, if the file exists and has this format version.
 pub(crate) fn read_current(root: &Path) -> Option<String> {

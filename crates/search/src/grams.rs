@@ -12,7 +12,7 @@
 //! every document; on the generated million-instance catalogue, 88 against 243 per
 //! instance. And they are not fed through tantivy's postings writer at all: the plugin
 //! reads the dictionary the segment has just written (at flush and after a merge) and
-//! groups its terms' trigrams in a plain hash map, which is far cheaper than a posting
+//! groups its terms' trigrams by key, which is far cheaper than a posting
 //! with positions per trigram per document. The segment's own dictionary is the
 //! source, so the map never holds a term the segment lacks, and a merge drops the
 //! terms whose documents were all deleted, as tantivy's does.
@@ -23,11 +23,13 @@
 //! that starts with it. Candidates are then matched against the whole pattern, so the
 //! answer is exact.
 //!
-//! File layout (`<segment>.grams`, little-endian): `QGR1`, the field count, then per
-//! field its id, key count and the byte offsets of its three sections: the sorted
-//! trigram keys (`u64`, three 21-bit code points), the start of each key's list in
-//! the postings (`u64`, one more than there are keys), and the postings: for each key
-//! the ascending term ordinals as LEB128 deltas.
+//! File layout (`<segment>.grams`, little-endian), written front to back so that a
+//! field's map is never held whole (see [`PASS_PAIRS`]): `QGR2`; per field, the
+//! postings (for each key the ascending term ordinals as LEB128 deltas), the sorted
+//! trigram keys (`u64`, three 21-bit code points) and the start of each key's list in
+//! the postings (`u64`, one more than there are keys); then a table with each field's
+//! id, key count and the byte offsets of its keys, starts and postings; the field
+//! count (`u32`); `QGR2` again.
 
 use std::any::Any;
 use std::io::Write;
@@ -48,7 +50,7 @@ use crate::pattern::{Pattern, explain_unscored, insert_postings};
 const EXTENSION: &str = "grams";
 /// What looking one term up by ordinal costs, in terms streamed past.
 const LOOKUP_COST: u64 = 1_000;
-const MAGIC: &[u8; 4] = b"QGR1";
+const MAGIC: &[u8; 4] = b"QGR2";
 /// The padding after a term's last characters.
 const END: u32 = 0;
 
@@ -135,83 +137,174 @@ impl PluginWriter for GramWriter {
 /// Writes the gram file of a segment whose term dictionaries are written.
 fn write_segment(segment: &Segment, fields: &[Field]) -> tantivy::Result<()> {
     let terms = CompositeFile::open(&segment.open_read(SegmentComponent::Terms)?)?;
-    let mut sections = Vec::with_capacity(fields.len());
+    let mut dictionaries = Vec::with_capacity(fields.len());
     for &field in fields {
         let dictionary = match terms.open_read(field) {
             Some(slice) => TermDictionary::open(slice)?,
             None => TermDictionary::empty(),
         };
-        sections.push((field, build_field(&dictionary)?));
+        dictionaries.push((field, dictionary));
     }
     let mut out = segment.open_write(component())?;
-    out.write_all(MAGIC)?;
-    out.write_all(&(sections.len() as u32).to_le_bytes())?;
-    let header_len = 8 + sections.len() * (4 + 4 + 8 * 3);
-    let mut offset = header_len as u64;
-    for (field, section) in &sections {
-        out.write_all(&field.field_id().to_le_bytes())?;
-        out.write_all(&(section.keys.len() as u32).to_le_bytes())?;
-        let keys_at = offset;
-        let starts_at = keys_at + 8 * section.keys.len() as u64;
-        let postings_at = starts_at + 8 * (section.keys.len() as u64 + 1);
-        for at in [keys_at, starts_at, postings_at] {
-            out.write_all(&at.to_le_bytes())?;
-        }
-        offset = postings_at + section.postings.len() as u64;
-    }
-    for (_, section) in &sections {
-        for number in section.keys.iter().chain(&section.starts) {
-            out.write_all(&number.to_le_bytes())?;
-        }
-        out.write_all(&section.postings)?;
-    }
+    write_file(&dictionaries, PASS_PAIRS, &mut out)?;
     tantivy::directory::TerminatingWrite::terminate(out)?;
     Ok(())
 }
 
-struct Section {
-    keys: Vec<u64>,
-    starts: Vec<u64>,
-    postings: Vec<u8>,
+/// The most (trigram, term) pairs a field's map holds at once: 16 MiB of ordinals.
+/// A larger field is built in several passes over its dictionary, one range of keys
+/// each, so that the map of a merged million-document segment costs passes, not
+/// gigabytes (a map built whole took 116 MiB for a 200,000-instance merge).
+const PASS_PAIRS: usize = 4 << 20;
+
+/// Writes the gram file front to back, each field's postings as they are built.
+fn write_file(
+    dictionaries: &[(Field, TermDictionary)],
+    pass_pairs: usize,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    let mut out = Counting { out, written: 0 };
+    out.write_all(MAGIC)?;
+    let mut table = Vec::with_capacity(dictionaries.len());
+    for (field, dictionary) in dictionaries {
+        table.push((*field, write_field(dictionary, pass_pairs, &mut out)?));
+    }
+    for (field, section) in &table {
+        out.write_all(&field.field_id().to_le_bytes())?;
+        out.write_all(&section.keys.to_le_bytes())?;
+        for at in [section.keys_at, section.starts_at, section.postings_at] {
+            out.write_all(&at.to_le_bytes())?;
+        }
+    }
+    out.write_all(&(table.len() as u32).to_le_bytes())?;
+    out.write_all(MAGIC)
 }
 
-/// Groups the trigrams of every term of a dictionary by key.
-fn build_field(dictionary: &TermDictionary) -> std::io::Result<Section> {
-    // Terms arrive in ordinal order, so each key's list is built ascending.
-    let mut lists: rustc_hash::FxHashMap<u64, Vec<u32>> = Default::default();
+/// A writer that knows its offset: sections are placed where the writing has got to.
+struct Counting<'a> {
+    out: &'a mut dyn Write,
+    written: u64,
+}
+
+impl Write for Counting<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.out.write(buf)?;
+        self.written += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
+
+/// Where a field's sections are in the file.
+struct SectionAt {
+    keys: u32,
+    keys_at: u64,
+    starts_at: u64,
+    postings_at: u64,
+}
+
+/// Calls `each(ord, keys)` with every term's trigram keys, in ordinal order.
+fn for_each_term(
+    dictionary: &TermDictionary,
+    mut each: impl FnMut(u32, &[u64]),
+) -> std::io::Result<()> {
     let mut keys = Vec::new();
     let mut stream = dictionary.stream()?;
     let mut ord: u32 = 0;
     while stream.advance() {
         if let Ok(term) = std::str::from_utf8(stream.key()) {
             term_keys(term, &mut keys);
-            for &k in &keys {
-                let list = lists.entry(k).or_default();
-                if list.last() != Some(&ord) {
-                    list.push(ord);
-                }
-            }
+            each(ord, &keys);
         }
         ord += 1;
     }
-    let mut sorted: Vec<(u64, Vec<u32>)> = lists.into_iter().collect();
-    sorted.sort_unstable_by_key(|(k, _)| *k);
-    let mut section = Section {
-        keys: Vec::with_capacity(sorted.len()),
-        starts: Vec::with_capacity(sorted.len() + 1),
-        postings: Vec::new(),
-    };
-    for (k, ords) in sorted {
-        section.keys.push(k);
-        section.starts.push(section.postings.len() as u64);
-        let mut previous = 0u32;
-        for ord in ords {
-            write_varint(&mut section.postings, ord - previous);
-            previous = ord;
+    Ok(())
+}
+
+/// Writes one field's postings, keys and list starts. A first pass counts each key's
+/// terms; then each pass over the dictionary takes the keys whose lists fit in
+/// `pass_pairs` together and places their ordinals straight into their lists.
+fn write_field(
+    dictionary: &TermDictionary,
+    pass_pairs: usize,
+    out: &mut Counting<'_>,
+) -> std::io::Result<SectionAt> {
+    // Key -> (terms holding it, the last term counted plus one: a key repeats in a term).
+    let mut counted: rustc_hash::FxHashMap<u64, (u32, u32)> = Default::default();
+    for_each_term(dictionary, |ord, keys| {
+        for &k in keys {
+            let (terms, last) = counted.entry(k).or_default();
+            if *last != ord + 1 {
+                *terms += 1;
+                *last = ord + 1;
+            }
+        }
+    })?;
+    let mut counts: Vec<(u64, u32)> = counted.into_iter().map(|(k, (n, _))| (k, n)).collect();
+    counts.sort_unstable_by_key(|&(k, _)| k);
+
+    let postings_at = out.written;
+    let mut starts = Vec::with_capacity(counts.len() + 1);
+    let mut ords: Vec<u32> = Vec::new();
+    let mut rest = &counts[..];
+    while !rest.is_empty() {
+        // At least one key a pass; one key's list is at most the dictionary's size.
+        let mut take = 1;
+        let mut pairs = rest[0].1 as usize;
+        while take < rest.len() && pairs + rest[take].1 as usize <= pass_pairs {
+            pairs += rest[take].1 as usize;
+            take += 1;
+        }
+        let (pass, after) = rest.split_at(take);
+        rest = after;
+        // Each key's list in `ords`: where it begins and its next free place.
+        let mut lists: rustc_hash::FxHashMap<u64, (usize, usize)> = Default::default();
+        let mut at = 0;
+        for &(k, n) in pass {
+            lists.insert(k, (at, at));
+            at += n as usize;
+        }
+        ords.clear();
+        ords.resize(pairs, 0);
+        let (low, high) = (pass[0].0, pass[pass.len() - 1].0);
+        for_each_term(dictionary, |ord, keys| {
+            for k in keys.iter().filter(|&&k| (low..=high).contains(&k)) {
+                let (begin, next) = lists.get_mut(k).expect("the counting pass saw every key");
+                // A key repeated within one term is listed once.
+                if *next == *begin || ords[*next - 1] != ord {
+                    ords[*next] = ord;
+                    *next += 1;
+                }
+            }
+        })?;
+        let mut varints = Vec::new();
+        let mut at = 0;
+        for &(_, n) in pass {
+            starts.push(out.written - postings_at);
+            let mut previous = 0u32;
+            varints.clear();
+            for &ord in &ords[at..at + n as usize] {
+                write_varint(&mut varints, ord - previous);
+                previous = ord;
+            }
+            out.write_all(&varints)?;
+            at += n as usize;
         }
     }
-    section.starts.push(section.postings.len() as u64);
-    Ok(section)
+    starts.push(out.written - postings_at);
+
+    let keys_at = out.written;
+    for &(k, _) in &counts {
+        out.write_all(&k.to_le_bytes())?;
+    }
+    let starts_at = out.written;
+    for start in starts {
+        out.write_all(&start.to_le_bytes())?;
+    }
+    Ok(SectionAt { keys: counts.len() as u32, keys_at, starts_at, postings_at })
 }
 
 fn write_varint(out: &mut Vec<u8>, mut value: u32) {
@@ -254,13 +347,13 @@ impl FieldGrams<'_> {
     /// Finds `field`'s section in a gram file; `None` if the file is malformed or does
     /// not index the field.
     fn find(file: &[u8], field: Field) -> Option<FieldGrams<'_>> {
-        if file.get(..4)? != MAGIC {
+        let end = file.len().checked_sub(8)?;
+        if file.get(..4)? != MAGIC || file.get(end + 4..)? != MAGIC {
             return None;
         }
-        let count = u32::from_le_bytes(file.get(4..8)?.try_into().ok()?) as usize;
-        for i in 0..count {
-            let at = 8 + i * 32;
-            let header = file.get(at..at + 32)?;
+        let count = u32::from_le_bytes(file.get(end..end + 4)?.try_into().ok()?) as usize;
+        let table = file.get(end.checked_sub(count.checked_mul(32)?)?..end)?;
+        for header in table.chunks_exact(32) {
             let id = u32::from_le_bytes(header[0..4].try_into().ok()?);
             if id != field.field_id() {
                 continue;
@@ -268,12 +361,12 @@ impl FieldGrams<'_> {
             let keys = u32::from_le_bytes(header[4..8].try_into().ok()?) as usize;
             let offset = |j: usize| u64_at(&header[8..], j) as usize;
             let (keys_at, starts_at, postings_at) = (offset(0), offset(1), offset(2));
-            let starts = file.get(starts_at..starts_at + 8 * (keys + 1))?;
+            let starts = file.get(starts_at..starts_at.checked_add(8 * (keys + 1))?)?;
             let end = u64_at(starts, keys) as usize;
             return Some(FieldGrams {
-                keys: file.get(keys_at..keys_at + 8 * keys)?,
+                keys: file.get(keys_at..keys_at.checked_add(8 * keys)?)?,
                 starts,
-                postings: file.get(postings_at..postings_at + end)?,
+                postings: file.get(postings_at..postings_at.checked_add(end)?)?,
             });
         }
         None
@@ -485,7 +578,7 @@ mod tests {
     use tantivy::schema::{STRING, Schema};
     use tantivy::{Index, TantivyDocument, Term};
 
-    use super::{InfixQuery, component, key, plugin, term_keys};
+    use super::{FieldGrams, InfixQuery, component, key, plugin, term_keys, write_file};
     use crate::pattern::Pattern;
 
     /// The documents matching, checked to be the same whether the candidates are
@@ -581,5 +674,44 @@ mod tests {
             searcher.segment_readers()[0].inverted_index(value).unwrap().terms().num_terms(),
             7
         );
+    }
+
+    /// A field built in passes of a few pairs writes the same file as one built in a
+    /// single pass, and a trigram repeated within a term lists that term once.
+    #[test]
+    fn passes_write_the_file_one_pass_would() {
+        let mut builder = Schema::builder();
+        let value = builder.add_text_field("value", STRING);
+        let index = Index::create_in_ram(builder.build());
+        let mut writer = index.writer_with_num_threads(1, 15_000_000).unwrap();
+        for v in ["aaaa", "banana", "bandana", "cab", "ab", "déjà vu", "zz"] {
+            let mut doc = TantivyDocument::default();
+            doc.add_text(value, v);
+            writer.add_document(doc).unwrap();
+        }
+        writer.commit().unwrap();
+        let searcher = index.reader().unwrap().searcher();
+        let dictionary = searcher.segment_readers()[0].inverted_index(value).unwrap();
+        let dictionaries = [(value, dictionary.terms().clone())];
+        let file = |pass_pairs| {
+            let mut bytes = Vec::new();
+            write_file(&dictionaries, pass_pairs, &mut bytes).unwrap();
+            bytes
+        };
+        let whole = file(usize::MAX);
+        for pass_pairs in [1, 2, 5] {
+            assert_eq!(file(pass_pairs), whole, "passes of {pass_pairs} pairs");
+        }
+        let grams = FieldGrams::find(&whole, value).unwrap();
+        let ana = ['a', 'n', 'a'].map(u32::from);
+        // Terms in order: aaaa, ab, banana, bandana, cab, déjà vu, zz.
+        assert_eq!(
+            grams.candidates(&ana),
+            Some(vec![2, 3]),
+            "banana once, though it has ana twice"
+        );
+        assert_eq!(grams.candidates(&['a', 'a', 'a'].map(u32::from)), Some(vec![0]));
+        assert_eq!(grams.candidates(&['a', 'n'].map(u32::from)), Some(vec![2, 3]));
+        assert!(FieldGrams::find(&whole[..whole.len() - 1], value).is_none(), "a cut file");
     }
 }
