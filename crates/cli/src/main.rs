@@ -136,6 +136,7 @@ enum TenantCommand {
 fn main() -> std::process::ExitCode {
     allocator::keep_freed_memory();
     init_logging();
+    allocator::give_back_freed_memory();
     let cli = Cli::parse();
     match run(cli) {
         Ok(()) => std::process::ExitCode::SUCCESS,
