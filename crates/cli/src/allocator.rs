@@ -44,7 +44,7 @@ const GIVE_BACK_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
 /// the search index commits twice a second while records change. Measured on a server
 /// beside a 100,000-record import: 377-403 MiB not file-backed against 497-517 MiB
 /// without this, check-out and check-in p95 unchanged; a 500,000-record import peaked
-/// at 346 MiB against 448 (docs/benchmarks.md, row W).
+/// at 301 MiB against 448 (docs/benchmarks.md, row W).
 pub(crate) fn give_back_freed_memory() {
     let spawned = std::thread::Builder::new().name("allocator".into()).spawn(|| {
         loop {

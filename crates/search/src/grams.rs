@@ -249,6 +249,7 @@ fn write_field(
     let postings_at = out.written;
     let mut starts = Vec::with_capacity(counts.len() + 1);
     let mut ords: Vec<u32> = Vec::new();
+    let mut varints = Vec::new();
     let mut rest = &counts[..];
     while !rest.is_empty() {
         // At least one key a pass; one key's list is at most the dictionary's size.
@@ -280,7 +281,6 @@ fn write_field(
                 }
             }
         })?;
-        let mut varints = Vec::new();
         let mut at = 0;
         for &(_, n) in pass {
             starts.push(out.written - postings_at);
