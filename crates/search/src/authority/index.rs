@@ -55,7 +55,7 @@ impl AuthorityIndex {
     }
 
     /// Applies the change-log rows committed before the call, committing every
-    /// [`IndexOptions::batch_size`] rows. Returns the rows read (of every record type).
+    /// [`IndexOptions::commit_rows`] rows. Returns the rows read (of every record type).
     pub fn catch_up(&self, tenant: &Tenant) -> Result<u64> {
         self.lifecycle.catch_up(tenant)
     }
@@ -163,9 +163,13 @@ impl Kind for Authorities {
     /// Deletes every heading document of each changed authority (they share its `id`
     /// term) and adds the documents of the record as stored now. Rows of other record
     /// types change nothing here.
+    /// An authority's documents are found by its own id, which the change names.
+    type Unseen = ();
+
     fn apply(
         reader: &Reader<'_>,
         _searcher: &Searcher,
+        _unseen: &mut (),
         changes: &[Change],
         tenant: &str,
         writer: &mut IndexWriter,

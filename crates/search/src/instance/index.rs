@@ -55,7 +55,7 @@ impl InstanceIndex {
     }
 
     /// Applies the change-log rows committed before the call (and perhaps a few
-    /// more), committing every [`IndexOptions::batch_size`] rows. Returns the rows
+    /// more), committing every [`IndexOptions::commit_rows`] rows. Returns the rows
     /// applied. It does not chase a log that keeps growing: a follower calls it again.
     pub fn catch_up(&self, tenant: &Tenant) -> Result<u64> {
         self.lifecycle.catch_up(tenant)
@@ -272,21 +272,31 @@ impl Kind for Instances {
     }
 
     /// Deletes each affected instance's document and adds it again as stored now.
+    /// The instance each holding and item added since the last commit was indexed
+    /// with, by the holding's or item's id.
+    type Unseen = HashMap<Uuid, Uuid>;
+
     fn apply(
         reader: &Reader<'_>,
         searcher: &Searcher,
+        unseen: &mut HashMap<Uuid, Uuid>,
         changes: &[Change],
         tenant: &str,
         writer: &mut IndexWriter,
     ) -> Result<bool> {
         let fields = Fields::get();
-        let affected = affected_instances(searcher, reader, changes)?;
+        let affected = affected_instances(searcher, unseen, reader, changes)?;
         let refs: RefIds = source::ref_ids(reader)?;
         let ids: Vec<String> = affected.iter().map(Uuid::to_string).collect();
         for id in &ids {
             writer.delete_term(Term::from_field_text(fields.id(), id));
         }
         for family in source::load_families(reader, &ids)? {
+            let instance = family.instance.id.expect("stored instances have ids");
+            let members = family.holdings.iter().map(|(h, _)| h.id);
+            for member in members.chain(family.items.iter().map(|(i, _)| i.id)).flatten() {
+                unseen.insert(member, instance);
+            }
             writer.add_document(family.document(&refs, tenant))?;
         }
         Ok(!ids.is_empty())
@@ -295,9 +305,11 @@ impl Kind for Instances {
 
 /// The instances a batch of changes touches: changed instances; for holdings and
 /// items, the instance indexed with them (found in the index, which is how deleted
-/// records are traced) and the one they belong to in the store now.
+/// records are traced, or in `unseen` for documents not committed yet) and the one
+/// they belong to in the store now.
 fn affected_instances(
     searcher: &tantivy::Searcher,
+    unseen: &HashMap<Uuid, Uuid>,
     reader: &store::Reader<'_>,
     changes: &[Change],
 ) -> Result<HashSet<Uuid>> {
@@ -325,6 +337,8 @@ fn affected_instances(
         }
     }
     affected.extend(search::ids_with_terms(searcher, &terms)?);
+    let members = holdings.iter().chain(&items).filter_map(|id| Uuid::parse_str(id).ok());
+    affected.extend(members.filter_map(|id| unseen.get(&id)));
     let holdings: Vec<&str> = holdings.iter().map(String::as_str).collect();
     affected.extend(source::instances_of_holdings(reader, &holdings)?);
     let items: Vec<&str> = items.iter().map(String::as_str).collect();
