@@ -11,6 +11,10 @@
 //!   each against the stored record. One record found: the match branch runs on it; none: the non-match
 //!   branch; several: the record fails ("Found multiple records matching specified
 //!   conditions"). A branch with nothing in it discards the record, and the log says so.
+//!   Qualifiers as FOLIO reads them: an incoming value takes part only if it begins
+//!   with, ends with or contains the qualifier's text, and is compared by its digits or
+//!   its letters and digits if the profile says so; an existing value must pass its
+//!   side's qualifier too.
 //! - **actions**: create an instance (and its SRS record, as the default profile does),
 //!   update the matched instance and its SRS record (an overlay: the SRS record's next
 //!   generation, keeping the existing fields the tenant's MARC field protection names
@@ -22,8 +26,8 @@
 //!
 //! A profile that asks for anything else is refused when the job starts, naming the
 //! step, so the job ends at once in `ERROR` with that message instead of failing every
-//! record. Not yet: qualifiers, several conditions per match, criteria other than
-//! exact, MARC modify actions, updates of holdings and items.
+//! record. Not yet: a comparison part on the existing side, several conditions per
+//! match, criteria other than exact, MARC modify actions, updates of holdings and items.
 
 use std::collections::BTreeSet;
 
@@ -32,8 +36,9 @@ use store::Writer;
 use uuid::Uuid;
 
 use profiles::{
-    Action as ProfileAction, ActionStep, EntityType, FieldRule, FolioRecord, Indicator, JobTree,
-    MappingStep, MarcSelector, MatchCriterion, MatchOperand, MatchStep, RuleValue, Step, Term,
+    Action as ProfileAction, ActionStep, ComparisonPart, EntityType, FieldRule, FolioRecord,
+    Indicator, JobTree, MappingStep, MarcSelector, MatchCriterion, MatchOperand, MatchStep,
+    QualifierType, RuleValue, Step, Term,
 };
 
 use crate::fill::{self, Choices};
@@ -161,11 +166,10 @@ fn check_match(m: &MatchStep) -> Result<(), String> {
     if condition.criterion != MatchCriterion::ExactlyMatches {
         return Err("Quire matches with EXACTLY_MATCHES only".into());
     }
-    let qualified = |q: &Option<profiles::Qualifier>| {
-        q.as_ref().is_some_and(|q| q.qualifier_type.is_some() || q.comparison_part.is_some())
-    };
-    if qualified(&condition.incoming_qualifier) || qualified(&condition.existing_qualifier) {
-        return Err("Quire does not take match qualifiers yet".into());
+    if condition.existing_qualifier.as_ref().is_some_and(|q| q.comparison_part.is_some()) {
+        return Err("Quire compares the existing record's value whole: it does not take a \
+                    comparison part on that side yet"
+            .into());
     }
     let MatchOperand::Marc(_) = &condition.incoming else {
         return Err("the incoming value must be a MARC field".into());
@@ -328,7 +332,16 @@ impl Walk<'_> {
         let condition = &m.conditions[0];
         let MatchOperand::Marc(incoming) = &condition.incoming else { return Ok(BTreeSet::new()) };
         let mut found = BTreeSet::new();
-        for value in selector_values(incoming, &self.marc) {
+        let incoming_qualifier = condition.incoming_qualifier.as_ref();
+        // The existing value must equal the compared part of the incoming one, so an
+        // incoming value the existing side's qualifier refuses can find nothing.
+        let existing_qualifier = condition.existing_qualifier.as_ref();
+        let values = selector_values(incoming, &self.marc)
+            .into_iter()
+            .filter(|v| qualifies(v, incoming_qualifier))
+            .map(|v| compared_part(v, incoming_qualifier))
+            .filter(|v| !v.is_empty() && qualifies(v, existing_qualifier));
+        for value in values {
             match &condition.existing {
                 MatchOperand::Field(f) if f.path == "instance.hrid" => {
                     for row in w.find_by(&inventory::INSTANCES, "hrid", &value)? {
@@ -648,6 +661,33 @@ fn has_identifier(
             && type_id
                 .is_none_or(|t| i["identifierTypeId"].as_str() == Some(t.to_string().as_str()))
     }))
+}
+
+/// Whether a match qualifier lets a value take part: it begins with, ends with or
+/// contains the qualifier's value (case matters, as in FOLIO). A qualifier without a
+/// type or value lets every value in.
+fn qualifies(value: &str, qualifier: Option<&profiles::Qualifier>) -> bool {
+    let Some(q) = qualifier else { return true };
+    let (Some(kind), Some(text)) = (q.qualifier_type, q.qualifier_value.as_deref()) else {
+        return true;
+    };
+    match kind {
+        QualifierType::BeginsWith => value.starts_with(text),
+        QualifierType::EndsWith => value.ends_with(text),
+        QualifierType::Contains => value.contains(text),
+    }
+}
+
+/// The part of a value a match compares: its digits (`NUMERICS_ONLY`), its letters and
+/// digits (`ALPHANUMERICS_ONLY`), or all of it.
+fn compared_part(value: String, qualifier: Option<&profiles::Qualifier>) -> String {
+    match qualifier.and_then(|q| q.comparison_part) {
+        None => value,
+        Some(ComparisonPart::NumericsOnly) => value.chars().filter(char::is_ascii_digit).collect(),
+        Some(ComparisonPart::AlphanumericsOnly) => {
+            value.chars().filter(|c| c.is_alphanumeric()).collect()
+        }
+    }
 }
 
 /// The values a selector reads from a record.

@@ -55,14 +55,28 @@ async fn matcher(
     existing_type: &str,
     existing: Value,
 ) -> String {
+    let unqualified = [Value::Null, Value::Null];
+    qualified_matcher(c, name, incoming, existing_type, existing, unqualified).await
+}
+
+/// [`matcher`] with a qualifier on each side (`null` for none).
+async fn qualified_matcher(
+    c: &Client<'_>,
+    name: &str,
+    incoming: [&str; 4],
+    existing_type: &str,
+    existing: Value,
+    [incoming_qualifier, existing_qualifier]: [Value; 2],
+) -> String {
     create(c, "matchProfiles", json!({"profile": {
         "name": name, "incomingRecordType": "MARC_BIBLIOGRAPHIC", "existingRecordType": existing_type,
         "matchDetails": [{
             "incomingRecordType": "MARC_BIBLIOGRAPHIC", "existingRecordType": existing_type,
             "incomingMatchExpression": {"dataValueType": "VALUE_FROM_RECORD",
-                "fields": marc_operand(incoming)},
+                "fields": marc_operand(incoming), "qualifier": incoming_qualifier},
             "matchCriterion": "EXACTLY_MATCHES",
-            "existingMatchExpression": {"dataValueType": "VALUE_FROM_RECORD", "fields": existing}}]}}))
+            "existingMatchExpression": {"dataValueType": "VALUE_FROM_RECORD", "fields": existing,
+                "qualifier": existing_qualifier}}]}}))
     .await
 }
 
@@ -375,6 +389,118 @@ async fn a_035_match_finds_records_by_marc_field_and_by_identifier() {
     }
     let r = c.get("/instance-storage/instances?limit=0").await;
     assert_eq!(r.body["totalRecords"], 100, "no instance made twice");
+}
+
+/// Match qualifiers, as loads of records from other systems use them. Each incoming
+/// record carries its own OCLC numbers and the next record's local number from the
+/// catalogue's old system, "(amdb)": an exact 035 match finds two records and fails it;
+/// a qualifier taking only "(OCoLC)" values, on either side, finds its own record.
+/// And an ISBN written "978-0-…-N (pbk.)" finds the record whose 024 holds its digits
+/// when the incoming side compares digits only.
+#[tokio::test]
+async fn match_qualifiers_choose_and_trim_the_values_compared() {
+    let app = TestApp::new();
+    let c = Client::admin(&app, "diku").await;
+    let existing = catalogue(&app, &c).await;
+    let local = |marc: &Value| {
+        let fields = marc["fields"].as_array().unwrap();
+        let values = fields.iter().filter_map(|f| f.get("035")?["subfields"][0]["a"].as_str());
+        values.into_iter().find(|v| v.starts_with("(amdb)")).unwrap().to_string()
+    };
+    let bytes = shared("100.mrc");
+    let records: Vec<marc::Record> = bytes
+        .split_inclusive(|b| *b == 0x1D)
+        .take(10)
+        .map(|r| marc::decode_lenient(r).unwrap().0)
+        .collect();
+    let mixed: Vec<String> = records
+        .iter()
+        .enumerate()
+        .map(|(n, record)| {
+            let mut record = record.clone();
+            let next = local(&existing[n + 1]);
+            let tag = marc::Tag::new("035").unwrap();
+            record.push(marc::Field::data(tag, ' ', ' ', [('a', next.as_str())]).unwrap());
+            marc::json::to_string(&record)
+        })
+        .collect();
+    let field = marc_operand(["035", "", "", "a"]);
+    let oclc = json!({"qualifierType": "BEGINS_WITH", "qualifierValue": "(OCoLC)"});
+    for (name, qualifiers, updated, failed) in [
+        ("035 exactly", [Value::Null, Value::Null], 0, 10),
+        ("OCLC numbers coming in", [oclc.clone(), Value::Null], 10, 0),
+        ("OCLC numbers there", [Value::Null, oclc.clone()], 10, 0),
+    ] {
+        let matched = qualified_matcher(
+            &c,
+            name,
+            ["035", "", "", "a"],
+            "MARC_BIBLIOGRAPHIC",
+            field.clone(),
+            qualifiers,
+        )
+        .await;
+        let update = action(&c, &format!("{name} update"), "UPDATE", "INSTANCE", json!([])).await;
+        let job_profile = job(&c, name, &matched, &[&update], &[]).await;
+        let (job, _) = run(&app, &c, &job_profile, "MARC_JSON", mixed.clone()).await;
+        let summary = c.get(&format!("/metadata-provider/jobSummary/{job}")).await.body;
+        let instances = &summary["instanceSummary"];
+        assert_eq!(instances["totalUpdatedEntities"], updated, "{name}: {summary}");
+        assert_eq!(instances["totalErrors"], failed, "{name}: {summary}");
+        if failed > 0 {
+            let r = c.get(&format!("/metadata-provider/jobLogEntries/{job}?errorsOnly=true")).await;
+            let error = r.body["entries"][0]["error"].as_str().unwrap_or_default();
+            assert!(error.contains("Found multiple records"), "{name}: {}", r.text);
+        }
+    }
+
+    // The ISBNs: the catalogue's next ten records take a 024 $a of digits, and come
+    // back with the number hyphenated and qualified.
+    let isbn = |n: usize| format!("97800000{n:05}");
+    let with_024 = |n: usize, value: &str| {
+        let mut record =
+            marc::decode_lenient(bytes.split_inclusive(|b| *b == 0x1D).nth(10 + n).unwrap())
+                .unwrap()
+                .0;
+        record.fields_mut().retain(|f| f.tag().as_str() != "001");
+        let tag = marc::Tag::new("024").unwrap();
+        record.push(marc::Field::data(tag, '3', ' ', [('a', value)]).unwrap());
+        marc::json::to_string(&record)
+    };
+    let digits: Vec<String> = (0..10).map(|n| with_024(n, &isbn(n))).collect();
+    let (_, ended) = run(&app, &c, DEFAULT_PROFILE, "MARC_JSON", digits).await;
+    assert_eq!(ended["status"], "COMMITTED", "{ended}");
+    let written: Vec<String> = (0..10)
+        .map(|n| {
+            let i = isbn(n);
+            with_024(n, &format!("{}-{}-{}-{} (pbk.)", &i[..3], &i[3..4], &i[4..10], &i[10..]))
+        })
+        .collect();
+    let numerics = json!({"comparisonPart": "NUMERICS_ONLY"});
+    let field = marc_operand(["024", "3", "", "a"]);
+    for (name, incoming, updated) in
+        [("ISBN as written", Value::Null, 0), ("ISBN digits", numerics, 10)]
+    {
+        let qualifiers = [incoming, Value::Null];
+        let matched = qualified_matcher(
+            &c,
+            name,
+            ["024", "3", "", "a"],
+            "MARC_BIBLIOGRAPHIC",
+            field.clone(),
+            qualifiers,
+        )
+        .await;
+        let update = action(&c, &format!("{name} update"), "UPDATE", "INSTANCE", json!([])).await;
+        let job_profile = job(&c, name, &matched, &[&update], &[]).await;
+        let (job, _) = run(&app, &c, &job_profile, "MARC_JSON", written.clone()).await;
+        let summary = c.get(&format!("/metadata-provider/jobSummary/{job}")).await.body;
+        let instances = &summary["instanceSummary"];
+        assert_eq!(instances["totalUpdatedEntities"], updated, "{name}: {summary}");
+        assert_eq!(instances["totalDiscardedEntities"], 10 - updated, "{name}: {summary}");
+    }
+    let r = c.get("/instance-storage/instances?limit=0").await;
+    assert_eq!(r.body["totalRecords"], 110, "no instance made twice");
 }
 
 /// MARC field protection: a local 590 the library protects survives an overlay by a
