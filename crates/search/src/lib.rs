@@ -37,6 +37,7 @@
 
 mod authority;
 mod build_dir;
+mod deletes;
 mod error;
 mod facet;
 mod follower;

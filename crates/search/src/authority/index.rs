@@ -185,9 +185,10 @@ impl Kind for Authorities {
             return Ok(false);
         }
         let lccn = lccn_types(reader)?;
-        for id in &ids {
-            writer.delete_term(Term::from_field_text(fields.id(), id));
-        }
+        crate::deletes::delete_all(
+            writer,
+            ids.iter().map(|id| Term::from_field_text(fields.id(), id)).collect(),
+        )?;
         let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
         for stored in reader.get_many(&AUTHORITIES, &refs)? {
             for doc in document::build(&parse(&stored)?, &lccn, tenant) {

@@ -288,9 +288,10 @@ impl Kind for Instances {
         let affected = affected_instances(searcher, unseen, reader, changes)?;
         let refs: RefIds = source::ref_ids(reader)?;
         let ids: Vec<String> = affected.iter().map(Uuid::to_string).collect();
-        for id in &ids {
-            writer.delete_term(Term::from_field_text(fields.id(), id));
-        }
+        crate::deletes::delete_all(
+            writer,
+            ids.iter().map(|id| Term::from_field_text(fields.id(), id)).collect(),
+        )?;
         for family in source::load_families(reader, &ids)? {
             let instance = family.instance.id.expect("stored instances have ids");
             let members = family.holdings.iter().map(|(h, _)| h.id);
