@@ -31,6 +31,14 @@ pub const DEFAULT_CREATE_HOLDINGS: Uuid = Uuid::from_u128(0x80898dee_449f_44dd_9
 /// FOLIO's "Default - Create SRS MARC Authority" job profile.
 pub const DEFAULT_CREATE_AUTHORITY: Uuid = Uuid::from_u128(0x6eefa4c6_bbf7_4845_ad82_de7fc5abd0e3);
 
+/// quickMARC's locked twins of the holdings and authority defaults, which make the same
+/// records from a MARC holdings or authority record: "quickMARC - Create Holdings and
+/// SRS MARC Holdings" and "quickMARC - Default Create authority". Their trees' mapping
+/// profiles read MARC holdings and authority fields, which the profile engine (made for
+/// bibliographic records) does not; the default plans do exactly what they say.
+const QUICKMARC_CREATE_HOLDINGS: Uuid = Uuid::from_u128(0xfa0262c7_5816_48d0_b9b3_7b7a862a5bc7);
+const QUICKMARC_CREATE_AUTHORITY: Uuid = Uuid::from_u128(0x6eefa4c6_bbf7_4845_ad82_de7fc4abd0e3);
+
 /// Records read, mapped and written together at most: large enough that a write's
 /// pages are shared by many records, and a write that lets a check-out go first ends
 /// early anyway.
@@ -59,8 +67,8 @@ pub fn plan(
 fn default_plan(profile: Uuid) -> Option<Plan> {
     match profile {
         DEFAULT_CREATE_INSTANCE => Some(Plan::CreateInstance),
-        DEFAULT_CREATE_AUTHORITY => Some(Plan::CreateAuthority),
-        DEFAULT_CREATE_HOLDINGS => Some(Plan::CreateHoldings),
+        DEFAULT_CREATE_AUTHORITY | QUICKMARC_CREATE_AUTHORITY => Some(Plan::CreateAuthority),
+        DEFAULT_CREATE_HOLDINGS | QUICKMARC_CREATE_HOLDINGS => Some(Plan::CreateHoldings),
         _ => None,
     }
 }

@@ -11,6 +11,8 @@ const BASE: &str = "/data-import-profiles";
 const DEFAULT_PROFILE: &str = "e34d7b92-9b83-11eb-a8b3-0242ac130003";
 const MAIN_LIBRARY: &str = "fcd64ce1-6995-48f0-840e-89ffa2288371";
 const BOOK: &str = "1a54b431-2e4f-452d-9cae-9cee66c9a892";
+/// The location whose code the test MFHDs' 852 $b holds ("KU/CC/DI/M").
+const MAIN_LIBRARY_FROM_852: &str = "fcd64ce1-6995-48f0-840e-89ffa2288371";
 const CATALOGED: &str = "9634a5ab-9228-4703-baf2-4d12ebc77d56";
 
 fn shared(file: &str) -> Vec<u8> {
@@ -501,6 +503,75 @@ async fn match_qualifiers_choose_and_trim_the_values_compared() {
     }
     let r = c.get("/instance-storage/instances?limit=0").await;
     assert_eq!(r.body["totalRecords"], 110, "no instance made twice");
+}
+
+/// FOLIO's other default job profiles a library can pick, each on real records: the
+/// single-record import's create and update, quickMARC's derive, and quickMARC's
+/// holdings create on an MFHD naming one of the instances.
+#[tokio::test]
+async fn the_other_default_job_profiles_run() {
+    const SINGLE_CREATE: &str = "d0ebb7b0-2f0f-11eb-adc1-0242ac120002";
+    const SINGLE_UPDATE: &str = "91f9b8d6-d80e-4727-9783-73fb53e3c786";
+    const DERIVE: &str = "6409dcff-71fa-433a-bc6a-e70ad38a9604";
+    const QUICKMARC_HOLDINGS: &str = "fa0262c7-5816-48d0-b9b3-7b7a862a5bc7";
+    let app = TestApp::new();
+    let c = Client::admin(&app, "diku").await;
+    let bytes = shared("100.mrc");
+    let raw: Vec<String> = bytes
+        .split_inclusive(|b| *b == 0x1D)
+        .take(10)
+        .map(|r| String::from_utf8_lossy(r).into_owned())
+        .collect();
+    let summary = |job: String| {
+        let c = &c;
+        async move { c.get(&format!("/metadata-provider/jobSummary/{job}")).await.body }
+    };
+    let mut jobs = Vec::new();
+    for profile in [SINGLE_CREATE, DERIVE] {
+        let (job, ended) = run(&app, &c, profile, "MARC_RAW", raw.clone()).await;
+        assert_eq!(ended["status"], "COMMITTED", "{profile}: {ended}");
+        let made = summary(job.clone()).await;
+        assert_eq!(made["instanceSummary"]["totalCreatedEntities"], 10, "{profile}: {made}");
+        assert_eq!(made["sourceRecordSummary"]["totalCreatedEntities"], 10, "{profile}: {made}");
+        jobs.push(job);
+    }
+    let r = c.get("/instance-storage/instances?limit=0").await;
+    assert_eq!(r.body["totalRecords"], 20);
+
+    // The first job's records come back, each with the 999 ff $i it was given.
+    let r = c.get(&format!("/source-storage/records?snapshotId={}&limit=20", jobs[0])).await;
+    let mut records = r.body["records"].as_array().unwrap().clone();
+    records.sort_by_key(|r| r["order"].as_i64());
+    let back: Vec<String> =
+        records.iter().map(|r| r["parsedRecord"]["content"].to_string()).collect();
+    let (job, ended) = run(&app, &c, SINGLE_UPDATE, "MARC_JSON", back).await;
+    assert_eq!(ended["status"], "COMMITTED", "{ended}");
+    let made = summary(job).await;
+    assert_eq!(made["sourceRecordSummary"]["totalUpdatedEntities"], 10, "{made}");
+    assert_eq!(made["instanceSummary"]["totalUpdatedEntities"], 10, "{made}");
+    let r = c.get("/instance-storage/instances?limit=0").await;
+    assert_eq!(r.body["totalRecords"], 20, "no instance made twice");
+
+    // An MFHD for the first instance.
+    let first = &records[0];
+    let hrid = first["externalIdsHolder"]["instanceHrid"].as_str().unwrap();
+    let t = |t: &str| marc::Tag::new(t).unwrap();
+    let mut mfhd = marc::Record::new(marc::Leader::new("00000nx  a2200000zn 4500").unwrap());
+    mfhd.push(marc::Field::control(t("004"), hrid).unwrap());
+    mfhd.push(marc::Field::control(t("008"), "1011280u    8   4001uueng0000000").unwrap());
+    let location = [('b', "KU/CC/DI/M"), ('h', "PS1305"), ('i', ".A1 1985")];
+    mfhd.push(marc::Field::data(t("852"), '0', ' ', location).unwrap());
+    let (job, ended) =
+        run(&app, &c, QUICKMARC_HOLDINGS, "MARC_JSON", vec![marc::json::to_string(&mfhd)]).await;
+    assert_eq!(ended["status"], "COMMITTED", "{ended}");
+    let made = summary(job).await;
+    assert_eq!(made["holdingSummary"]["totalCreatedEntities"], 1, "{made}");
+    let instance = first["externalIdsHolder"]["instanceId"].as_str().unwrap();
+    let r = c.get(&format!("/holdings-storage/holdings?query=instanceId=={instance}")).await;
+    assert_eq!(r.body["totalRecords"], 1, "{}", r.text);
+    let holdings = &r.body["holdingsRecords"][0];
+    assert_eq!(holdings["permanentLocationId"], MAIN_LIBRARY_FROM_852, "{holdings}");
+    assert_eq!(holdings["callNumber"], "PS1305 .A1 1985", "{holdings}");
 }
 
 /// MARC field protection: a local 590 the library protects survives an overlay by a
