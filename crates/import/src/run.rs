@@ -52,21 +52,47 @@ pub fn plan(
     snapshot: Option<Uuid>,
 ) -> Result<Plan> {
     let Some(info) = &job.job_profile_info else { return Err(Error::NoProfile(job.id)) };
+    let tree = || -> Result<profiles::JobTree> {
+        Ok(match snapshot {
+            Some(id) => profiles::JobTree::from_snapshot(&profiles::job_snapshot(reader, id)?)?,
+            None => profiles::job_tree(reader, info.id)?,
+        })
+    };
+    if info.id == DEFAULT_CREATE_INSTANCE {
+        // FOLIO's default create profile is the tenant's to edit: once it does more than
+        // create the instance its MARC maps to, it runs as the tree it has become. A
+        // tenant without it (or without profiles) imports as the default does.
+        return Ok(match tree() {
+            Ok(tree) if !creates_mapped_instance_only(&tree) => {
+                Plan::Profile(Arc::new(Tree::new(reader, tree)?))
+            }
+            _ => Plan::CreateInstance,
+        });
+    }
     if let Some(plan) = default_plan(info.id) {
         return Ok(plan);
     }
-    let tree = match snapshot {
-        Some(id) => profiles::JobTree::from_snapshot(&profiles::job_snapshot(reader, id)?)?,
-        None => profiles::job_tree(reader, info.id)?,
-    };
-    Ok(Plan::Profile(Arc::new(Tree::new(reader, tree)?)))
+    Ok(Plan::Profile(Arc::new(Tree::new(reader, tree()?)?)))
 }
 
-/// The plans Quire runs without reading a tree: FOLIO's default create profiles, which
-/// no tenant can change.
+/// Whether a tree only creates an instance, setting nothing beyond what the MARC
+/// rules map: what [`Plan::CreateInstance`] does.
+fn creates_mapped_instance_only(tree: &profiles::JobTree) -> bool {
+    let [profiles::Step::Action(action)] = tree.steps.as_slice() else { return false };
+    action.action == profiles::Action::Create
+        && action.record == profiles::FolioRecord::Instance
+        && action.then.is_empty()
+        && action.mapping.as_ref().is_none_or(|m| {
+            m.marc_details.is_empty()
+                && m.rules.iter().all(|rule| rule.value == profiles::RuleValue::Empty)
+        })
+}
+
+/// The plans Quire runs without reading a tree: FOLIO's default holdings and authority
+/// create profiles. (The authority default may be edited in FOLIO, but its tree could
+/// only say what the profile engine, made for bibliographic records, does not read.)
 fn default_plan(profile: Uuid) -> Option<Plan> {
     match profile {
-        DEFAULT_CREATE_INSTANCE => Some(Plan::CreateInstance),
         DEFAULT_CREATE_AUTHORITY | QUICKMARC_CREATE_AUTHORITY => Some(Plan::CreateAuthority),
         DEFAULT_CREATE_HOLDINGS | QUICKMARC_CREATE_HOLDINGS => Some(Plan::CreateHoldings),
         _ => None,

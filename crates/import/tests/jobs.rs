@@ -497,3 +497,32 @@ fn an_import_gives_way_to_the_desk_and_misses_no_record() {
     assert_eq!(count(&f, &instances()), total + 100);
     assert!(writes > 3, "{writes} writes: none ended early for the desk");
 }
+
+/// The default create profile as FOLIO seeds it runs as the plain create plan (the
+/// fast one); tests/api's `an_edited_default_create_profile_runs_as_edited` runs it
+/// edited, as a tree.
+#[test]
+fn the_seeded_default_create_profile_runs_as_the_create_plan() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(
+        dir.path(),
+        Options::default(),
+        &[
+            inventory::MIGRATIONS,
+            srs::MIGRATIONS,
+            mapping::MIGRATIONS,
+            import::MIGRATIONS,
+            profiles::MIGRATIONS,
+        ],
+    )
+    .unwrap();
+    let (tenant, _) = store.create_tenant("diku").unwrap();
+    tenant.write(profiles::seed).unwrap();
+    let job = tenant
+        .write(|w| {
+            import::new_file_job(w, Uuid::nil(), RunBy::default(), "f", "f", default_profile())
+        })
+        .unwrap();
+    let plan = tenant.read(|r| import::plan(r, &job, None)).unwrap();
+    assert!(matches!(plan, import::process::Plan::CreateInstance));
+}

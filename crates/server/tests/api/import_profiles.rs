@@ -574,6 +574,51 @@ async fn the_other_default_job_profiles_run() {
     assert_eq!(holdings["callNumber"], "PS1305 .A1 1985", "{holdings}");
 }
 
+/// FOLIO's default create profile is the tenant's to edit: with a holdings action
+/// added beside its instance action, a job under it makes the holdings too.
+#[tokio::test]
+async fn an_edited_default_create_profile_runs_as_edited() {
+    let app = TestApp::new();
+    let c = Client::admin(&app, "diku").await;
+    let bytes = shared("100.mrc");
+    let with_949: Vec<String> = bytes
+        .split_inclusive(|b| *b == 0x1D)
+        .take(3)
+        .map(|r| {
+            let mut record = marc::decode_lenient(r).unwrap().0;
+            let location = [('l', "KU/CC/DI/M"), ('a', "QA76 .A1")];
+            record.push(
+                marc::Field::data(marc::Tag::new("949").unwrap(), ' ', ' ', location).unwrap(),
+            );
+            marc::json::to_string(&record)
+        })
+        .collect();
+    let holdings = || async {
+        c.get("/holdings-storage/holdings?limit=0").await.body["totalRecords"].as_u64().unwrap()
+    };
+    let (_, ended) = run(&app, &c, DEFAULT_PROFILE, "MARC_JSON", with_949.clone()).await;
+    assert_eq!(ended["status"], "COMMITTED", "{ended}");
+    assert_eq!(holdings().await, 0, "the default makes instances only");
+
+    let fields = json!([
+        {"name": "permanentLocationId", "enabled": "true", "path": "holdings.permanentLocationId",
+         "value": "949$l", "acceptedValues": {MAIN_LIBRARY: "Main Library (KU/CC/DI/M)"}},
+        {"name": "callNumber", "enabled": "true", "path": "holdings.callNumber", "value": "949$a"}]);
+    let added = action(&c, "Holdings from 949", "CREATE", "HOLDINGS", fields).await;
+    let r = c.get(&format!("{BASE}/jobProfiles/{DEFAULT_PROFILE}")).await;
+    let edit = json!({"profile": r.body, "addedRelations": [{"masterProfileId": DEFAULT_PROFILE,
+        "masterProfileType": "JOB_PROFILE", "detailProfileId": added,
+        "detailProfileType": "ACTION_PROFILE", "order": 1}]});
+    let r = c.put(&format!("{BASE}/jobProfiles/{DEFAULT_PROFILE}"), &edit).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    let (job, ended) = run(&app, &c, DEFAULT_PROFILE, "MARC_JSON", with_949).await;
+    assert_eq!(ended["status"], "COMMITTED", "{ended}");
+    let summary = c.get(&format!("/metadata-provider/jobSummary/{job}")).await.body;
+    assert_eq!(summary["instanceSummary"]["totalCreatedEntities"], 3, "{summary}");
+    assert_eq!(summary["holdingSummary"]["totalCreatedEntities"], 3, "{summary}");
+    assert_eq!(holdings().await, 3);
+}
+
 /// MARC field protection: a local 590 the library protects survives an overlay by a
 /// record without it, unless the profile overrides the setting; the system settings
 /// cannot be removed.
