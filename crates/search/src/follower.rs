@@ -17,6 +17,7 @@ use store::Tenant;
 use crate::authority::AuthorityIndex;
 use crate::error::Result;
 use crate::instance::InstanceIndex;
+use crate::lifecycle::IndexStatus;
 
 /// An index a follower keeps up with the change log: the instance index and the
 /// authority index. Sealed: the set is fixed by this crate.
@@ -25,6 +26,10 @@ pub trait FollowedIndex: Send + Sync + sealed::Sealed {
     fn applied_seq(&self) -> i64;
     /// Applies the change-log rows committed before the call.
     fn catch_up(&self, tenant: &Tenant) -> Result<u64>;
+    /// The index's state, for deciding whether it is worth rebuilding while quiet.
+    fn status(&self) -> IndexStatus;
+    /// Rebuilds the index while it keeps serving (a reindex, at background priority).
+    fn rebuild(&self, tenant: &Tenant) -> Result<()>;
 }
 
 impl FollowedIndex for InstanceIndex {
@@ -33,6 +38,12 @@ impl FollowedIndex for InstanceIndex {
     }
     fn catch_up(&self, tenant: &Tenant) -> Result<u64> {
         InstanceIndex::catch_up(self, tenant)
+    }
+    fn status(&self) -> IndexStatus {
+        InstanceIndex::status(self)
+    }
+    fn rebuild(&self, tenant: &Tenant) -> Result<()> {
+        InstanceIndex::reindex(self, tenant, |_| {}).map(drop)
     }
 }
 
@@ -43,7 +54,27 @@ impl FollowedIndex for AuthorityIndex {
     fn catch_up(&self, tenant: &Tenant) -> Result<u64> {
         AuthorityIndex::catch_up(self, tenant)
     }
+    fn status(&self) -> IndexStatus {
+        AuthorityIndex::status(self)
+    }
+    fn rebuild(&self, tenant: &Tenant) -> Result<()> {
+        AuthorityIndex::reindex(self, tenant, |_| {}).map(drop)
+    }
 }
+
+/// Whether an index is split or worn enough that searches are slower than on a
+/// rebuilt one: more than [`MOST_SEGMENTS`] segments, or deleted documents (each
+/// re-indexed record leaves one) a tenth of the live ones or more. Check-ins and
+/// check-outs re-index an instance each: on 20,000 instances, a few thousand of them
+/// left 8-12 segments and as many deleted documents as live ones, and searches took
+/// four times as long until a reindex (`docs/benchmarks.md`, row AB).
+pub(crate) fn worn(status: &IndexStatus) -> bool {
+    status.segments > MOST_SEGMENTS
+        || (status.segments > 1 && status.deleted_documents * 10 >= status.documents.max(1))
+}
+
+/// Segments a follower lets an index have before it rebuilds it once the writes pause.
+const MOST_SEGMENTS: usize = 4;
 
 mod sealed {
     pub trait Sealed {}
@@ -58,6 +89,9 @@ pub struct FollowerOptions {
     pub commit_interval: Duration,
     /// How often to ask the database for other processes' writes.
     pub poll_interval: Duration,
+    /// How long the writes must pause before a worn index ([`worn`]) is rebuilt in
+    /// the background; `None`: never.
+    pub rebuild_when_quiet: Option<Duration>,
 }
 
 impl Default for FollowerOptions {
@@ -65,6 +99,7 @@ impl Default for FollowerOptions {
         FollowerOptions {
             commit_interval: Duration::from_millis(500),
             poll_interval: Duration::from_secs(1),
+            rebuild_when_quiet: Some(Duration::from_secs(60)),
         }
     }
 }
@@ -98,21 +133,40 @@ impl Follower {
         let flag = stop.clone();
         let thread = std::thread::Builder::new()
             .name(format!("search-follower-{}", tenant.name()))
-            .spawn(move || run(&tenant, index.as_ref(), &options, &flag))
+            .spawn(move || run(&tenant, &index, &options, &flag))
             .expect("spawning a thread");
         FollowerHandle { stop, thread: Some(thread) }
     }
 }
 
-fn run(tenant: &Tenant, index: &dyn FollowedIndex, options: &FollowerOptions, stop: &AtomicBool) {
+fn run<I: FollowedIndex + 'static>(
+    tenant: &Arc<Tenant>,
+    index: &Arc<I>,
+    options: &FollowerOptions,
+    stop: &AtomicBool,
+) {
     // Derived state, read-only against the store: it can wait for the cores while the
     // desk works (measured beside an import with `quire load import`). A follower that
     // took the writer could not be lowered: it would keep check-outs waiting.
     store::nice_current_thread();
     let mut last_commit = Instant::now() - options.commit_interval;
     let mut last_poll = Instant::now() - options.poll_interval;
+    // Whether anything was applied since the index was last looked at for wear (a
+    // start counts: it may have been left worn).
+    let mut changed = true;
+    let rebuilding = Arc::new(AtomicBool::new(false));
     while !stop.load(Ordering::SeqCst) {
         let applied = index.applied_seq();
+        if let Some(quiet) = options.rebuild_when_quiet
+            && changed
+            && last_commit.elapsed() >= quiet
+            && !rebuilding.load(Ordering::SeqCst)
+        {
+            changed = false;
+            if worn(&index.status()) {
+                rebuild_in_background(tenant, index, &rebuilding);
+            }
+        }
         let mut target = tenant.wait_for_change(applied, WAKE);
         if last_poll.elapsed() >= options.poll_interval {
             last_poll = Instant::now();
@@ -135,6 +189,40 @@ fn run(tenant: &Tenant, index: &dyn FollowedIndex, options: &FollowerOptions, st
             std::thread::sleep(Duration::from_secs(1));
         }
         last_commit = Instant::now();
+        changed = true;
+    }
+}
+
+/// Rebuilds a worn index on a thread of its own, so the follower keeps applying the
+/// log to the generation that serves meanwhile (the rebuild replays what it missed).
+fn rebuild_in_background<I: FollowedIndex + 'static>(
+    tenant: &Arc<Tenant>,
+    index: &Arc<I>,
+    rebuilding: &Arc<AtomicBool>,
+) {
+    let status = index.status();
+    tracing::info!(
+        tenant = tenant.name(),
+        segments = status.segments,
+        documents = status.documents,
+        deleted = status.deleted_documents,
+        "the writes paused: rebuilding the worn search index in the background"
+    );
+    rebuilding.store(true, Ordering::SeqCst);
+    let name = tenant.name().to_string();
+    let (tenant, index, flag) = (tenant.clone(), index.clone(), rebuilding.clone());
+    let spawned = std::thread::Builder::new()
+        .name(format!("search-rebuild-{name}"))
+        .spawn(move || {
+            // A reindex already running (one asked for) makes this one fail: fine.
+            if let Err(e) = index.rebuild(&tenant) {
+                tracing::info!(tenant = tenant.name(), error = %e, "the quiet-time rebuild did not run");
+            }
+            flag.store(false, Ordering::SeqCst);
+        });
+    if let Err(e) = spawned {
+        tracing::warn!(tenant = name, error = %e, "no thread for the quiet-time rebuild");
+        rebuilding.store(false, Ordering::SeqCst);
     }
 }
 

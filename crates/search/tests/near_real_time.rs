@@ -6,11 +6,15 @@
 //! `cargo bench -p quire-search --bench follower`.
 
 use std::sync::Arc;
+use std::time::Duration;
 
-use search::{Follower, InstanceIndex};
+use folio::Actor;
+use inventory::Instance;
+use search::{Follower, FollowerOptions, InstanceIndex};
+use serde_json::json;
 
 mod common;
-use common::{count, create_instance, fixture, followed};
+use common::{INSTANCE_TYPE, POLL, count, create_instance, fixture, followed};
 
 #[test]
 fn follower_applies_writes_of_this_process_and_of_another() {
@@ -38,5 +42,63 @@ fn follower_applies_writes_of_this_process_and_of_another() {
     followed(&other, index.as_ref());
     assert_eq!(count(&index, "title all elsewhere"), 1);
     assert_eq!(count(&index, "cql.allRecords=1"), 6);
+    drop(follower);
+}
+
+/// Once the writes pause, the follower rebuilds an index that re-indexed records have
+/// worn (deleted documents a tenth of the live ones or more, or many segments), in the
+/// background: one segment again, nothing deleted, every record found; and it follows
+/// the writes that come meanwhile.
+#[test]
+fn a_worn_index_is_rebuilt_once_the_writes_pause() {
+    let f = fixture();
+    let ids: Vec<_> = (0..20)
+        .map(|n| create_instance(&f.tenant, &format!("w{n}"), &format!("Worn {n}")))
+        .collect();
+    let index = Arc::new(InstanceIndex::open(&f.tenant).unwrap());
+    let built = index.status();
+    assert_eq!((built.segments, built.deleted_documents), (1, 0));
+    let options = FollowerOptions {
+        rebuild_when_quiet: Some(Duration::from_millis(300)),
+        ..FollowerOptions::default()
+    };
+    let follower = Follower::spawn_with(f.tenant.clone(), index.clone(), options);
+    // Four instances retitled, each in a write of its own that the follower applies
+    // before the next: four deleted documents.
+    for (n, id) in ids.iter().take(4).enumerate() {
+        let body = json!({"id": id, "hrid": format!("w{n}"), "source": "FOLIO",
+            "title": format!("Retitled {n}"), "instanceTypeId": INSTANCE_TYPE});
+        f.tenant
+            .write(|w| {
+                inventory::replace::<Instance>(
+                    w,
+                    *id,
+                    body.to_string().as_bytes(),
+                    Actor::default(),
+                )
+            })
+            .unwrap();
+        followed(&f.tenant, index.as_ref());
+    }
+    let worn = index.status();
+    assert!(worn.deleted_documents >= 2, "{worn:?}");
+    // The writes paused: the rebuild swaps in its build, then (if the build left more
+    // than one segment) that build merged into one: a reindex's two steps.
+    let rebuilt = |s: &search::IndexStatus| {
+        s.last_reindex.as_ref().is_some_and(|r| r.generation != worn.generation)
+            && s.reindex.is_none()
+            && !s.compacting
+    };
+    while !rebuilt(&index.status()) {
+        std::thread::sleep(POLL);
+    }
+    assert_eq!(index.status().segments, 1);
+    create_instance(&f.tenant, "w20", "Worn 20");
+    followed(&f.tenant, index.as_ref());
+    let after = index.status();
+    assert_eq!(after.deleted_documents, 0, "{after:?}");
+    assert_eq!(after.segments, 2, "the rebuild's segment and the write after it: {after:?}");
+    assert_eq!(count(&index, "cql.allRecords=1"), 21);
+    assert_eq!(count(&index, "title all retitled"), 4);
     drop(follower);
 }
