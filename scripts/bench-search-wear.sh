@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Search before and after the desk wears the instance index, and once the follower has
+# rebuilt it (docs/benchmarks.md, row AB): a generated tenant of INSTANCES instances,
+# served; `quire load search` at 20 users for DURATION on the merged index; then
+# `quire load cico --posts-only` at 8 users for CICO (each check-out and check-in
+# re-indexes its instance); search again at once (the worn index); then, once the
+# follower has rebuilt the index (a minute after the last write), search again. Prints
+# each phase's "All requests" line and the index's segments and deleted documents.
+# Reports go to target/bench-search-wear (QUIRE_BENCH_OUT).
+#
+#   scripts/bench-search-wear.sh [INSTANCES] [DURATION] [CICO]   (100000 15s 30s)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+instances=${1:-100000}
+duration=${2:-15s}
+cico=${3:-30s}
+out=${QUIRE_BENCH_OUT:-target/bench-search-wear}
+port=${QUIRE_BENCH_PORT:-9235}
+url=http://127.0.0.1:$port
+cargo build --release -q -p quire-cli
+quire=$PWD/target/release/quire
+work=$(mktemp -d)
+server=
+trap '[ -n "$server" ] && kill $server 2>/dev/null; rm -rf "$work"' EXIT
+mkdir -p "$out"
+export QUIRE_LOG=${QUIRE_LOG:-warn}
+scripts/fetch-lc-records.sh >/dev/null || echo "no LC records: instances will be FOLIO-sourced only" >&2
+$quire tenant create perf --admin-password bench --data-dir "$work/data" >/dev/null
+$quire generate --tenant perf --instances "$instances" --data-dir "$work/data" > "$out/generate.txt"
+$quire serve --data-dir "$work/data" --listen 127.0.0.1:$port &
+server=$!
+until curl -sf $url/admin/health >/dev/null; do sleep 0.5; done
+token=$(curl -sf -D - -o /dev/null -H 'x-okapi-tenant: perf' -H 'content-type: application/json' \
+    -d '{"username":"admin","password":"bench"}' $url/authn/login |
+    awk -F': ' 'tolower($1) == "x-okapi-token" {print $2}' | tr -d '\r')
+status() {
+    curl -sf -H 'x-okapi-tenant: perf' -H "x-okapi-token: $token" \
+        $url/search/index/instance-records/reindex/status |
+        python3 -c 'import json, sys; s = json.load(sys.stdin)[0]; print("segments %d, deleted documents %d, generation %s" % (s["segments"], s["deletedDocuments"], s["generation"]))'
+}
+search() { # phase
+    $quire load search --url $url --tenant perf --username admin --password bench \
+        --users 20 --duration "$duration" --skip-missing --json "$out/$1.json" > "$out/$1.txt"
+    echo "$1: $(status)"
+    grep -E "^All requests" "$out/$1.txt"
+}
+search merged
+$quire load cico --url $url --tenant perf --username admin --password bench \
+    --users 8 --duration "$cico" --posts-only > "$out/cico.txt"
+grep -E "^POST" "$out/cico.txt"
+search worn
+before=$(status)
+started=$(date +%s)
+until [ "$(status)" != "$before" ] && status | grep -q "segments 1,"; do sleep 1; done
+echo "rebuilt $(( $(date +%s) - started )) s after the worn phase ended"
+search rebuilt
