@@ -11,11 +11,7 @@ cd "$(dirname "$0")/.."
 instances=${1:-50000}
 port=${QUIRE_BENCH_PORT:-9235}
 url=http://127.0.0.1:$port
-cargo build --release -q -p quire-cli
-quire=$PWD/target/release/quire
-work=$(mktemp -d)
-server=
-trap '[ -n "$server" ] && kill $server 2>/dev/null; rm -rf "$work"' EXIT
+. scripts/bench-work.sh
 export QUIRE_LOG=${QUIRE_LOG:-warn}
 $quire tenant create perf --admin-password bench --data-dir "$work/base" > /dev/null
 $quire generate --tenant perf --instances "$instances" --data-dir "$work/base" > /dev/null

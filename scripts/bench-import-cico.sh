@@ -17,11 +17,7 @@ out=${QUIRE_BENCH_OUT:-target/bench-import-cico}
 port=${QUIRE_BENCH_PORT:-9234}
 url=http://127.0.0.1:$port
 lc=$(scripts/fetch-lc-records.sh)
-cargo build --release -q -p quire-cli
-quire=$PWD/target/release/quire
-work=$(mktemp -d)
-server=
-trap '[ -n "$server" ] && kill $server 2>/dev/null; rm -rf "$work"' EXIT
+. scripts/bench-work.sh
 mkdir -p "$out"
 export QUIRE_LOG=${QUIRE_LOG:-warn}
 python3 - "$lc" "$records" "$work/records.mrc" <<'PY'

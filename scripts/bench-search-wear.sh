@@ -15,13 +15,9 @@ instances=${1:-100000}
 duration=${2:-15s}
 cico=${3:-30s}
 out=${QUIRE_BENCH_OUT:-target/bench-search-wear}
-port=${QUIRE_BENCH_PORT:-9235}
+port=${QUIRE_BENCH_PORT:-9237}
 url=http://127.0.0.1:$port
-cargo build --release -q -p quire-cli
-quire=$PWD/target/release/quire
-work=$(mktemp -d)
-server=
-trap '[ -n "$server" ] && kill $server 2>/dev/null; rm -rf "$work"' EXIT
+. scripts/bench-work.sh
 mkdir -p "$out"
 export QUIRE_LOG=${QUIRE_LOG:-warn}
 scripts/fetch-lc-records.sh >/dev/null || echo "no LC records: instances will be FOLIO-sourced only" >&2

@@ -914,6 +914,17 @@ mod tests {
     use super::{IndexOptions, Lifecycle, Pending, apply_batch, publish};
     use crate::instance::index::Instances;
 
+    /// A tenant with FOLIO's reference data, in a directory kept as long as the guard.
+    fn tenant() -> (tempfile::TempDir, std::sync::Arc<store::Tenant>) {
+        let dir = tempfile::tempdir().unwrap();
+        let store =
+            store::Store::open(dir.path(), store::Options::default(), &[inventory::MIGRATIONS])
+                .unwrap();
+        let (tenant, _) = store.create_tenant("diku").unwrap();
+        tenant.write(inventory::load_reference_data).unwrap();
+        (dir, tenant)
+    }
+
     fn add_instance(tenant: &store::Tenant, hrid: &str) -> Instance {
         let body = json!({"hrid": hrid, "source": "FOLIO", "title": hrid,
             "instanceTypeId": "6312d172-f0cf-40f6-b27d-9fa8feaf332f"});
@@ -929,12 +940,7 @@ mod tests {
     /// without merging) until `resume_merge` makes it one, and then it is done.
     #[test]
     fn a_merge_a_stop_interrupted_is_resumed() {
-        let dir = tempfile::tempdir().unwrap();
-        let store =
-            store::Store::open(dir.path(), store::Options::default(), &[inventory::MIGRATIONS])
-                .unwrap();
-        let (tenant, _) = store.create_tenant("diku").unwrap();
-        tenant.write(inventory::load_reference_data).unwrap();
+        let (_dir, tenant) = tenant();
         for n in 0..20 {
             let _instance = add_instance(&tenant, &format!("in{n}"));
         }
@@ -977,12 +983,7 @@ mod tests {
     /// instance through what the batches noted, and the instance is indexed without it.
     #[test]
     fn a_holding_gone_before_the_commit_leaves_its_instance() {
-        let dir = tempfile::tempdir().unwrap();
-        let store =
-            store::Store::open(dir.path(), store::Options::default(), &[inventory::MIGRATIONS])
-                .unwrap();
-        let (tenant, _) = store.create_tenant("diku").unwrap();
-        tenant.write(inventory::load_reference_data).unwrap();
+        let (_dir, tenant) = tenant();
         let id = add_instance(&tenant, "in0").id.unwrap();
         let index = Lifecycle::<Instances>::open(&tenant, IndexOptions::default()).unwrap();
         assert_eq!(index.searcher().num_docs(), 1);

@@ -49,20 +49,12 @@ fn marc_operand([tag, ind1, ind2, subfield]: [&str; 4]) -> Value {
         {"label": "indicator2", "value": ind2}, {"label": "recordSubfield", "value": subfield}])
 }
 
-/// A match of the incoming `field` (`tag`, indicators, subfield) against `existing`.
-async fn matcher(
-    c: &Client<'_>,
-    name: &str,
-    incoming: [&str; 4],
-    existing_type: &str,
-    existing: Value,
-) -> String {
-    let unqualified = [Value::Null, Value::Null];
-    qualified_matcher(c, name, incoming, existing_type, existing, unqualified).await
-}
+/// No match qualifier on either side.
+const UNQUALIFIED: [Value; 2] = [Value::Null, Value::Null];
 
-/// [`matcher`] with a qualifier on each side (`null` for none).
-async fn qualified_matcher(
+/// A match of the incoming `field` (`tag`, indicators, subfield) against `existing`,
+/// with a qualifier on each side (`null` for none).
+async fn matcher(
     c: &Client<'_>,
     name: &str,
     incoming: [&str; 4],
@@ -161,8 +153,15 @@ async fn a_match_and_update_profile_overlays_records_without_duplicating_them() 
     let records = catalogue(&app, &c).await;
 
     let ids = marc_operand(["999", "f", "f", "i"]);
-    let matched =
-        matcher(&c, "999 ff $i", ["999", "f", "f", "i"], "MARC_BIBLIOGRAPHIC", ids.clone()).await;
+    let matched = matcher(
+        &c,
+        "999 ff $i",
+        ["999", "f", "f", "i"],
+        "MARC_BIBLIOGRAPHIC",
+        ids.clone(),
+        UNQUALIFIED,
+    )
+    .await;
     let update = action(&c, "Overlay", "UPDATE", "INSTANCE", json!([
         {"name": "statusId", "enabled": "true", "path": "instance.statusId", "value": "\"Cataloged\"",
          "acceptedValues": {CATALOGED: "Cataloged"}}])).await;
@@ -231,7 +230,8 @@ async fn a_vendor_load_makes_holdings_and_items_from_949_fields() {
     let records = catalogue(&app, &c).await;
 
     let hrid = [json!({"label": "field", "value": "instance.hrid"})];
-    let matched = matcher(&c, "001 to HRID", ["001", "", "", ""], "INSTANCE", json!(hrid)).await;
+    let matched =
+        matcher(&c, "001 to HRID", ["001", "", "", ""], "INSTANCE", json!(hrid), UNQUALIFIED).await;
     let holdings_fields = json!([
         {"name": "permanentLocationId", "enabled": "true", "path": "holdings.permanentLocationId",
          "value": "949$l", "acceptedValues": {MAIN_LIBRARY: "Main Library (KU/CC/DI/M)",
@@ -327,7 +327,8 @@ async fn a_profile_quire_cannot_run_ends_the_job_naming_the_step() {
     let app = TestApp::new();
     let c = Client::admin(&app, "diku").await;
     let hrid = [json!({"label": "field", "value": "instance.hrid"})];
-    let matched = matcher(&c, "HRID", ["001", "", "", ""], "INSTANCE", json!(hrid)).await;
+    let matched =
+        matcher(&c, "HRID", ["001", "", "", ""], "INSTANCE", json!(hrid), UNQUALIFIED).await;
     let update = action(&c, "Update holdings", "UPDATE", "HOLDINGS", json!([])).await;
     let job_profile = job(&c, "Holdings by HRID", &matched, &[&update], &[]).await;
     let bytes = shared("100.mrc");
@@ -375,7 +376,8 @@ async fn a_035_match_finds_records_by_marc_field_and_by_identifier() {
         ("035 to MARC 035", "MARC_BIBLIOGRAPHIC", field.clone()),
         ("035 to identifiers", "INSTANCE", json!(identifiers)),
     ] {
-        let matched = matcher(&c, name, ["035", "", "", "a"], existing_type, existing).await;
+        let matched =
+            matcher(&c, name, ["035", "", "", "a"], existing_type, existing, UNQUALIFIED).await;
         let update = action(&c, &format!("{name} update"), "UPDATE", "INSTANCE", json!([])).await;
         let job_profile = job(&c, name, &matched, &[&update], &[]).await;
         let (job, ended) = run(&app, &c, &job_profile, "MARC_JSON", raw.clone()).await;
@@ -391,6 +393,26 @@ async fn a_035_match_finds_records_by_marc_field_and_by_identifier() {
     }
     let r = c.get("/instance-storage/instances?limit=0").await;
     assert_eq!(r.body["totalRecords"], 100, "no instance made twice");
+}
+
+/// A job of `records` (MARC-in-JSON) under a new profile that matches their `incoming`
+/// field against existing MARC records' `existing` with `qualifiers` and updates the
+/// instance found; the job's id and summary.
+async fn overlay_by(
+    app: &TestApp,
+    c: &Client<'_>,
+    name: &str,
+    incoming: [&str; 4],
+    existing: Value,
+    qualifiers: [Value; 2],
+    records: Vec<String>,
+) -> (String, Value) {
+    let matched = matcher(c, name, incoming, "MARC_BIBLIOGRAPHIC", existing, qualifiers).await;
+    let update = action(c, &format!("{name} update"), "UPDATE", "INSTANCE", json!([])).await;
+    let job_profile = job(c, name, &matched, &[&update], &[]).await;
+    let (job, _) = run(app, c, &job_profile, "MARC_JSON", records).await;
+    let summary = c.get(&format!("/metadata-provider/jobSummary/{job}")).await.body;
+    (job, summary)
 }
 
 /// Match qualifiers, as loads of records from other systems use them. Each incoming
@@ -433,19 +455,9 @@ async fn match_qualifiers_choose_and_trim_the_values_compared() {
         ("OCLC numbers coming in", [oclc.clone(), Value::Null], 10, 0),
         ("OCLC numbers there", [Value::Null, oclc.clone()], 10, 0),
     ] {
-        let matched = qualified_matcher(
-            &c,
-            name,
-            ["035", "", "", "a"],
-            "MARC_BIBLIOGRAPHIC",
-            field.clone(),
-            qualifiers,
-        )
-        .await;
-        let update = action(&c, &format!("{name} update"), "UPDATE", "INSTANCE", json!([])).await;
-        let job_profile = job(&c, name, &matched, &[&update], &[]).await;
-        let (job, _) = run(&app, &c, &job_profile, "MARC_JSON", mixed.clone()).await;
-        let summary = c.get(&format!("/metadata-provider/jobSummary/{job}")).await.body;
+        let incoming = ["035", "", "", "a"];
+        let (job, summary) =
+            overlay_by(&app, &c, name, incoming, field.clone(), qualifiers, mixed.clone()).await;
         let instances = &summary["instanceSummary"];
         assert_eq!(instances["totalUpdatedEntities"], updated, "{name}: {summary}");
         assert_eq!(instances["totalErrors"], failed, "{name}: {summary}");
@@ -484,19 +496,9 @@ async fn match_qualifiers_choose_and_trim_the_values_compared() {
         [("ISBN as written", Value::Null, 0), ("ISBN digits", numerics, 10)]
     {
         let qualifiers = [incoming, Value::Null];
-        let matched = qualified_matcher(
-            &c,
-            name,
-            ["024", "3", "", "a"],
-            "MARC_BIBLIOGRAPHIC",
-            field.clone(),
-            qualifiers,
-        )
-        .await;
-        let update = action(&c, &format!("{name} update"), "UPDATE", "INSTANCE", json!([])).await;
-        let job_profile = job(&c, name, &matched, &[&update], &[]).await;
-        let (job, _) = run(&app, &c, &job_profile, "MARC_JSON", written.clone()).await;
-        let summary = c.get(&format!("/metadata-provider/jobSummary/{job}")).await.body;
+        let marc = ["024", "3", "", "a"];
+        let (_, summary) =
+            overlay_by(&app, &c, name, marc, field.clone(), qualifiers, written.clone()).await;
         let instances = &summary["instanceSummary"];
         assert_eq!(instances["totalUpdatedEntities"], updated, "{name}: {summary}");
         assert_eq!(instances["totalDiscardedEntities"], 10 - updated, "{name}: {summary}");
@@ -642,9 +644,15 @@ async fn an_overlay_keeps_the_fields_the_library_protects() {
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
 
     let ids = marc_operand(["999", "f", "f", "i"]);
-    let matched =
-        matcher(&c, "By instance id", ["999", "f", "f", "i"], "MARC_BIBLIOGRAPHIC", ids.clone())
-            .await;
+    let matched = matcher(
+        &c,
+        "By instance id",
+        ["999", "f", "f", "i"],
+        "MARC_BIBLIOGRAPHIC",
+        ids.clone(),
+        UNQUALIFIED,
+    )
+    .await;
     let update = action(&c, "Overlay keeping local fields", "UPDATE", "INSTANCE", json!([])).await;
     let job_profile = job(&c, "Overlay keeping local fields", &matched, &[&update], &[]).await;
     let with_note = |record: &Value, title: &str, note: bool| {
@@ -702,6 +710,7 @@ async fn an_overlay_keeps_the_fields_the_library_protects() {
         ["999", "f", "f", "i"],
         "MARC_BIBLIOGRAPHIC",
         ids.clone(),
+        UNQUALIFIED,
     )
     .await;
     let job2 = job(&c, "Overlay dropping local fields", &matched2, &[&overriding], &[]).await;
