@@ -105,7 +105,7 @@ fn freeze_profile(tenant: &Tenant, job: &JobExecution) -> Result<Option<Uuid>> {
     if default_plan(info.id).is_some() {
         return Ok(None);
     }
-    tenant.write(|w| {
+    let frozen = tenant.write(|w| {
         let mut cursor = job::get_cursor(w, job.id)?;
         if let Some(id) = cursor.profile_snapshot {
             return Ok(Some(id));
@@ -114,7 +114,16 @@ fn freeze_profile(tenant: &Tenant, job: &JobExecution) -> Result<Option<Uuid>> {
         cursor.profile_snapshot = Some(snapshot.id);
         job::save_cursor(w, job.id, &cursor)?;
         Ok::<_, Error>(Some(snapshot.id))
-    })
+    });
+    match frozen {
+        // A tenant without the default create profile (deleted, or a store without
+        // profiles) imports as the default does ([`plan`]).
+        Err(e) if info.id == DEFAULT_CREATE_INSTANCE => {
+            tracing::debug!(job = %job.id, error = %e, "no default create profile to freeze");
+            Ok(None)
+        }
+        frozen => frozen,
+    }
 }
 
 /// Reads what the job's records are mapped with: the tenant's rules and the reference

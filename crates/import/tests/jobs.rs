@@ -523,6 +523,7 @@ fn the_seeded_default_create_profile_runs_as_the_create_plan() {
             import::new_file_job(w, Uuid::nil(), RunBy::default(), "f", "f", default_profile())
         })
         .unwrap();
-    let plan = tenant.read(|r| import::plan(r, &job, None)).unwrap();
-    assert!(matches!(plan, import::process::Plan::CreateInstance));
+    // As a job starts: the profile frozen, then the plan read from that snapshot.
+    let setup = import::setup(&tenant, &job).unwrap();
+    assert!(matches!(setup.plan, import::process::Plan::CreateInstance));
 }
