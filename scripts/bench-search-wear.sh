@@ -47,6 +47,6 @@ grep -E "^POST" "$out/cico.txt"
 search worn
 before=$(status)
 started=$(date +%s)
-until [ "$(status)" != "$before" ] && status | grep -q "segments 1,"; do sleep 1; done
+until now=$(status) && [ "$now" != "$before" ] && [[ $now == "segments 1,"* ]]; do sleep 1; done
 echo "rebuilt $(( $(date +%s) - started )) s after the worn phase ended"
 search rebuilt

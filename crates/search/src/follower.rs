@@ -163,8 +163,9 @@ fn run<I: FollowedIndex + 'static>(
             && !rebuilding.load(Ordering::SeqCst)
         {
             changed = false;
-            if worn(&index.status()) {
-                rebuild_in_background(tenant, index, &rebuilding);
+            let status = index.status();
+            if worn(&status) {
+                rebuild_in_background(tenant, index, &status, &rebuilding);
             }
         }
         let mut target = tenant.wait_for_change(applied, WAKE);
@@ -198,9 +199,9 @@ fn run<I: FollowedIndex + 'static>(
 fn rebuild_in_background<I: FollowedIndex + 'static>(
     tenant: &Arc<Tenant>,
     index: &Arc<I>,
+    status: &IndexStatus,
     rebuilding: &Arc<AtomicBool>,
 ) {
-    let status = index.status();
     tracing::info!(
         tenant = tenant.name(),
         segments = status.segments,

@@ -899,9 +899,8 @@ fn publish<U: Default>(generation: &Generation, pending: &mut Pending<U>) -> Res
 
 #[cfg(test)]
 mod tests {
-    use std::sync::atomic::Ordering;
-
     use std::collections::HashMap;
+    use std::sync::atomic::Ordering;
 
     use folio::Actor;
     use inventory::{HoldingsRecord, Instance};
@@ -942,7 +941,7 @@ mod tests {
     fn a_merge_a_stop_interrupted_is_resumed() {
         let (_dir, tenant) = tenant();
         for n in 0..20 {
-            let _instance = add_instance(&tenant, &format!("in{n}"));
+            add_instance(&tenant, &format!("in{n}"));
         }
         let open = || Lifecycle::<Instances>::open(&tenant, IndexOptions::default()).unwrap();
         let segments = |index: &Lifecycle<Instances>| index.searcher().segment_readers().len();
@@ -954,14 +953,14 @@ mod tests {
         // The reindex swaps in its build; the stop comes before the merge. A change
         // followed meanwhile adds a segment.
         index.reindex_inner(&tenant, &mut |_| {}).unwrap();
-        let _instance = add_instance(&tenant, "in20");
+        add_instance(&tenant, "in20");
         index.catch_up(&tenant).unwrap();
         assert!(segments(&index) >= 2);
         drop(index);
 
         let index = open();
         assert!(unmerged(&index));
-        let _instance = add_instance(&tenant, "in21");
+        add_instance(&tenant, "in21");
         index.catch_up(&tenant).unwrap();
         let before = segments(&index);
         assert!(before >= 3, "the build's and the follower's segments ({before})");

@@ -160,12 +160,12 @@ impl Kind for Authorities {
         Ok(())
     }
 
-    /// Deletes every heading document of each changed authority (they share its `id`
-    /// term) and adds the documents of the record as stored now. Rows of other record
-    /// types change nothing here.
     /// An authority's documents are found by its own id, which the change names.
     type Unseen = ();
 
+    /// Deletes every heading document of each changed authority (they share its `id`
+    /// term) and adds the documents of the record as stored now. Rows of other record
+    /// types change nothing here.
     fn apply(
         reader: &Reader<'_>,
         _searcher: &Searcher,

@@ -271,11 +271,11 @@ impl Kind for Instances {
         Ok(())
     }
 
-    /// Deletes each affected instance's document and adds it again as stored now.
     /// The instance each holding and item added since the last commit was indexed
     /// with, by the holding's or item's id.
     type Unseen = HashMap<Uuid, Uuid>;
 
+    /// Deletes each affected instance's document and adds it again as stored now.
     fn apply(
         reader: &Reader<'_>,
         searcher: &Searcher,
