@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 #[allow(unsafe_code)]
 mod allocator;
 mod demo;
+mod events;
 mod import;
 mod workload;
 
@@ -42,6 +43,9 @@ enum Command {
     Load(Box<workload::LoadArgs>),
     /// Import a MARC file into a tenant: into a data directory, or through a server.
     Import(import::ImportArgs),
+    /// Domain events published to Kafka.
+    #[command(subcommand)]
+    Events(events::EventsCommand),
 }
 
 #[derive(Debug, clap::Args)]
@@ -84,6 +88,8 @@ struct ServerOptions {
     /// Lifetime of tokens from the legacy /authn/login, in seconds.
     #[arg(long, env = "QUIRE_LEGACY_TOKEN_TTL", default_value_t = 86400)]
     legacy_token_ttl: u64,
+    #[command(flatten)]
+    kafka: events::KafkaArgs,
 }
 
 #[derive(Debug, clap::Args)]
@@ -165,7 +171,11 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Serve(args) => {
             let store = open_store(&args.data.data_dir, &args.server)?;
-            let state = app_state(store, &args.data.data_dir, &args.server, args.listen)?;
+            let mut state =
+                app_state(store.clone(), &args.data.data_dir, &args.server, args.listen)?;
+            if let Some(publisher) = args.server.kafka.start(&store)? {
+                state = state.with_events(Arc::new(publisher));
+            }
             serve(state, args.listen)
         }
         Command::Demo(args) => demo::run(args),
@@ -220,6 +230,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Reindex(args) => workload::reindex(args),
         Command::Load(args) => workload::load(*args),
         Command::Import(args) => import::run(args),
+        Command::Events(command) => events::run(command),
         Command::Cql => {
             let stdin = std::io::stdin();
             let stdout = std::io::stdout();

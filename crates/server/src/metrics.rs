@@ -115,6 +115,43 @@ fn escape(label: &str) -> String {
     label.replace('\\', "\\\\").replace('"', "\\\"")
 }
 
+/// The event publisher's figures per tenant, after the HTTP ones.
+pub(crate) fn render_events(
+    out: &mut String,
+    status: &std::collections::BTreeMap<String, events::TenantStatus>,
+) {
+    type Figure = fn(&events::TenantStatus) -> f64;
+    let gauges: [(&str, &str, Figure); 5] = [
+        ("quire_events_published_total", "Events published since the process started.", |s| {
+            s.events as f64
+        }),
+        ("quire_events_lag_changes", "Changes committed and not yet published.", |s| {
+            s.lag_changes as f64
+        }),
+        (
+            "quire_events_oldest_unpublished_seconds",
+            "How long the oldest unpublished change has waited.",
+            |s| s.oldest_unpublished_ms as f64 / 1000.0,
+        ),
+        (
+            "quire_events_publish_lag_p95_seconds",
+            "Commit-to-acknowledgement time, 95th percentile (bucket bound).",
+            |s| s.lag_ms.p95 as f64 / 1000.0,
+        ),
+        ("quire_events_skipped_total", "Changes that had no bodies to publish.", |s| {
+            s.skipped as f64
+        }),
+    ];
+    for (name, help, value) in gauges {
+        let _ = writeln!(out, "# HELP {name} {help}");
+        let kind = if name.ends_with("_total") { "counter" } else { "gauge" };
+        let _ = writeln!(out, "# TYPE {name} {kind}");
+        for (tenant, s) in status {
+            let _ = writeln!(out, "{name}{{tenant=\"{}\"}} {}", escape(tenant), value(s));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

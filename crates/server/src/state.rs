@@ -41,11 +41,25 @@ pub struct AppState {
     pub(crate) key: auth::TokenKey,
     pub(crate) config: Arc<Config>,
     pub(crate) metrics: Arc<Metrics>,
+    /// The event publisher, when the server publishes to Kafka.
+    pub(crate) events: Option<Arc<events::Publisher>>,
 }
 
 impl AppState {
     pub fn new(runtime: Arc<runtime::Runtime>, key: auth::TokenKey, config: Config) -> AppState {
-        AppState { runtime, key, config: Arc::new(config), metrics: Arc::new(Metrics::default()) }
+        AppState {
+            runtime,
+            key,
+            config: Arc::new(config),
+            metrics: Arc::new(Metrics::default()),
+            events: None,
+        }
+    }
+
+    /// The state of a server that publishes its tenants' events.
+    pub fn with_events(mut self, publisher: Arc<events::Publisher>) -> AppState {
+        self.events = Some(publisher);
+        self
     }
 
     pub fn runtime(&self) -> &Arc<runtime::Runtime> {

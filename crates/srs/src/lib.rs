@@ -61,9 +61,9 @@ pub use crate::model::{
     SnapshotStatus, SourceRecord, State,
 };
 pub use crate::records::{
-    BibState, IdType, NewBib, RecordFilter, bib_state, create, decode, delete, formatted, get,
-    get_by, get_formatted, list, list_source_records, new_generation, put_marc_bibs, replace,
-    save_batch, source_records_by_ids, undelete,
+    BibState, IdType, NewBib, RecordFilter, bib_state, create, decode, delete, formatted,
+    from_stored, get, get_by, get_formatted, list, list_source_records, new_generation,
+    put_marc_bibs, replace, save_batch, source_records_by_ids, undelete,
 };
 pub use crate::snapshots::{
     GENERATED_SNAPSHOT, create_snapshot, decode_snapshot, delete_snapshot,

@@ -174,6 +174,11 @@ pub fn decode(body: &[u8]) -> Result<Record> {
     decode_json(body)
 }
 
+/// A record from its stored form (the `body` of a change kept for publishers).
+pub fn from_stored(body: &str) -> Result<Record> {
+    Ok(crate::stored::decode(body)?.record)
+}
+
 /// A request body as `T`, with FOLIO's split of failures (`folio::decode`).
 pub(crate) fn decode_json<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T> {
     Ok(folio::decode(body)?)

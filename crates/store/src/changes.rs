@@ -48,3 +48,130 @@ pub struct Change {
 pub(crate) fn now() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, false)
 }
+
+/// A change's record bodies, kept beside its change-log row for publishers: the record
+/// as it was before the write (none for a create) and after it (none for a delete).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Bodies {
+    pub old: Option<String>,
+    pub new: Option<String>,
+}
+
+/// A reader of the change log that must see every change exactly as written, such as the
+/// event publisher: where it has got to, and which record types' bodies it needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Publisher {
+    pub name: String,
+    /// The last sequence number it has published; bodies after it are kept.
+    pub published: i64,
+    pub record_types: Vec<String>,
+}
+
+/// The record types whose bodies the tenant's writes keep: the union of its publishers'.
+/// Empty, and so free, unless a publisher was ever started.
+#[derive(Default)]
+pub(crate) struct KeptTypes(parking_lot::RwLock<std::sync::Arc<[String]>>);
+
+impl KeptTypes {
+    pub(crate) fn get(&self) -> std::sync::Arc<[String]> {
+        self.0.read().clone()
+    }
+
+    pub(crate) fn set(&self, publishers: &[Publisher]) {
+        let mut types: Vec<String> =
+            publishers.iter().flat_map(|p| p.record_types.iter().cloned()).collect();
+        types.sort();
+        types.dedup();
+        *self.0.write() = types.into();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Bodies;
+    use crate::fixtures::{PAIRS, THINGS, tenant};
+    use crate::{ColumnValue, Store, Tenant};
+
+    fn bodies(tenant: &Tenant, after: i64) -> Vec<(String, Option<Bodies>)> {
+        let changes = tenant.read(|r| r.changes_with_bodies(after, 100)).unwrap();
+        changes.into_iter().map(|(c, b)| (format!("{:?} {}", c.op, c.record_id), b)).collect()
+    }
+
+    fn kept(old: Option<&str>, new: Option<&str>) -> Option<Bodies> {
+        Some(Bodies { old: old.map(String::from), new: new.map(String::from) })
+    }
+
+    /// Once a publisher wants a record type, every kind of write keeps the record as it
+    /// was and as it became; other types, and writes before, keep nothing.
+    #[test]
+    fn a_publisher_makes_the_log_keep_its_types_bodies() {
+        let (dir, tenant) = tenant();
+        let parent = [ColumnValue::Null];
+        let pair = [ColumnValue::Null, ColumnValue::Null];
+        tenant.write(|w| w.insert(&THINGS, "a", 1, r#"{"v":0}"#, &parent)).unwrap();
+        let publisher = tenant.start_publisher("events", &["thing"]).unwrap();
+        assert_eq!(publisher.published, 1, "a new publisher starts at the end of the log");
+        tenant
+            .write(|w| {
+                w.update(&THINGS, "a", 2, r#"{"v":1}"#, &parent)?;
+                w.upsert(&THINGS, "a", 3, r#"{"v":2}"#, &parent)?;
+                w.upsert(&THINGS, "b", 1, r#"{"b":1}"#, &parent)?;
+                assert!(!w.update(&THINGS, "none", 1, "{}", &parent)?);
+                w.insert(&PAIRS, "p", 1, "{}", &pair)?;
+                w.delete(&THINGS, "a")
+            })
+            .unwrap();
+        let expected = vec![
+            ("Create a".to_string(), None),
+            ("Update a".to_string(), kept(Some(r#"{"v":0}"#), Some(r#"{"v":1}"#))),
+            ("Update a".to_string(), kept(Some(r#"{"v":1}"#), Some(r#"{"v":2}"#))),
+            ("Create b".to_string(), kept(None, Some(r#"{"b":1}"#))),
+            ("Create p".to_string(), None),
+            ("Delete a".to_string(), kept(Some(r#"{"v":2}"#), None)),
+        ];
+        assert_eq!(bodies(&tenant, 0), expected);
+
+        // A store opened again still keeps them.
+        drop(tenant);
+        let store = Store::open(dir.path(), crate::Options::default(), &[]).unwrap();
+        let tenant = store.tenant("t").unwrap();
+        tenant.write(|w| w.insert(&THINGS, "c", 1, "{}", &parent)).unwrap();
+        assert_eq!(bodies(&tenant, 6), vec![("Create c".to_string(), kept(None, Some("{}")))]);
+
+        // Published and dropped, then the last publisher stopped: nothing is kept.
+        tenant.write(|w| w.set_published("events", 4)).unwrap();
+        assert_eq!(tenant.write(|w| w.drop_bodies(0, 3)).unwrap(), 2);
+        assert_eq!(tenant.read(|r| r.first_kept_body()).unwrap(), Some(4));
+        assert_eq!(tenant.read(|r| r.publishers()).unwrap()[0].published, 4);
+        tenant.stop_publisher("events").unwrap();
+        tenant.write(|w| w.insert(&THINGS, "d", 1, "{}", &parent)).unwrap();
+        assert!(bodies(&tenant, 0).iter().all(|(_, b)| b.is_none()));
+    }
+
+    /// The last change before a time is found among those in range, whatever the
+    /// range's size.
+    #[test]
+    fn the_last_change_before_a_time_is_found_by_bisection() {
+        let (_dir, tenant) = tenant();
+        let parent = [ColumnValue::Null];
+        for n in 0..37 {
+            tenant.write(|w| w.insert(&THINGS, &format!("t{n}"), 1, "{}", &parent)).unwrap();
+        }
+        let changes = tenant.read(|r| r.changes_since(0, 100)).unwrap();
+        for probe in [0, 1, 5, 17, 36] {
+            // The first change committed at a later time than the probe's.
+            let Some(later) = changes.iter().find(|c| c.at > changes[probe].at) else { continue };
+            let expected = later.seq - 1;
+            for (after, through) in [(0, 37), (3, 30), (expected - 1, expected), (0, expected)] {
+                let found =
+                    tenant.read(|r| r.last_change_before(&later.at, after, through)).unwrap();
+                let want = (expected.min(through) > after).then_some(expected.min(through));
+                assert_eq!(found, want, "before {} in ({after}, {through}]", later.at);
+            }
+        }
+        let found = tenant.read(|r| r.last_change_before("0000", 0, 37)).unwrap();
+        assert_eq!(found, None);
+        let found = tenant.read(|r| r.last_change_before("9999", 0, 37)).unwrap();
+        assert_eq!(found, Some(37));
+    }
+}

@@ -86,6 +86,8 @@ pub(crate) struct WriteQueue {
     queue: Mutex<VecDeque<Job>>,
     // Interactive (not background) jobs in the queue.
     interactive: AtomicUsize,
+    // The record types whose bodies each write keeps in the change log, for publishers.
+    pub(crate) kept: crate::changes::KeptTypes,
     // When the last interactive job was queued, in nanoseconds after `opened` (at least
     // 1); 0 before the first.
     last_interactive: AtomicU64,
@@ -158,6 +160,7 @@ impl WriteQueue {
             writer: Mutex::new(writer),
             queue: Mutex::new(VecDeque::new()),
             interactive: AtomicUsize::new(0),
+            kept: Default::default(),
             last_interactive: AtomicU64::new(0),
             opened: Instant::now(),
             #[cfg(test)]
@@ -222,7 +225,7 @@ impl WriteQueue {
                 if !group.is_empty() {
                     let background = group[0].background;
                     let slice = (background && self.desk_busy()).then_some(BACKGROUND_SLICE);
-                    run_group(&mut conn, group, &self.interactive, slice, committed);
+                    run_group(&mut conn, group, (&self.interactive, &self.kept), slice, committed);
                     #[cfg(test)]
                     self.commits.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 }
@@ -278,7 +281,7 @@ impl WriteQueue {
 fn run_group(
     conn: &mut Connection,
     group: Vec<Job>,
-    interactive: &AtomicUsize,
+    queue: (&AtomicUsize, &crate::changes::KeptTypes),
     slice: Option<Duration>,
     committed: &dyn Fn(i64),
 ) {
@@ -299,7 +302,7 @@ fn run_group(
         };
         let mut rolled_back_whole = false;
         for job in jobs.by_ref() {
-            match run_job(&tx, &job, interactive, slice) {
+            match run_job(&tx, &job, queue, slice) {
                 Ok(seq) => kept.push((job, seq)),
                 Err(outcome) => job.done.finish(outcome),
             }
@@ -346,13 +349,15 @@ fn run_group(
 fn run_job(
     tx: &rusqlite::Transaction<'_>,
     job: &Job,
-    interactive: &AtomicUsize,
+    (interactive, kept): (&AtomicUsize, &crate::changes::KeptTypes),
     slice: Option<Duration>,
 ) -> Result<Option<i64>, Outcome> {
     // Every write passes here: the two statements of the common path are prepared once.
     let statement = |sql| tx.prepare_cached(sql).and_then(|mut s| s.execute([]).map(drop));
     statement("SAVEPOINT quire_write").map_err(|e| Outcome::Failed(e.into()))?;
-    let mut writer = Writer::new(tx, interactive, slice);
+    // Read per job, not per group: a job that starts a publisher keeps the bodies of
+    // every job after it, in its own group too.
+    let mut writer = Writer::new(tx, interactive, slice, kept.get());
     // SAFETY: the caller is blocked in `submit` until `done` is finished, which happens
     // after this borrow ends; no other thread runs this job (it left the queue once).
     let run = unsafe { &mut *job.run };

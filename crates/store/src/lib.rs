@@ -41,7 +41,7 @@ mod tenant;
 mod warm;
 
 pub use crate::{
-    changes::{Change, Operation},
+    changes::{Bodies, Change, Operation, Publisher},
     error::{Error, QueryError, Result},
     ids::new_record_id,
     memory::sqlite_memory_bytes,

@@ -25,13 +25,15 @@ pub struct Component {
     pub migrations: &'static [Migration],
 }
 
-/// The store's own tables: the change log and named sequences.
+/// The store's own tables: the change log, named sequences, and the bodies kept for
+/// publishers with their cursors.
 pub(crate) const CORE: Component = Component {
     name: "store",
-    migrations: &[Migration {
-        version: 1,
-        description: "change log and sequences",
-        sql: "
+    migrations: &[
+        Migration {
+            version: 1,
+            description: "change log and sequences",
+            sql: "
             CREATE TABLE change_log (
                 seq INTEGER PRIMARY KEY AUTOINCREMENT,
                 record_type TEXT NOT NULL,
@@ -44,7 +46,24 @@ pub(crate) const CORE: Component = Component {
                 value INTEGER NOT NULL
             );
         ",
-    }],
+        },
+        Migration {
+            version: 2,
+            description: "change bodies kept for publishers",
+            sql: "
+            CREATE TABLE change_bodies (
+                seq INTEGER PRIMARY KEY,
+                old TEXT,
+                new TEXT
+            );
+            CREATE TABLE publishers (
+                name TEXT PRIMARY KEY,
+                published INTEGER NOT NULL,
+                record_types TEXT NOT NULL
+            );
+        ",
+        },
+    ],
 };
 
 /// Applies every migration of `components` not yet recorded; returns how many ran.

@@ -11,7 +11,7 @@ use rusqlite::{OptionalExtension, Transaction, types::ToSqlOutput};
 
 use crate::{
     Change, Error, Operation, QueryField, Result,
-    changes::now,
+    changes::{Bodies, Publisher, now},
     query::{self, SqlQuery},
 };
 
@@ -422,6 +422,90 @@ impl<'a> Reader<'a> {
         let mut stmt = self.tx.prepare_cached("SELECT COALESCE(MAX(seq), 0) FROM change_log")?;
         Ok(stmt.query_row([], |row| row.get(0))?)
     }
+
+    /// Up to `limit` change-log rows after `after`, in order, each with its kept bodies
+    /// (`None` when its bodies were not kept: no publisher wanted them when it was
+    /// written, or they have been dropped since).
+    pub fn changes_with_bodies(
+        &self,
+        after: i64,
+        limit: usize,
+    ) -> Result<Vec<(Change, Option<Bodies>)>> {
+        let mut stmt = self.tx.prepare_cached(
+            "SELECT c.seq, c.record_type, c.record_id, c.op, c.at, b.seq, b.old, b.new
+             FROM change_log c LEFT JOIN change_bodies b ON b.seq = c.seq
+             WHERE c.seq > ?1 ORDER BY c.seq LIMIT ?2",
+        )?;
+        let mut rows = stmt.query((after, limit as i64))?;
+        let mut changes = Vec::new();
+        while let Some(row) = rows.next()? {
+            let seq: i64 = row.get(0)?;
+            let op: String = row.get(3)?;
+            let op = Operation::parse(&op)
+                .ok_or_else(|| Error::Corrupt(format!("change {seq} has operation {op:?}")))?;
+            let change = Change {
+                seq,
+                record_type: row.get(1)?,
+                record_id: row.get(2)?,
+                op,
+                at: row.get(4)?,
+            };
+            let kept = row.get::<_, Option<i64>>(5)?.is_some();
+            let bodies = kept
+                .then(|| Ok::<_, rusqlite::Error>(Bodies { old: row.get(6)?, new: row.get(7)? }))
+                .transpose()?;
+            changes.push((change, bodies));
+        }
+        Ok(changes)
+    }
+
+    /// The first kept body's sequence number, if any body is kept.
+    pub fn first_kept_body(&self) -> Result<Option<i64>> {
+        let mut stmt = self.tx.prepare_cached("SELECT MIN(seq) FROM change_bodies")?;
+        Ok(stmt.query_row([], |row| row.get(0))?)
+    }
+
+    /// The last change in `after..=through` committed before `at` (RFC 3339, as
+    /// [`Change::at`]), found by bisection on the sequence number: commit times grow with
+    /// it, as writes are serialised. For dropping kept bodies older than a retention time.
+    pub fn last_change_before(&self, at: &str, after: i64, through: i64) -> Result<Option<i64>> {
+        let mut stmt = self
+            .tx
+            .prepare_cached("SELECT seq, at FROM change_log WHERE seq > ?1 ORDER BY seq LIMIT 1")?;
+        let mut first_at_or_after = |seq: i64| -> Result<Option<(i64, String)>> {
+            Ok(stmt.query_row([seq], |row| Ok((row.get(0)?, row.get(1)?))).optional()?)
+        };
+        // Invariant: every change in (after, lo] is before `at`; none in (hi, through] is.
+        let (mut lo, mut hi) = (after, through);
+        while lo < hi {
+            let mid = lo + (hi - lo + 1) / 2;
+            match first_at_or_after(mid - 1)? {
+                Some((seq, when)) if seq <= hi && when.as_str() < at => lo = seq,
+                _ => hi = mid - 1,
+            }
+        }
+        Ok((lo > after).then_some(lo))
+    }
+
+    /// The tenant's publishers.
+    pub fn publishers(&self) -> Result<Vec<Publisher>> {
+        let mut stmt = self
+            .tx
+            .prepare_cached("SELECT name, published, record_types FROM publishers ORDER BY name")?;
+        let rows = stmt.query_map([], |row| {
+            let types: String = row.get(2)?;
+            Ok(Publisher {
+                name: row.get(0)?,
+                published: row.get(1)?,
+                record_types: types
+                    .split(',')
+                    .filter(|t| !t.is_empty())
+                    .map(String::from)
+                    .collect(),
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    }
 }
 
 /// Writes within one transaction; also reads, through `Deref`.
@@ -437,6 +521,8 @@ pub struct Writer<'a> {
     waiting: &'a std::sync::atomic::AtomicUsize,
     // When a background write's slice of the writer is over, while the desk is busy.
     slice_ends: Option<std::time::Instant>,
+    // The record types whose bodies the change log keeps (`changes::KeptTypes`).
+    kept: std::sync::Arc<[String]>,
 }
 
 impl<'a> Deref for Writer<'a> {
@@ -451,6 +537,7 @@ impl<'a> Writer<'a> {
         tx: &'a Transaction<'a>,
         waiting: &'a std::sync::atomic::AtomicUsize,
         slice: Option<std::time::Duration>,
+        kept: std::sync::Arc<[String]>,
     ) -> Writer<'a> {
         Writer {
             reader: Reader::new(tx),
@@ -459,6 +546,7 @@ impl<'a> Writer<'a> {
             now: None,
             waiting,
             slice_ends: slice.map(|slice| std::time::Instant::now() + slice),
+            kept,
         }
     }
 
@@ -515,7 +603,7 @@ impl<'a> Writer<'a> {
                 });
             }
         }
-        self.log(table, id, Operation::Create)
+        self.log(table, id, Operation::Create, None, Some(body))
     }
 
     /// Inserts or replaces a record, keeping its place; says which it did.
@@ -528,7 +616,11 @@ impl<'a> Writer<'a> {
         columns: &[ColumnValue],
     ) -> Result<Operation> {
         check_arity(table, columns);
-        let existed = self.reader.exists(table, id)?;
+        let old = self.old_body(table, id)?;
+        let existed = match &old {
+            Some(old) => old.is_some(),
+            None => self.reader.exists(table, id)?,
+        };
         let mut set = String::from("version = excluded.version, body = excluded.body");
         for column in table.columns {
             set.push_str(&format!(", {column} = excluded.{column}"));
@@ -537,7 +629,7 @@ impl<'a> Writer<'a> {
         let mut stmt = self.reader.tx.prepare_cached(&sql)?;
         stmt.execute(record_params(&id, &version, &body, columns).as_slice())?;
         let op = if existed { Operation::Update } else { Operation::Create };
-        self.log(table, id, op)?;
+        self.log(table, id, op, old.flatten(), Some(body))?;
         Ok(op)
     }
 
@@ -577,6 +669,10 @@ impl<'a> Writer<'a> {
         changed: &dyn Fn(usize) -> bool,
     ) -> Result<bool> {
         check_arity(table, columns);
+        let old = self.old_body(table, id)?;
+        if matches!(old, Some(None)) {
+            return Ok(false);
+        }
         let mut set = String::from("version = ?2, body = ?3");
         let mut params: Vec<&dyn rusqlite::ToSql> = vec![&id, &version, &body];
         for (i, (name, value)) in table.columns.iter().zip(columns).enumerate() {
@@ -590,18 +686,19 @@ impl<'a> Writer<'a> {
         if stmt.execute(params.as_slice())? == 0 {
             return Ok(false);
         }
-        self.log(table, id, Operation::Update)?;
+        self.log(table, id, Operation::Update, old.flatten(), Some(body))?;
         Ok(true)
     }
 
     /// Deletes a record; returns false if there was none.
     pub fn delete(&mut self, table: &RecordTable, id: &str) -> Result<bool> {
+        let old = self.old_body(table, id)?;
         let sql = format!("DELETE FROM {} WHERE id = ?1", table.table);
         let n = self.reader.tx.prepare_cached(&sql)?.execute([id])?;
         if n == 0 {
             return Ok(false);
         }
-        self.log(table, id, Operation::Delete)?;
+        self.log(table, id, Operation::Delete, old.flatten(), None)?;
         Ok(true)
     }
 
@@ -663,7 +760,29 @@ impl<'a> Writer<'a> {
         self.reader.sequence_value(name)
     }
 
-    fn log(&mut self, table: &RecordTable, id: &str, op: Operation) -> Result<()> {
+    /// Whether a publisher needs this table's bodies.
+    fn keeps(&self, table: &RecordTable) -> bool {
+        !table.record_type.is_empty() && self.kept.iter().any(|t| t == table.record_type)
+    }
+
+    /// The stored body of a record about to be written, when the change log keeps this
+    /// table's bodies (`Some`, holding `None` if there is no such record); `None` when
+    /// it does not, so a write that needs no old body reads none.
+    fn old_body(&self, table: &RecordTable, id: &str) -> Result<Option<Option<String>>> {
+        if !self.keeps(table) {
+            return Ok(None);
+        }
+        Ok(Some(self.reader.get(table, id)?.map(|record| record.body)))
+    }
+
+    fn log(
+        &mut self,
+        table: &RecordTable,
+        id: &str,
+        op: Operation,
+        old: Option<String>,
+        new: Option<&str>,
+    ) -> Result<()> {
         if table.record_type.is_empty() {
             return Ok(());
         }
@@ -673,8 +792,61 @@ impl<'a> Writer<'a> {
         )?;
         stmt.execute((table.record_type, id, op.as_str(), at.as_str()))?;
         // `seq` is the rowid, so this is the sequence number just assigned.
-        self.last_seq = Some(self.reader.tx.last_insert_rowid());
+        let seq = self.reader.tx.last_insert_rowid();
+        self.last_seq = Some(seq);
+        if self.keeps(table) {
+            self.reader
+                .tx
+                .prepare_cached("INSERT INTO change_bodies (seq, old, new) VALUES (?1, ?2, ?3)")?
+                .execute((seq, old, new))?;
+        }
         Ok(())
+    }
+
+    /// Records (or updates) a publisher; from the next write on, the change log keeps
+    /// the bodies of its record types. A new publisher starts at the end of the log.
+    pub(crate) fn start_publisher(&mut self, name: &str, record_types: &[&str]) -> Result<()> {
+        let last = self.reader.last_seq()?;
+        self.reader
+            .tx
+            .prepare_cached(
+                "INSERT INTO publishers (name, published, record_types) VALUES (?1, ?2, ?3)
+                 ON CONFLICT(name) DO UPDATE SET record_types = excluded.record_types",
+            )?
+            .execute((name, last, record_types.join(",")))?;
+        Ok(())
+    }
+
+    /// Removes a publisher; the bodies no other publisher needs are dropped.
+    pub(crate) fn stop_publisher(&mut self, name: &str) -> Result<()> {
+        self.reader.tx.prepare_cached("DELETE FROM publishers WHERE name = ?1")?.execute([name])?;
+        if self.reader.publishers()?.is_empty() {
+            self.reader.tx.execute_batch("DELETE FROM change_bodies")?;
+        }
+        Ok(())
+    }
+
+    /// Records that a publisher has published every change up to `seq`.
+    pub fn set_published(&mut self, name: &str, seq: i64) -> Result<()> {
+        let n = self
+            .reader
+            .tx
+            .prepare_cached("UPDATE publishers SET published = ?2 WHERE name = ?1")?
+            .execute((name, seq))?;
+        if n == 0 {
+            return Err(Error::Corrupt(format!("no publisher named {name:?}")));
+        }
+        Ok(())
+    }
+
+    /// Drops the kept bodies of changes after `after` up to `through`; returns how many.
+    /// The caller keeps what a publisher has yet to publish, or may replay.
+    pub fn drop_bodies(&mut self, after: i64, through: i64) -> Result<usize> {
+        Ok(self
+            .reader
+            .tx
+            .prepare_cached("DELETE FROM change_bodies WHERE seq > ?1 AND seq <= ?2")?
+            .execute((after, through))?)
     }
 }
 

@@ -14,6 +14,7 @@ use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
 use crate::{
     Error, Result,
+    changes::Publisher,
     group::{Outcome, WriteFn, WriteQueue},
     migrate::{self, Component},
     record::{Reader, Writer},
@@ -174,12 +175,18 @@ impl Tenant {
         writer.pragma_update(None, "wal_autocheckpoint", 0)?;
         migrate::apply(&mut writer, components)?;
         let last_seq = read_last_seq(&writer)?;
+        let publishers = {
+            let tx = writer.transaction()?;
+            Reader::new(&tx).publishers()?
+        };
+        let queue = WriteQueue::new(writer);
+        queue.kept.set(&publishers);
         Ok(Tenant {
             name: name.to_string(),
             dir: dir.to_path_buf(),
             db_path,
             options: options.clone(),
-            writer: WriteQueue::new(writer),
+            writer: queue,
             readers: Mutex::new(Vec::new()),
             last_seq: AtomicI64::new(last_seq),
             changed: (Mutex::new(()), Condvar::new()),
@@ -317,6 +324,32 @@ impl Tenant {
             let done = wal_checkpoint(conn, mode);
             conn.busy_timeout(WRITER_PATIENCE)?;
             Ok(done?)
+        })
+    }
+
+    /// Records a publisher of the change log (or updates its record types) and returns
+    /// it. From the next write on, each write of those record types keeps the record's
+    /// bodies before and after beside its change-log row, until dropped
+    /// ([`Writer::drop_bodies`]). A new publisher starts at the end of the log.
+    pub fn start_publisher(&self, name: &str, record_types: &[&str]) -> Result<Publisher> {
+        let kept = &self.writer.kept;
+        self.write(|w| {
+            w.start_publisher(name, record_types)?;
+            let publishers = w.publishers()?;
+            // Set inside the transaction: the writes after this one, in its group too,
+            // keep their bodies. Set early (if the commit then fails) it only keeps more.
+            kept.set(&publishers);
+            Ok(publishers.into_iter().find(|p| p.name == name).expect("the publisher just written"))
+        })
+    }
+
+    /// Removes a publisher; bodies are kept for the others only.
+    pub fn stop_publisher(&self, name: &str) -> Result<()> {
+        let kept = &self.writer.kept;
+        self.write(|w| {
+            w.stop_publisher(name)?;
+            kept.set(&w.publishers()?);
+            Ok(())
         })
     }
 

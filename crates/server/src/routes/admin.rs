@@ -1,34 +1,88 @@
-//! Operations: health and metrics.
+//! Operations: health, metrics and event replays.
 //!
 //! - `GET /admin/health`
 //! - `GET /admin/metrics` (Prometheus text format)
+//! - `POST /admin/events/replay?tenant=T&from=SEQ` (guarded as the tenant API is)
 
 use axum::{
     Router,
     extract::State,
     http::{HeaderValue, header},
     response::{IntoResponse, Response},
-    routing::get,
+    routing::{get, post},
 };
 
-use crate::AppState;
+use crate::{AppState, error::ApiError};
 
 pub(super) fn router() -> Router<AppState> {
-    Router::new().route("/admin/health", get(health)).route("/admin/metrics", get(metrics))
+    Router::new()
+        .route("/admin/health", get(health))
+        .route("/admin/metrics", get(metrics))
+        .route("/admin/events/replay", post(replay))
 }
 
 async fn health(State(state): State<AppState>) -> Response {
+    let events = match &state.events {
+        None => serde_json::json!({ "enabled": false }),
+        Some(publisher) => serde_json::json!({ "enabled": true, "tenants": publisher.status() }),
+    };
     super::json::value(
         axum::http::StatusCode::OK,
-        &serde_json::json!({ "status": "UP", "tenants": state.store().tenant_names().len() }),
+        &serde_json::json!({
+            "status": "UP",
+            "tenants": state.store().tenant_names().len(),
+            "events": events,
+        }),
     )
 }
 
 async fn metrics(State(state): State<AppState>) -> Response {
-    let mut response = state.metrics.render().into_response();
+    let mut text = state.metrics.render();
+    if let Some(publisher) = &state.events {
+        crate::metrics::render_events(&mut text, &publisher.status());
+    }
+    let mut response = text.into_response();
     response.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
     );
     response
+}
+
+#[derive(serde::Deserialize)]
+struct ReplayParams {
+    tenant: String,
+    from: i64,
+}
+
+/// Sends a tenant's events again from a sequence number, for a consumer that lost its
+/// state: the publisher rewinds and goes on from there.
+async fn replay(
+    State(state): State<AppState>,
+    headers: axum::http::HeaderMap,
+    axum::extract::Query(params): axum::extract::Query<ReplayParams>,
+) -> Result<Response, ApiError> {
+    super::tenant::authorize_tenant_api(&state, &headers)?;
+    if state.events.is_none() {
+        return Err(ApiError::bad_request(
+            "Events are not published: start the server with --kafka",
+        ));
+    }
+    let tenant = state
+        .store()
+        .tenant(&params.tenant)
+        .map_err(|_| ApiError::bad_request(format!("No tenant {}", params.tenant)))?;
+    let replay = crate::extract::blocking(move || {
+        events::replay(&tenant, params.from).map_err(|e| match e {
+            events::ReplayError::Store(e) => ApiError::from(e),
+            other => {
+                ApiError::validation("from", Some(&params.from.to_string()), other.to_string())
+            }
+        })
+    })
+    .await?;
+    Ok(super::json::value(
+        axum::http::StatusCode::ACCEPTED,
+        &serde_json::to_value(replay).unwrap_or_default(),
+    ))
 }

@@ -67,7 +67,10 @@ async fn enable_tenant(
 /// The tenant API creates tenants, so it is guarded by the server's admin key when one is
 /// configured, and closed altogether when the server is told so. Open without a key (on
 /// a loopback listener), it creates tenants but leaves existing tenants' users alone.
-fn authorize_tenant_api(state: &AppState, headers: &HeaderMap) -> Result<ExistingUsers, ApiError> {
+pub(super) fn authorize_tenant_api(
+    state: &AppState,
+    headers: &HeaderMap,
+) -> Result<ExistingUsers, ApiError> {
     match &state.config.admin_key {
         Some(key) => {
             let given = headers.get("x-quire-admin-key").and_then(|v| v.to_str().ok());

@@ -22,7 +22,7 @@ const STAFF: &str = "3684a786-6671-4268-8ed0-9db82ebca60b";
 const UNDERGRAD: &str = "bdc2b6d4-5ceb-4a12-ab46-249b9a68473e";
 
 /// Uploads an identifiers file as FOLIO's web client does (multipart, part `file`).
-async fn upload(client: &Client<'_>, entity: &str, kind: &str, lines: &str) -> Response {
+pub(crate) async fn upload(client: &Client<'_>, entity: &str, kind: &str, lines: &str) -> Response {
     let boundary = "quire-test-boundary";
     let body = format!(
         "--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"ids.csv\"\r\n\
@@ -44,7 +44,7 @@ async fn upload(client: &Client<'_>, entity: &str, kind: &str, lines: &str) -> R
 }
 
 /// Starts a step and waits for it to end.
-async fn run_step(client: &Client<'_>, id: &str, step: &str) -> Value {
+pub(crate) async fn run_step(client: &Client<'_>, id: &str, step: &str) -> Value {
     let r = client
         .post(&format!("/bulk-operations/{id}/start"), &json!({"step": step, "approach": "IN_APP"}))
         .await;
@@ -53,14 +53,14 @@ async fn run_step(client: &Client<'_>, id: &str, step: &str) -> Value {
 }
 
 /// Sends the rules, previews them (EDIT) and commits them; the operation as it ended.
-async fn edit_and_commit(client: &Client<'_>, id: &str, rules: &Value) -> Value {
+pub(crate) async fn edit_and_commit(client: &Client<'_>, id: &str, rules: &Value) -> Value {
     let r = client.post(&format!("/bulk-operations/{id}/content-update"), rules).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
     assert_eq!(run_step(client, id, "EDIT").await["status"], "REVIEW_CHANGES");
     run_step(client, id, "COMMIT").await
 }
 
-fn rules(id: &str, rules: Value) -> Value {
+pub(crate) fn rules(id: &str, rules: Value) -> Value {
     let list: Vec<Value> = rules
         .as_array()
         .unwrap()

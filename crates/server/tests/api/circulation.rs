@@ -10,18 +10,18 @@ use crate::{
     support::{Client, Response, TestApp},
 };
 
-const DESK_1: &str = "3a40852d-49fd-4df2-a1f9-6e2641a6e91f";
+pub(crate) const DESK_1: &str = "3a40852d-49fd-4df2-a1f9-6e2641a6e91f";
 const DESK_2: &str = "c4c90014-c8c9-4ade-8f24-b5e313319f4b";
 const BOOK: &str = "1a54b431-2e4f-452d-9cae-9cee66c9a892";
 
-struct Desk<'a> {
-    c: Client<'a>,
-    holdings: Value,
+pub(crate) struct Desk<'a> {
+    pub(crate) c: Client<'a>,
+    pub(crate) holdings: Value,
     group: String,
 }
 
 impl<'a> Desk<'a> {
-    async fn new(app: &'a TestApp) -> Desk<'a> {
+    pub(crate) async fn new(app: &'a TestApp) -> Desk<'a> {
         let c = Client::admin(app, "diku").await;
         let holdings = c.create_holdings().await;
         let groups = c.get("/groups?limit=10").await;
@@ -30,14 +30,14 @@ impl<'a> Desk<'a> {
         Desk { c, holdings, group }
     }
 
-    async fn item(&self, barcode: &str) -> Value {
+    pub(crate) async fn item(&self, barcode: &str) -> Value {
         let body = self.c.item_json(&self.holdings["id"], barcode).await;
         let r = self.c.post("/item-storage/items", &body).await;
         assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
         r.body
     }
 
-    async fn patron(&self, barcode: &str, extra: Value) -> Value {
+    pub(crate) async fn patron(&self, barcode: &str, extra: Value) -> Value {
         let mut body = json!({"username": format!("u-{barcode}"), "barcode": barcode, "active": true,
             "patronGroup": self.group, "personal": {"lastName": format!("Reader {barcode}"), "firstName": "Ann"}});
         for (k, v) in extra.as_object().unwrap() {
@@ -48,7 +48,7 @@ impl<'a> Desk<'a> {
         r.body
     }
 
-    async fn check_out(&self, item: &str, user: &str, extra: Value) -> Response {
+    pub(crate) async fn check_out(&self, item: &str, user: &str, extra: Value) -> Response {
         let mut body = json!({"itemBarcode": item, "userBarcode": user, "servicePointId": DESK_1});
         for (k, v) in extra.as_object().unwrap() {
             body[k] = v.clone();
@@ -56,7 +56,7 @@ impl<'a> Desk<'a> {
         self.c.post("/circulation/check-out-by-barcode", &body).await
     }
 
-    async fn check_in(&self, item: &str, sp: &str) -> Response {
+    pub(crate) async fn check_in(&self, item: &str, sp: &str) -> Response {
         let body = json!({"itemBarcode": item, "servicePointId": sp,
             "checkInDate": chrono::Utc::now().to_rfc3339()});
         self.c.post("/circulation/check-in-by-barcode", &body).await
@@ -96,7 +96,7 @@ impl<'a> Desk<'a> {
         Client { app, tenant: "diku".into(), token: app.login_as("diku", "clerk", "pw").await }
     }
 
-    async fn request(&self, kind: &str, item: &Value, requester: &Value) -> Response {
+    pub(crate) async fn request(&self, kind: &str, item: &Value, requester: &Value) -> Response {
         let body = json!({"requestType": kind, "requestDate": chrono::Utc::now().to_rfc3339(),
             "requesterId": requester["id"], "itemId": item["id"],
             "fulfillmentPreference": "Hold Shelf", "pickupServicePointId": DESK_1});

@@ -9,6 +9,7 @@ mod circulation;
 mod client_flow;
 mod data_import;
 mod errors;
+mod events;
 mod holdings_items;
 mod hostile;
 mod import_files;

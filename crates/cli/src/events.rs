@@ -1,0 +1,113 @@
+//! `quire events`, and the Kafka flags `quire serve` shares with it.
+
+use std::{sync::Arc, time::Duration};
+
+use anyhow::Context;
+
+use crate::DataDirArg;
+
+/// Where events go. Publishing is off unless `--kafka` is given.
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct KafkaArgs {
+    /// Publish every tenant's changes to these Kafka brokers (`host:port[,...]`), under
+    /// FOLIO's topic names. Off when absent.
+    #[arg(long, env = "QUIRE_KAFKA", value_delimiter = ',')]
+    kafka: Vec<String>,
+    /// The first segment of the topic names (FOLIO's `ENV`).
+    #[arg(long, env = "QUIRE_KAFKA_ENV", default_value = "folio")]
+    kafka_env: String,
+    /// Partitions of each topic Quire creates.
+    #[arg(long, env = "QUIRE_KAFKA_PARTITIONS", default_value_t = 2)]
+    kafka_partitions: i32,
+    /// Replication factor of each topic Quire creates.
+    #[arg(long, env = "QUIRE_KAFKA_REPLICATION", default_value_t = 1)]
+    kafka_replication: i16,
+    /// Hours the bodies of published changes are kept, for replays.
+    #[arg(long, env = "QUIRE_EVENTS_RETAIN_HOURS", default_value_t = 24)]
+    events_retain_hours: u64,
+}
+
+impl KafkaArgs {
+    /// The publisher's options, or `None` when publishing is off.
+    fn options(&self) -> anyhow::Result<Option<events::Options>> {
+        if self.kafka.is_empty() {
+            return Ok(None);
+        }
+        anyhow::ensure!(self.kafka_partitions >= 1, "--kafka-partitions must be at least 1");
+        anyhow::ensure!(self.kafka_replication >= 1, "--kafka-replication must be at least 1");
+        anyhow::ensure!(
+            !self.kafka_env.is_empty() && !self.kafka_env.contains('.'),
+            "--kafka-env must be a non-empty name without dots"
+        );
+        let mut kafka = events::KafkaOptions::new(self.kafka.clone());
+        kafka.environment = self.kafka_env.clone();
+        kafka.partitions = self.kafka_partitions;
+        kafka.replication = self.kafka_replication;
+        let mut options = events::Options::new(kafka);
+        options.retain = Duration::from_secs(self.events_retain_hours * 3600);
+        Ok(Some(options))
+    }
+
+    /// Starts publishing every tenant's changes, when `--kafka` was given.
+    pub(crate) fn start(
+        &self,
+        store: &Arc<store::Store>,
+    ) -> anyhow::Result<Option<events::Publisher>> {
+        let Some(options) = self.options()? else { return Ok(None) };
+        tracing::info!(brokers = ?self.kafka, env = %self.kafka_env, "publishing events to Kafka");
+        let publisher = events::Publisher::start(store.clone(), options)
+            .context("cannot start the event publisher")?;
+        Ok(Some(publisher))
+    }
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub(crate) enum EventsCommand {
+    /// Send a tenant's events again from a sequence number of its change log, for a
+    /// consumer that lost its state. A running server's publisher picks the replay up;
+    /// with --kafka, this command publishes it itself and exits when done.
+    Replay {
+        #[arg(long)]
+        tenant: String,
+        /// The first change to send again (`changeLogSequence`-style numbers, see
+        /// `/admin/health`).
+        #[arg(long)]
+        from: i64,
+        #[command(flatten)]
+        data: DataDirArg,
+        #[command(flatten)]
+        kafka: KafkaArgs,
+    },
+}
+
+pub(crate) fn run(command: EventsCommand) -> anyhow::Result<()> {
+    match command {
+        EventsCommand::Replay { tenant, from, data, kafka } => {
+            let store = store::Store::open(
+                &data.data_dir,
+                store::Options::default(),
+                &runtime::components(),
+            )
+            .with_context(|| format!("opening data directory {}", data.data_dir.display()))?;
+            let store = Arc::new(store);
+            let handle = store.tenant(&tenant).with_context(|| format!("no tenant {tenant}"))?;
+            let replay = events::replay(&handle, from)?;
+            println!(
+                "tenant {tenant}: changes {}..={} will be published again",
+                replay.from, replay.through
+            );
+            if let Some(publisher) = kafka.start(&store)? {
+                let head = handle.last_seq()?;
+                anyhow::ensure!(
+                    publisher.wait_until_published(Duration::from_secs(600)),
+                    "not every change up to {head} was published within 10 minutes: {:?}",
+                    publisher.status().get(&tenant)
+                );
+                let status = publisher.status();
+                let published = status.get(&tenant).map_or(0, |s| s.events);
+                println!("tenant {tenant}: published up to {head} ({published} events)");
+            }
+            Ok(())
+        }
+    }
+}

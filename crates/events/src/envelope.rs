@@ -1,0 +1,354 @@
+//! FOLIO's event for one change: its topic, key, headers and value, built from the
+//! change-log row and the bodies kept beside it. No I/O.
+//!
+//! FOLIO's modules wrap their events three ways, and Quire writes each as the module
+//! that owns the record does (`../shared/reference/folio-import-bulk-events.md` C):
+//! - inventory (mod-inventory-storage, and mod-entities-links for authorities):
+//!   `{eventId, eventTs, type CREATE|UPDATE|DELETE, tenant, old, new}`; an item's
+//!   `old`/`new` carry its `instanceId`, which mod-search needs;
+//! - circulation storage and users: `{id, type CREATED|UPDATED|DELETED, tenant,
+//!   timestamp, data {old, new}}`;
+//! - source records (SRS): the pub-sub envelope `{id, eventType, eventMetadata,
+//!   eventPayload}` whose payload is the JSON text of `{old, new}`, records without
+//!   their raw and error parts.
+//!
+//! Bodies are spliced into the value as stored, not parsed and written again: they are
+//! JSON already, and a publisher that parsed every body would spend most of its time
+//! there. Source records are the exception, as their stored form is not FOLIO's.
+
+use std::fmt::Write as _;
+
+use store::{Bodies, Change, Operation};
+
+/// The record types published, each with its topic (after `{env}.{tenant}.`) and its
+/// envelope. A record type the change log writes that is not here is not published.
+pub const TOPICS: &[(&str, &str, Envelope)] = &[
+    ("instance", "inventory.instance", Envelope::Inventory),
+    ("holdings", "inventory.holdings-record", Envelope::Inventory),
+    ("item", "inventory.item", Envelope::Inventory),
+    // mod-entities-links owns authorities since FOLIO Poppy; before, mod-inventory-storage
+    // published them as `inventory.authority`.
+    ("authority", "authorities.authority", Envelope::Inventory),
+    ("loan", "circulation.loan", Envelope::Circulation),
+    ("request", "circulation.request", Envelope::Circulation),
+    ("check_in", "circulation.check-in", Envelope::Circulation),
+    ("user", "users.users", Envelope::Circulation),
+    ("usergroup", "users.userGroup", Envelope::Circulation),
+    ("srs_record", "srs.source_records", Envelope::SourceRecord),
+];
+
+/// The record types of [`TOPICS`], for the store to keep their bodies.
+pub fn record_types() -> Vec<&'static str> {
+    TOPICS.iter().map(|(record_type, _, _)| *record_type).collect()
+}
+
+/// How a module wraps its events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Envelope {
+    Inventory,
+    Circulation,
+    SourceRecord,
+}
+
+/// One event, ready to produce.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Event {
+    /// The topic after `{env}.{tenant}.`, e.g. `inventory.item`.
+    pub topic: &'static str,
+    /// The record's id: a record's events share a partition, so they stay in order.
+    pub key: String,
+    pub headers: Vec<(&'static str, String)>,
+    pub value: String,
+    /// The commit time, milliseconds since the epoch.
+    pub timestamp: i64,
+    /// The change's sequence number in the tenant's log.
+    pub seq: i64,
+}
+
+/// What an event needs besides the change: an item's instance, looked up by the caller
+/// from the item's holdings record (for the body before and after).
+#[derive(Debug, Default, Clone)]
+pub struct ItemInstances {
+    pub old: Option<String>,
+    pub new: Option<String>,
+}
+
+/// Why a change could not be made into an event.
+#[derive(Debug, thiserror::Error)]
+pub enum EnvelopeError {
+    #[error("change {seq}: the stored source record cannot be read: {message}")]
+    SourceRecord { seq: i64, message: String },
+    #[error("change {seq}: commit time {at:?} is not RFC 3339")]
+    Time { seq: i64, at: String },
+}
+
+/// The event id of a change: the same on every publication of it, so a consumer can
+/// tell a replayed or re-sent event from a new one.
+pub fn event_id(tenant: &str, seq: i64) -> uuid::Uuid {
+    // A fixed namespace of Quire's own, so ids differ from other systems' v5 ids.
+    const NAMESPACE: uuid::Uuid = uuid::Uuid::from_u128(0x5d3f_1c52_7a0e_4b8e_9a51_0c2e_8f6a_d417);
+    uuid::Uuid::new_v5(&NAMESPACE, format!("{tenant}/{seq}").as_bytes())
+}
+
+/// The event of one change, or `None` when its record type is not published.
+pub fn event(
+    tenant: &str,
+    change: &Change,
+    bodies: &Bodies,
+    instances: &ItemInstances,
+) -> Result<Option<Event>, EnvelopeError> {
+    let Some(&(_, topic, envelope)) = TOPICS.iter().find(|(t, _, _)| *t == change.record_type)
+    else {
+        return Ok(None);
+    };
+    let timestamp = chrono::DateTime::parse_from_rfc3339(&change.at)
+        .map_err(|_| EnvelopeError::Time { seq: change.seq, at: change.at.clone() })?
+        .timestamp_millis();
+    let id = event_id(tenant, change.seq);
+    let mut headers =
+        vec![("folio.tenantId", tenant.to_string()), ("x-okapi-tenant", tenant.to_string())];
+    let value = match envelope {
+        Envelope::Inventory => {
+            let with_instance = |body: &Option<String>, instance: &Option<String>| {
+                body.as_deref().map(|body| match instance {
+                    Some(instance) if change.record_type == "item" => {
+                        with_instance_id(body, instance)
+                    }
+                    _ => body.to_string(),
+                })
+            };
+            let old = with_instance(&bodies.old, &instances.old);
+            let new = with_instance(&bodies.new, &instances.new);
+            let kind = inventory_type(change.op);
+            if change.record_type == "authority" {
+                headers.push(("domain-event-type", kind.to_string()));
+            }
+            let mut value = format!(
+                r#"{{"eventId":"{id}","eventTs":{timestamp},"type":"{kind}","tenant":{}"#,
+                json_string(tenant)
+            );
+            push_bodies(&mut value, old.as_deref(), new.as_deref());
+            value.push('}');
+            value
+        }
+        Envelope::Circulation => {
+            let kind = match change.op {
+                Operation::Create => "CREATED",
+                Operation::Update => "UPDATED",
+                Operation::Delete => "DELETED",
+            };
+            let mut value = format!(
+                r#"{{"id":"{id}","type":"{kind}","tenant":{},"timestamp":{timestamp},"data":{{"#,
+                json_string(tenant)
+            );
+            let mut data = String::new();
+            push_bodies(&mut data, bodies.old.as_deref(), bodies.new.as_deref());
+            value.push_str(data.trim_start_matches(','));
+            value.push_str("}}");
+            value
+        }
+        Envelope::SourceRecord => {
+            let record =
+                |body: &Option<String>| -> Result<Option<serde_json::Value>, EnvelopeError> {
+                    let Some(body) = body else { return Ok(None) };
+                    let record = srs::from_stored(body).map_err(|e| {
+                        EnvelopeError::SourceRecord { seq: change.seq, message: e.to_string() }
+                    })?;
+                    let mut json = serde_json::to_value(&record).map_err(|e| {
+                        EnvelopeError::SourceRecord { seq: change.seq, message: e.to_string() }
+                    })?;
+                    if let Some(fields) = json.as_object_mut() {
+                        fields.remove("rawRecord");
+                        fields.remove("errorRecord");
+                    }
+                    Ok(Some(json))
+                };
+            let (old, new) = (record(&bodies.old)?, record(&bodies.new)?);
+            let record_type = new.as_ref().or(old.as_ref()).and_then(|r| r["recordType"].as_str());
+            if let Some(record_type) = record_type {
+                headers.push(("folio.srs.recordType", record_type.to_string()));
+            }
+            let mut payload = serde_json::Map::new();
+            if let Some(old) = old {
+                payload.insert("old".into(), old);
+            }
+            if let Some(new) = new {
+                payload.insert("new".into(), new);
+            }
+            let kind = match change.op {
+                Operation::Create => "SOURCE_RECORD_CREATED",
+                Operation::Update => "SOURCE_RECORD_UPDATED",
+                Operation::Delete => "SOURCE_RECORD_DELETED",
+            };
+            serde_json::json!({
+                "id": id.to_string(),
+                "eventType": kind,
+                "eventMetadata": {"tenantId": tenant, "eventTTL": 1, "publishedBy": "quire"},
+                "eventPayload": serde_json::Value::Object(payload).to_string(),
+            })
+            .to_string()
+        }
+    };
+    Ok(Some(Event {
+        topic,
+        key: change.record_id.clone(),
+        headers,
+        value,
+        timestamp,
+        seq: change.seq,
+    }))
+}
+
+fn inventory_type(op: Operation) -> &'static str {
+    match op {
+        Operation::Create => "CREATE",
+        Operation::Update => "UPDATE",
+        Operation::Delete => "DELETE",
+    }
+}
+
+/// Appends `,"old":…` and `,"new":…` for the bodies present.
+fn push_bodies(value: &mut String, old: Option<&str>, new: Option<&str>) {
+    if let Some(old) = old {
+        value.push_str(r#","old":"#);
+        value.push_str(old);
+    }
+    if let Some(new) = new {
+        value.push_str(r#","new":"#);
+        value.push_str(new);
+    }
+}
+
+/// An item's body with `instanceId` first, as FOLIO's item events carry it; a body that
+/// has one already is left as it is.
+fn with_instance_id(body: &str, instance: &str) -> String {
+    #[derive(serde::Deserialize)]
+    struct Probe {
+        #[serde(rename = "instanceId")]
+        instance_id: Option<serde::de::IgnoredAny>,
+    }
+    let has_one = serde_json::from_str::<Probe>(body).is_ok_and(|p| p.instance_id.is_some());
+    let Some(rest) = body.trim_start().strip_prefix('{') else { return body.to_string() };
+    if has_one {
+        return body.to_string();
+    }
+    let mut spliced = String::with_capacity(body.len() + 64);
+    let _ = write!(spliced, r#"{{"instanceId":{}"#, json_string(instance));
+    if !rest.trim_start().starts_with('}') {
+        spliced.push(',');
+    }
+    spliced.push_str(rest);
+    spliced
+}
+
+fn json_string(s: &str) -> String {
+    serde_json::Value::from(s).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn change(record_type: &str, op: Operation) -> Change {
+        Change {
+            seq: 7,
+            record_type: record_type.to_string(),
+            record_id: "1b2c3d4e-0000-4000-8000-000000000001".to_string(),
+            op,
+            at: "2026-11-29T10:11:12.123+00:00".to_string(),
+        }
+    }
+
+    fn bodies(old: Option<&str>, new: Option<&str>) -> Bodies {
+        Bodies { old: old.map(String::from), new: new.map(String::from) }
+    }
+
+    fn json(value: &str) -> serde_json::Value {
+        serde_json::from_str(value).expect("the value is JSON")
+    }
+
+    #[test]
+    fn an_item_update_is_inventorys_envelope_with_the_instance_id() {
+        let instances = ItemInstances { old: Some("i-old".into()), new: Some("i-new".into()) };
+        let event = event(
+            "diku",
+            &change("item", Operation::Update),
+            &bodies(Some(r#"{"id":"x","barcode":"1"}"#), Some(r#" {"id":"x","barcode":"2"}"#)),
+            &instances,
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(event.topic, "inventory.item");
+        assert_eq!(event.key, "1b2c3d4e-0000-4000-8000-000000000001");
+        assert_eq!(event.timestamp, 1_795_947_072_123);
+        assert!(event.headers.contains(&("folio.tenantId", "diku".to_string())));
+        let value = json(&event.value);
+        assert_eq!(value["type"], "UPDATE");
+        assert_eq!(value["tenant"], "diku");
+        assert_eq!(value["eventTs"], 1_795_947_072_123_i64);
+        assert_eq!(value["eventId"], event_id("diku", 7).to_string());
+        assert_eq!(value["old"], json(r#"{"instanceId":"i-old","id":"x","barcode":"1"}"#));
+        assert_eq!(value["new"], json(r#"{"instanceId":"i-new","id":"x","barcode":"2"}"#));
+    }
+
+    #[test]
+    fn creates_and_deletes_carry_one_body() {
+        let created = event(
+            "t",
+            &change("instance", Operation::Create),
+            &bodies(None, Some("{}")),
+            &Default::default(),
+        )
+        .unwrap()
+        .unwrap();
+        let value = json(&created.value);
+        assert_eq!(
+            (value["type"].as_str(), value.get("old"), &value["new"]),
+            (Some("CREATE"), None, &json("{}"))
+        );
+        let deleted = event(
+            "t",
+            &change("loan", Operation::Delete),
+            &bodies(Some(r#"{"a":1}"#), None),
+            &Default::default(),
+        )
+        .unwrap()
+        .unwrap();
+        let value = json(&deleted.value);
+        assert_eq!(deleted.topic, "circulation.loan");
+        assert_eq!(value["type"], "DELETED");
+        assert_eq!(value["data"], json(r#"{"old":{"a":1}}"#));
+        assert_eq!(value["timestamp"], 1_795_947_072_123_i64);
+    }
+
+    #[test]
+    fn an_item_keeps_an_instance_id_it_has_and_an_empty_body_gets_one() {
+        assert_eq!(with_instance_id(r#"{"instanceId":"a"}"#, "b"), r#"{"instanceId":"a"}"#);
+        assert_eq!(json(&with_instance_id("{ }", "b")), json(r#"{"instanceId":"b"}"#));
+    }
+
+    #[test]
+    fn record_types_not_published_make_no_event() {
+        let none = event(
+            "t",
+            &change("loan_policy", Operation::Create),
+            &bodies(None, Some("{}")),
+            &Default::default(),
+        );
+        assert!(none.unwrap().is_none());
+    }
+
+    #[test]
+    fn an_authority_event_names_its_type_in_a_header() {
+        let event = event(
+            "t",
+            &change("authority", Operation::Delete),
+            &bodies(Some("{}"), None),
+            &Default::default(),
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(event.topic, "authorities.authority");
+        assert!(event.headers.contains(&("domain-event-type", "DELETE".to_string())));
+    }
+}

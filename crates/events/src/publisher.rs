@@ -1,0 +1,585 @@
+//! The publisher: one task per tenant follows the change log and produces each change's
+//! event, after its commit, at least once and in commit order per record.
+//!
+//! A tenant's loop: read up to a batch of changes after the stored cursor (with their
+//! kept bodies), build their events, produce them and wait for every acknowledgement,
+//! and only then move the cursor, in the tenant's own database. A crash or an outage
+//! between the two sends the batch again; nothing before the cursor is ever skipped.
+//! Requests never wait on any of this: the write path only keeps the bodies.
+//!
+//! The bodies of published changes are dropped once older than the retention time, so
+//! the log keeps what a replay may need and no more.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use store::{Store, Tenant};
+
+use crate::envelope::{self, Event, ItemInstances};
+use crate::kafka::{KafkaOptions, Producer};
+
+/// The publisher's name in each tenant's store: its cursor and kept bodies are filed
+/// under it.
+pub const PUBLISHER: &str = "kafka";
+
+/// How the publisher runs.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub kafka: KafkaOptions,
+    /// Most changes read, and events produced, at a time.
+    pub batch: usize,
+    /// How long to wait after a change for more to send with it: fewer, larger
+    /// produce requests and cursor writes while the desk is busy.
+    pub linger: Duration,
+    /// How long the bodies of published changes are kept for replays.
+    pub retain: Duration,
+}
+
+impl Options {
+    pub fn new(kafka: KafkaOptions) -> Options {
+        Options {
+            kafka,
+            batch: 5_000,
+            linger: Duration::from_millis(20),
+            retain: Duration::from_secs(24 * 3600),
+        }
+    }
+}
+
+/// What `/admin/health` and the metrics show of one tenant's publishing.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TenantStatus {
+    /// The last change published (acknowledged by the brokers).
+    pub published: i64,
+    /// The last change in the log when last looked.
+    pub head: i64,
+    /// Changes committed but not yet published.
+    pub lag_changes: i64,
+    /// How long the oldest unpublished change has waited, in milliseconds.
+    pub oldest_unpublished_ms: u64,
+    /// Events published since the process started.
+    pub events: u64,
+    /// Changes of published types that had no bodies to publish (written before the
+    /// publisher started, or unreadable), since the process started.
+    pub skipped: u64,
+    /// Commit-to-acknowledgement time of the events published since the process
+    /// started, in milliseconds: upper bounds of the median, 95th percentile and worst.
+    pub lag_ms: LagSummary,
+    /// The last failure, cleared by the next success.
+    pub last_error: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct LagSummary {
+    pub p50: u64,
+    pub p95: u64,
+    pub max: u64,
+}
+
+/// Publishes every tenant's changes until dropped.
+pub struct Publisher {
+    // Its own runtime: the publisher runs the same under `quire serve` and a command
+    // that has none. Shut down in the background on drop, which an async context allows.
+    runtime: Option<tokio::runtime::Runtime>,
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    store: Arc<Store>,
+    options: Options,
+    status: Mutex<BTreeMap<String, Tracked>>,
+    stopping: AtomicBool,
+}
+
+#[derive(Default)]
+struct Tracked {
+    status: TenantStatus,
+    lag: Histogram,
+}
+
+/// Why a publisher could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error(transparent)]
+    Store(#[from] store::Error),
+    #[error("cannot start the event publisher's runtime: {0}")]
+    Runtime(#[from] std::io::Error),
+}
+
+impl Publisher {
+    /// Registers the publisher with every tenant (their writes keep bodies from now on,
+    /// even while Kafka is unreachable) and starts following them; tenants created later
+    /// are picked up within seconds.
+    pub fn start(store: Arc<Store>, options: Options) -> Result<Publisher, StartError> {
+        for name in store.tenant_names() {
+            register(&*store.tenant(&name)?)?;
+        }
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("quire-events")
+            .enable_all()
+            .build()?;
+        let shared = Arc::new(Shared {
+            store,
+            options,
+            status: Mutex::new(BTreeMap::new()),
+            stopping: AtomicBool::new(false),
+        });
+        runtime.spawn(supervise(shared.clone()));
+        Ok(Publisher { runtime: Some(runtime), shared })
+    }
+
+    /// Each followed tenant's publishing, by tenant name.
+    pub fn status(&self) -> BTreeMap<String, TenantStatus> {
+        let status = self.shared.status.lock().unwrap();
+        status
+            .iter()
+            .map(|(name, tracked)| {
+                let mut status = tracked.status.clone();
+                status.lag_ms = tracked.lag.summary();
+                (name.clone(), status)
+            })
+            .collect()
+    }
+
+    /// Blocks until every tenant has published up to the head of its log as it is now,
+    /// or `timeout` passes; says whether they did. For commands that publish and exit.
+    pub fn wait_until_published(&self, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        let heads: Vec<(String, i64)> = self
+            .shared
+            .store
+            .tenant_names()
+            .into_iter()
+            .filter_map(|name| {
+                Some((name.clone(), self.shared.store.tenant(&name).ok()?.last_seq().ok()?))
+            })
+            .collect();
+        loop {
+            let status = self.status();
+            let done = heads
+                .iter()
+                .all(|(name, head)| status.get(name).is_some_and(|s| s.published >= *head));
+            if done {
+                return true;
+            }
+            if Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Publisher {
+    fn drop(&mut self) {
+        self.shared.stopping.store(true, Ordering::SeqCst);
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
+    }
+}
+
+/// Records the publisher in a tenant's store, with the record types it publishes.
+fn register(tenant: &Tenant) -> Result<store::Publisher, store::Error> {
+    tenant.start_publisher(PUBLISHER, &envelope::record_types())
+}
+
+/// Starts a follower for each tenant, and for each tenant created later.
+async fn supervise(shared: Arc<Shared>) {
+    let mut followed = std::collections::HashSet::new();
+    while !shared.stopping.load(Ordering::SeqCst) {
+        for name in shared.store.tenant_names() {
+            if followed.contains(&name) {
+                continue;
+            }
+            let Ok(tenant) = shared.store.tenant(&name) else { continue };
+            let registered = {
+                let tenant = tenant.clone();
+                tokio::task::spawn_blocking(move || register(&tenant)).await
+            };
+            match registered {
+                Ok(Ok(_)) => {
+                    followed.insert(name.clone());
+                    shared.status.lock().unwrap().entry(name).or_default();
+                    tokio::spawn(follow(shared.clone(), tenant));
+                }
+                Ok(Err(e)) => {
+                    tracing::warn!(tenant = %name, error = %e, "cannot register the event publisher")
+                }
+                Err(e) => {
+                    tracing::warn!(tenant = %name, error = %e, "cannot register the event publisher")
+                }
+            }
+        }
+        tokio::time::sleep(Duration::from_secs(2)).await;
+    }
+}
+
+/// Changes read from the log and the events made of them.
+struct Batch {
+    /// The cursor the batch was read after.
+    after: i64,
+    /// The last change read: the cursor once the batch is published.
+    through: i64,
+    events: Vec<Event>,
+    skipped: u64,
+}
+
+/// Follows one tenant's log until the publisher stops.
+async fn follow(shared: Arc<Shared>, tenant: Arc<Tenant>) {
+    let name = tenant.name().to_string();
+    let options = &shared.options;
+    let mut producer: Option<Producer> = None;
+    let mut pending: Option<Batch> = None;
+    let mut backoff = Duration::from_millis(100);
+    let mut last_compaction = Instant::now();
+    while !shared.stopping.load(Ordering::SeqCst) {
+        let batch = match pending.take() {
+            Some(batch) => batch,
+            None => {
+                let read = {
+                    let (tenant, limit) = (tenant.clone(), options.batch);
+                    tokio::task::spawn_blocking(move || read_batch(&tenant, limit)).await
+                };
+                match read {
+                    Ok(Ok((Some(batch), head, oldest))) => {
+                        shared.update(&name, |s| {
+                            s.head = head;
+                            s.lag_changes = head - batch.after;
+                            s.oldest_unpublished_ms = oldest;
+                        });
+                        batch
+                    }
+                    Ok(Ok((None, head, _))) => {
+                        shared.update(&name, |s| {
+                            s.head = head;
+                            s.published = head;
+                            s.lag_changes = 0;
+                            s.oldest_unpublished_ms = 0;
+                        });
+                        let tenant = tenant.clone();
+                        let _ = tokio::task::spawn_blocking(move || {
+                            tenant.wait_for_change(head, Duration::from_secs(1))
+                        })
+                        .await;
+                        tokio::time::sleep(options.linger).await;
+                        continue;
+                    }
+                    Ok(Err(e)) => {
+                        shared.failed(&name, &e.to_string());
+                        tokio::time::sleep(backoff).await;
+                        continue;
+                    }
+                    Err(e) => {
+                        shared.failed(&name, &e.to_string());
+                        tokio::time::sleep(backoff).await;
+                        continue;
+                    }
+                }
+            }
+        };
+        if producer.is_none() {
+            match Producer::connect(options.kafka.clone()).await {
+                Ok(connected) => producer = Some(connected),
+                Err(e) => {
+                    shared.failed(&name, &e.to_string());
+                    pending = Some(batch);
+                    tokio::time::sleep(backoff).await;
+                    backoff = (backoff * 2).min(Duration::from_secs(5));
+                    continue;
+                }
+            }
+        }
+        let connected = producer.as_mut().expect("connected above");
+        if let Err(e) = connected.produce(&name, &batch.events).await {
+            tracing::warn!(tenant = %name, error = %e, "publishing events failed; sending again");
+            shared.failed(&name, &e.to_string());
+            // A fresh connection next time: the old one may point at a broker now gone.
+            producer = None;
+            pending = Some(batch);
+            tokio::time::sleep(backoff).await;
+            backoff = (backoff * 2).min(Duration::from_secs(5));
+            continue;
+        }
+        backoff = Duration::from_millis(100);
+        let acked_ms = chrono::Utc::now().timestamp_millis();
+        let moved = {
+            let (tenant, after, through) = (tenant.clone(), batch.after, batch.through);
+            tokio::task::spawn_blocking(move || move_cursor(&tenant, after, through)).await
+        };
+        match moved {
+            Ok(Ok(_)) => {}
+            // The events are out; the next round sends them again (at least once).
+            Ok(Err(e)) => shared.failed(&name, &e.to_string()),
+            Err(e) => shared.failed(&name, &e.to_string()),
+        }
+        {
+            let mut status = shared.status.lock().unwrap();
+            let tracked = status.entry(name.clone()).or_default();
+            for event in &batch.events {
+                tracked.lag.record((acked_ms - event.timestamp).max(0) as u64);
+            }
+            tracked.status.events += batch.events.len() as u64;
+            tracked.status.skipped += batch.skipped;
+            tracked.status.published = batch.through;
+            tracked.status.lag_changes = (tracked.status.head - batch.through).max(0);
+            tracked.status.last_error = None;
+        }
+        if last_compaction.elapsed() >= COMPACTION_EVERY {
+            last_compaction = Instant::now();
+            let (tenant, retain) = (tenant.clone(), options.retain);
+            match tokio::task::spawn_blocking(move || drop_old_bodies(&tenant, retain)).await {
+                Ok(Ok(n)) if n > 0 => {
+                    tracing::debug!(tenant = %name, dropped = n, "dropped published bodies")
+                }
+                Ok(Err(e)) => {
+                    tracing::warn!(tenant = %name, error = %e, "cannot drop published bodies")
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// How often published bodies past the retention time are dropped.
+const COMPACTION_EVERY: Duration = Duration::from_secs(60);
+
+impl Shared {
+    fn update(&self, tenant: &str, f: impl FnOnce(&mut TenantStatus)) {
+        f(&mut self.status.lock().unwrap().entry(tenant.to_string()).or_default().status);
+    }
+
+    fn failed(&self, tenant: &str, error: &str) {
+        self.update(tenant, |s| s.last_error = Some(error.to_string()));
+    }
+}
+
+/// The next batch after the publisher's cursor, the head of the log, and how long the
+/// batch's first change has waited (ms).
+fn read_batch(tenant: &Tenant, limit: usize) -> Result<(Option<Batch>, i64, u64), store::Error> {
+    tenant.read(|r| {
+        let head = r.last_seq()?;
+        let Some(publisher) = r.publishers()?.into_iter().find(|p| p.name == PUBLISHER) else {
+            return Err(store::Error::Corrupt(format!("tenant {} has no publisher", tenant.name())));
+        };
+        let after = publisher.published;
+        let changes = r.changes_with_bodies(after, limit)?;
+        let Some(through) = changes.last().map(|(c, _)| c.seq) else {
+            return Ok((None, head, 0));
+        };
+        let oldest = chrono::DateTime::parse_from_rfc3339(&changes[0].0.at)
+            .map(|at| (chrono::Utc::now().timestamp_millis() - at.timestamp_millis()).max(0) as u64)
+            .unwrap_or(0);
+        let mut events = Vec::with_capacity(changes.len());
+        let mut skipped = 0;
+        let mut instance_of: HashMap<String, Option<String>> = HashMap::new();
+        for (change, bodies) in &changes {
+            if !envelope::TOPICS.iter().any(|(t, _, _)| *t == change.record_type) {
+                continue;
+            }
+            let Some(bodies) = bodies else {
+                skipped += 1;
+                continue;
+            };
+            let instances = if change.record_type == inventory::ITEMS.record_type {
+                let mut lookup = |body: &Option<String>| -> Result<Option<String>, store::Error> {
+                    let Some(holdings) = body.as_deref().and_then(holdings_record_id) else {
+                        return Ok(None);
+                    };
+                    if let Some(instance) = instance_of.get(&holdings) {
+                        return Ok(instance.clone());
+                    }
+                    let instance =
+                        r.get_column(&inventory::HOLDINGS, &holdings, "instance_id")?.flatten();
+                    instance_of.insert(holdings, instance.clone());
+                    Ok(instance)
+                };
+                ItemInstances { old: lookup(&bodies.old)?, new: lookup(&bodies.new)? }
+            } else {
+                ItemInstances::default()
+            };
+            match envelope::event(tenant.name(), change, bodies, &instances) {
+                Ok(Some(event)) => events.push(event),
+                Ok(None) => {}
+                Err(e) => {
+                    tracing::error!(tenant = %tenant.name(), error = %e, "a change cannot be published");
+                    skipped += 1;
+                }
+            }
+        }
+        Ok((Some(Batch { after, through, events, skipped }), head, oldest))
+    })
+}
+
+/// An item body's `holdingsRecordId`, read without building the item.
+fn holdings_record_id(body: &str) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Probe<'a> {
+        #[serde(rename = "holdingsRecordId", borrow)]
+        holdings: Option<std::borrow::Cow<'a, str>>,
+    }
+    serde_json::from_str::<Probe<'_>>(body).ok()?.holdings.map(|h| h.into_owned())
+}
+
+/// Moves the cursor from `after` to `through`, unless it was moved meanwhile (a
+/// replay rewound it): then the next round starts from where it is now.
+fn move_cursor(tenant: &Tenant, after: i64, through: i64) -> Result<bool, store::Error> {
+    tenant.write(|w| {
+        let current =
+            w.publishers()?.into_iter().find(|p| p.name == PUBLISHER).map(|p| p.published);
+        if current != Some(after) {
+            return Ok(false);
+        }
+        w.set_published(PUBLISHER, through)?;
+        Ok(true)
+    })
+}
+
+/// Drops the bodies of changes published and older than `retain`, a slice at a time in
+/// background writes; returns how many.
+fn drop_old_bodies(tenant: &Tenant, retain: Duration) -> Result<usize, store::Error> {
+    const SLICE: i64 = 20_000;
+    let cutoff =
+        chrono::Utc::now() - chrono::Duration::from_std(retain).unwrap_or(chrono::Duration::MAX);
+    let cutoff = cutoff.to_rfc3339_opts(chrono::SecondsFormat::Millis, false);
+    let bounds = tenant.read(|r| {
+        let Some(first) = r.first_kept_body()? else { return Ok(None) };
+        // Behind the slowest publisher.
+        let Some(published) = r.publishers()?.iter().map(|p| p.published).min() else {
+            return Ok(None);
+        };
+        Ok::<_, store::Error>(
+            r.last_change_before(&cutoff, first - 1, published)?.map(|last| (first - 1, last)),
+        )
+    })?;
+    let Some((mut after, last)) = bounds else { return Ok(0) };
+    let mut dropped = 0;
+    while after < last {
+        let through = (after + SLICE).min(last);
+        dropped += tenant.write_background(|w| w.drop_bodies(after, through))?;
+        after = through;
+    }
+    Ok(dropped)
+}
+
+/// Why a replay was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    #[error("tenant {0} has never published events: start the server with --kafka first")]
+    NotPublishing(String),
+    #[error("sequence number {from} is outside the change log (1 to {head})")]
+    OutOfRange { from: i64, head: i64 },
+    #[error(
+        "the changes from {from} are no longer all kept: bodies are kept from sequence number {first} on"
+    )]
+    NotRetained { from: i64, first: i64 },
+    #[error(transparent)]
+    Store(#[from] store::Error),
+}
+
+/// What a replay will send again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Replay {
+    pub from: i64,
+    /// The last change published before the replay: the publisher sends `from..=through`
+    /// again, then goes on.
+    pub through: i64,
+}
+
+/// Rewinds a tenant's publisher to send every change from `from` again, for a consumer
+/// that lost its state. The running publisher (this process's or another's on the same
+/// data directory) picks it up at its next batch. Refused when a change of a published
+/// type from `from` on has lost its bodies to retention.
+pub fn replay(tenant: &Tenant, from: i64) -> Result<Replay, ReplayError> {
+    tenant.write(|w| {
+        let publisher = w
+            .publishers()?
+            .into_iter()
+            .find(|p| p.name == PUBLISHER)
+            .ok_or_else(|| ReplayError::NotPublishing(tenant.name().to_string()))?;
+        let head = w.last_seq()?;
+        if from < 1 || from > head + 1 {
+            return Err(ReplayError::OutOfRange { from, head });
+        }
+        let through = publisher.published;
+        if from > through {
+            return Ok(Replay { from, through });
+        }
+        let types = envelope::record_types();
+        let first = w.first_kept_body()?.unwrap_or(through + 1);
+        if first > from && w.count_changes(from - 1, first - 1, &types)? > 0 {
+            return Err(ReplayError::NotRetained { from, first });
+        }
+        w.set_published(PUBLISHER, from - 1)?;
+        Ok(Replay { from, through })
+    })
+}
+
+/// Counts of lags in buckets of a 1-2-5 series, in milliseconds.
+#[derive(Default)]
+struct Histogram {
+    counts: [u64; BOUNDS.len() + 1],
+    max: u64,
+}
+
+const BOUNDS: [u64; 16] =
+    [1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 60_000, 300_000];
+
+impl Histogram {
+    fn record(&mut self, ms: u64) {
+        let bucket = BOUNDS.iter().position(|b| ms <= *b).unwrap_or(BOUNDS.len());
+        self.counts[bucket] += 1;
+        self.max = self.max.max(ms);
+    }
+
+    /// The upper bound of the bucket holding the `q` quantile (the maximum for the last).
+    fn quantile(&self, q: f64) -> u64 {
+        let total: u64 = self.counts.iter().sum();
+        if total == 0 {
+            return 0;
+        }
+        let rank = ((total as f64) * q).ceil().max(1.0) as u64;
+        let mut seen = 0;
+        for (i, count) in self.counts.iter().enumerate() {
+            seen += count;
+            if seen >= rank {
+                return BOUNDS.get(i).copied().unwrap_or(self.max).min(self.max);
+            }
+        }
+        self.max
+    }
+
+    fn summary(&self) -> LagSummary {
+        LagSummary { p50: self.quantile(0.5), p95: self.quantile(0.95), max: self.max }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lag_quantiles_are_bucket_bounds_capped_by_the_worst() {
+        let mut h = Histogram::default();
+        assert_eq!(h.summary(), LagSummary::default());
+        for ms in [3, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 700] {
+            h.record(ms);
+        }
+        assert_eq!(h.summary(), LagSummary { p50: 5, p95: 5, max: 700 });
+        h.record(700);
+        assert_eq!(h.quantile(0.95), 700, "the 1,000 ms bucket's bound is capped by the worst");
+    }
+
+    #[test]
+    fn an_items_holdings_id_is_read_from_its_body() {
+        assert_eq!(
+            holdings_record_id(r#"{"id":"a","holdingsRecordId":"h"}"#).as_deref(),
+            Some("h")
+        );
+        assert_eq!(holdings_record_id(r#"{"id":"a"}"#), None);
+    }
+}
