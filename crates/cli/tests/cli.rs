@@ -2,78 +2,16 @@
 
 use std::{
     io::{BufRead, BufReader},
-    net::TcpListener,
     path::Path,
-    process::{Child, Command, Stdio},
+    process::{Command, Stdio},
     time::Duration,
 };
 
 use serde_json::{Value, json};
 
-const QUIRE: &str = env!("CARGO_BIN_EXE_quire");
+mod support;
 
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
-
-fn quire(args: &[&str], data_dir: &Path) -> std::process::Output {
-    Command::new(QUIRE)
-        .args(args)
-        .env("QUIRE_DATA_DIR", data_dir)
-        .env("QUIRE_LOG", "warn")
-        .output()
-        .unwrap()
-}
-
-struct Server {
-    child: Child,
-    url: String,
-}
-
-impl Server {
-    fn start(data_dir: &Path) -> Server {
-        let port = free_port();
-        let child = Command::new(QUIRE)
-            .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
-            .env("QUIRE_DATA_DIR", data_dir)
-            .env("QUIRE_LOG", "warn")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut server = Server { child, url: format!("http://127.0.0.1:{port}") };
-        // Until it answers, or exits: no time limit (CI's own limit catches a hang).
-        while ureq::get(&format!("{}/admin/health", server.url)).call().is_err() {
-            if let Some(status) = server.child.try_wait().unwrap() {
-                panic!("the server exited before serving: {status}");
-            }
-            // A pause, not a deadline: spinning would take the core the server starts on.
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        server
-    }
-
-    fn login(&self, tenant: &str, password: &str) -> String {
-        let r = ureq::post(&format!("{}/authn/login", self.url))
-            .set("x-okapi-tenant", tenant)
-            .send_json(json!({"username": "admin", "password": password}))
-            .unwrap();
-        r.header("x-okapi-token").unwrap().to_string()
-    }
-
-    fn kill(mut self) {
-        // SIGKILL: no shutdown hook runs.
-        self.child.kill().unwrap();
-        self.child.wait().unwrap();
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use support::{QUIRE, Server, quire};
 
 #[test]
 fn help_documents_every_subcommand() {

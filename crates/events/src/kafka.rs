@@ -102,7 +102,9 @@ impl Producer {
             // A produce request carries one batch; keep each under the broker's
             // default message size (1 MiB) with room to spare.
             for chunk in chunks_under(records, 768 * 1024) {
-                client.produce(chunk, Compression::NoCompression).await?;
+                let n = chunk.len();
+                let offsets = client.produce(chunk, Compression::NoCompression).await?;
+                tracing::debug!(topic = client.topic(), partition = client.partition(), n, first = ?offsets.first(), last = ?offsets.last(), "produced");
             }
             Ok::<_, KafkaError>(())
         });

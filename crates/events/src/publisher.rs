@@ -132,15 +132,35 @@ impl Publisher {
         Ok(Publisher { runtime: Some(runtime), shared })
     }
 
-    /// Each followed tenant's publishing, by tenant name.
+    /// Each followed tenant's publishing, by tenant name. Where the publisher stands is
+    /// read from the tenant's store, not remembered: a publisher stuck on a broker that
+    /// is away shows its lag growing.
     pub fn status(&self) -> BTreeMap<String, TenantStatus> {
-        let status = self.shared.status.lock().unwrap();
-        status
-            .iter()
-            .map(|(name, tracked)| {
-                let mut status = tracked.status.clone();
-                status.lag_ms = tracked.lag.summary();
-                (name.clone(), status)
+        let tracked: Vec<(String, TenantStatus)> = {
+            let status = self.shared.status.lock().unwrap();
+            status
+                .iter()
+                .map(|(name, tracked)| {
+                    let mut status = tracked.status.clone();
+                    status.lag_ms = tracked.lag.summary();
+                    (name.clone(), status)
+                })
+                .collect()
+        };
+        tracked
+            .into_iter()
+            .map(|(name, mut status)| {
+                let position = self.shared.store.tenant(&name).and_then(|tenant| position(&tenant));
+                match position {
+                    Ok((published, head, oldest)) => {
+                        status.published = published;
+                        status.head = head;
+                        status.lag_changes = (head - published).max(0);
+                        status.oldest_unpublished_ms = oldest;
+                    }
+                    Err(e) => status.last_error = Some(e.to_string()),
+                }
+                (name, status)
             })
             .collect()
     }
@@ -181,6 +201,28 @@ impl Drop for Publisher {
             runtime.shutdown_background();
         }
     }
+}
+
+/// A tenant's cursor, the head of its log, and how long the first change after the
+/// cursor has waited (ms; 0 when there is none).
+fn position(tenant: &Tenant) -> Result<(i64, i64, u64), store::Error> {
+    tenant.read(|r| {
+        let head = r.last_seq()?;
+        let published =
+            r.publishers()?.iter().find(|p| p.name == PUBLISHER).map_or(head, |p| p.published);
+        let oldest = match r.changes_since(published, 1)?.first() {
+            Some(change) => waited_ms(&change.at),
+            None => 0,
+        };
+        Ok((published, head, oldest))
+    })
+}
+
+/// Milliseconds since an RFC 3339 commit time.
+fn waited_ms(at: &str) -> u64 {
+    chrono::DateTime::parse_from_rfc3339(at)
+        .map(|at| (chrono::Utc::now().timestamp_millis() - at.timestamp_millis()).max(0) as u64)
+        .unwrap_or(0)
 }
 
 /// Records the publisher in a tenant's store, with the record types it publishes.
@@ -246,21 +288,8 @@ async fn follow(shared: Arc<Shared>, tenant: Arc<Tenant>) {
                     tokio::task::spawn_blocking(move || read_batch(&tenant, limit)).await
                 };
                 match read {
-                    Ok(Ok((Some(batch), head, oldest))) => {
-                        shared.update(&name, |s| {
-                            s.head = head;
-                            s.lag_changes = head - batch.after;
-                            s.oldest_unpublished_ms = oldest;
-                        });
-                        batch
-                    }
-                    Ok(Ok((None, head, _))) => {
-                        shared.update(&name, |s| {
-                            s.head = head;
-                            s.published = head;
-                            s.lag_changes = 0;
-                            s.oldest_unpublished_ms = 0;
-                        });
+                    Ok(Ok(Ok(batch))) => batch,
+                    Ok(Ok(Err(head))) => {
                         let tenant = tenant.clone();
                         let _ = tokio::task::spawn_blocking(move || {
                             tenant.wait_for_change(head, Duration::from_secs(1))
@@ -306,6 +335,7 @@ async fn follow(shared: Arc<Shared>, tenant: Arc<Tenant>) {
             continue;
         }
         backoff = Duration::from_millis(100);
+        tracing::debug!(tenant = %name, after = batch.after, through = batch.through, events = batch.events.len(), "published");
         let acked_ms = chrono::Utc::now().timestamp_millis();
         let moved = {
             let (tenant, after, through) = (tenant.clone(), batch.after, batch.through);
@@ -325,8 +355,6 @@ async fn follow(shared: Arc<Shared>, tenant: Arc<Tenant>) {
             }
             tracked.status.events += batch.events.len() as u64;
             tracked.status.skipped += batch.skipped;
-            tracked.status.published = batch.through;
-            tracked.status.lag_changes = (tracked.status.head - batch.through).max(0);
             tracked.status.last_error = None;
         }
         if last_compaction.elapsed() >= COMPACTION_EVERY {
@@ -358,22 +386,18 @@ impl Shared {
     }
 }
 
-/// The next batch after the publisher's cursor, the head of the log, and how long the
-/// batch's first change has waited (ms).
-fn read_batch(tenant: &Tenant, limit: usize) -> Result<(Option<Batch>, i64, u64), store::Error> {
+/// The next batch after the publisher's cursor, or the head of the log when there is
+/// none.
+fn read_batch(tenant: &Tenant, limit: usize) -> Result<Result<Batch, i64>, store::Error> {
     tenant.read(|r| {
-        let head = r.last_seq()?;
         let Some(publisher) = r.publishers()?.into_iter().find(|p| p.name == PUBLISHER) else {
             return Err(store::Error::Corrupt(format!("tenant {} has no publisher", tenant.name())));
         };
         let after = publisher.published;
         let changes = r.changes_with_bodies(after, limit)?;
         let Some(through) = changes.last().map(|(c, _)| c.seq) else {
-            return Ok((None, head, 0));
+            return Ok(Err(after));
         };
-        let oldest = chrono::DateTime::parse_from_rfc3339(&changes[0].0.at)
-            .map(|at| (chrono::Utc::now().timestamp_millis() - at.timestamp_millis()).max(0) as u64)
-            .unwrap_or(0);
         let mut events = Vec::with_capacity(changes.len());
         let mut skipped = 0;
         let mut instance_of: HashMap<String, Option<String>> = HashMap::new();
@@ -411,7 +435,7 @@ fn read_batch(tenant: &Tenant, limit: usize) -> Result<(Option<Batch>, i64, u64)
                 }
             }
         }
-        Ok((Some(Batch { after, through, events, skipped }), head, oldest))
+        Ok(Ok(Batch { after, through, events, skipped }))
     })
 }
 

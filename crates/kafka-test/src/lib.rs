@@ -239,6 +239,35 @@ pub struct Message {
     pub value: String,
 }
 
+/// How many messages each partition of the topics matching `topic_regex` holds (its end
+/// offset), by Kafka's own GetOffsetShell: `(topic, partition, end offset)`, sorted.
+pub fn end_offsets(broker: &Broker, topic_regex: &str) -> Vec<(String, i32, i64)> {
+    let out = broker
+        .java()
+        .arg("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn")
+        .arg("org.apache.kafka.tools.GetOffsetShell")
+        .args(["--bootstrap-server", &broker.bootstrap()])
+        .args(["--topic-partitions", topic_regex])
+        .output()
+        .expect("run Kafka GetOffsetShell (is Java installed?)");
+    assert!(
+        out.status.success(),
+        "GetOffsetShell failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut offsets: Vec<(String, i32, i64)> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|line| {
+            let mut parts = line.rsplitn(3, ':');
+            let offset = parts.next()?.parse().ok()?;
+            let partition = parts.next()?.parse().ok()?;
+            Some((parts.next()?.to_string(), partition, offset))
+        })
+        .collect();
+    offsets.sort();
+    offsets
+}
+
 /// Reads every message of the topics matching `topic_regex` (a Java regex, matched against
 /// whole topic names) from the beginning with Kafka's own ConsoleConsumer (an independent
 /// client), until `expected` messages arrived or `timeout` passed; returns what it read.

@@ -1,0 +1,93 @@
+//! What the binary's test files share: running `quire` commands, and a server process
+//! that a test may kill outright.
+
+// Each test file uses part of this module.
+#![allow(dead_code)]
+
+use std::{
+    net::TcpListener,
+    path::Path,
+    process::{Child, Command, Stdio},
+    time::Duration,
+};
+
+use serde_json::json;
+
+pub(crate) const QUIRE: &str = env!("CARGO_BIN_EXE_quire");
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+pub(crate) fn quire(args: &[&str], data_dir: &Path) -> std::process::Output {
+    Command::new(QUIRE)
+        .args(args)
+        .env("QUIRE_DATA_DIR", data_dir)
+        .env("QUIRE_LOG", "warn")
+        .output()
+        .unwrap()
+}
+
+/// The server's log, kept in its data directory for a failing test to be read
+/// (`QUIRE_TEST_SERVER_LOG=debug` for more).
+fn server_log(data_dir: &Path) -> Stdio {
+    let file =
+        std::fs::OpenOptions::new().create(true).append(true).open(data_dir.join("server.log"));
+    file.map(Stdio::from).unwrap_or(Stdio::null())
+}
+
+pub(crate) struct Server {
+    child: Child,
+    pub(crate) url: String,
+}
+
+impl Server {
+    pub(crate) fn start(data_dir: &Path) -> Server {
+        Server::start_with(data_dir, &[])
+    }
+
+    /// A server on `data_dir` with `quire serve`'s other flags `args`.
+    pub(crate) fn start_with(data_dir: &Path, args: &[&str]) -> Server {
+        let port = free_port();
+        let child = Command::new(QUIRE)
+            .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
+            .args(args)
+            .env("QUIRE_DATA_DIR", data_dir)
+            .env("QUIRE_LOG", std::env::var("QUIRE_TEST_SERVER_LOG").unwrap_or("warn".into()))
+            .stdout(Stdio::null())
+            .stderr(server_log(data_dir))
+            .spawn()
+            .unwrap();
+        let mut server = Server { child, url: format!("http://127.0.0.1:{port}") };
+        // Until it answers, or exits: no time limit (CI's own limit catches a hang).
+        while ureq::get(&format!("{}/admin/health", server.url)).call().is_err() {
+            if let Some(status) = server.child.try_wait().unwrap() {
+                panic!("the server exited before serving: {status}");
+            }
+            // A pause, not a deadline: spinning would take the core the server starts on.
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        server
+    }
+
+    pub(crate) fn login(&self, tenant: &str, password: &str) -> String {
+        let r = ureq::post(&format!("{}/authn/login", self.url))
+            .set("x-okapi-tenant", tenant)
+            .send_json(json!({"username": "admin", "password": password}))
+            .unwrap();
+        r.header("x-okapi-token").unwrap().to_string()
+    }
+
+    pub(crate) fn kill(mut self) {
+        // SIGKILL: no shutdown hook runs.
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
