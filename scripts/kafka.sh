@@ -2,7 +2,11 @@
 # Provides a real Apache Kafka (KRaft, single node) for integration tests, built only from
 # Maven Central jars so that it works where no other download site is reachable.
 #
-#   scripts/kafka.sh fetch   download the jars once; print the lib dir (the only stdout line)
+#   scripts/kafka.sh fetch            download the jars once; print the lib dir (the only
+#                                     stdout line)
+#   scripts/kafka.sh serve DIR PORT   run a one-node broker on 127.0.0.1:PORT (its controller
+#                                     on PORT+1), data in DIR, in the foreground: for the
+#                                     benchmarks, which start and stop it themselves
 #
 # The cache lives outside the repo, in ${QUIRE_KAFKA_CACHE:-$HOME/.cache/quire/kafka-4.1.1},
 # so that checkouts and `cargo clean` do not pay the ~55 MB download again.
@@ -21,7 +25,7 @@ LIB="$CACHE/lib"
 RECIPE="kafka $KAFKA_VERSION, slf4j $SLF4J_VERSION, line formatter 1"
 
 usage() {
-    echo "usage: $0 fetch" >&2
+    echo "usage: $0 fetch | serve DIR PORT" >&2
     exit 2
 }
 
@@ -183,7 +187,35 @@ JAVA
     jar cf "$dir/lib/quire-line-formatter.jar" -C "$dir/classes" . >&2
 }
 
+# The tests' broker (crates/kafka-test) is configured the same way: broker and controller
+# in one JVM, every replication factor 1, as a one-node cluster needs.
+serve() {
+    local dir="$1" port="$2" lib
+    lib="$(fetch)"
+    mkdir -p "$dir"
+    cat >"$dir/server.properties" <<PROPERTIES
+process.roles=broker,controller
+node.id=1
+controller.quorum.voters=1@127.0.0.1:$((port + 1))
+listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$((port + 1))
+advertised.listeners=PLAINTEXT://127.0.0.1:$port
+controller.listener.names=CONTROLLER
+listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+log.dirs=$dir/data
+offsets.topic.replication.factor=1
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+group.initial.rebalance.delay.ms=0
+PROPERTIES
+    if [[ ! -d "$dir/data" ]]; then
+        java -cp "$lib/*" kafka.tools.StorageTool format -t cXVpcmUtdGVzdC1rYWZrYQ \
+            -c "$dir/server.properties" >&2
+    fi
+    exec java -Xmx1g -cp "$lib/*" kafka.Kafka "$dir/server.properties"
+}
+
 case "${1:-}" in
     fetch) fetch ;;
+    serve) [[ $# -eq 3 ]] || usage; serve "$2" "$3" ;;
     *) usage ;;
 esac

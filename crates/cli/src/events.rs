@@ -78,18 +78,35 @@ pub(crate) enum EventsCommand {
         #[command(flatten)]
         kafka: KafkaArgs,
     },
+    /// Stop keeping a tenant's record bodies for events, for a tenant that will publish
+    /// no more: its cursor and the bodies kept for it are dropped. A server started with
+    /// --kafka later starts the tenant afresh, from the end of its log.
+    Stop {
+        #[arg(long)]
+        tenant: String,
+        #[command(flatten)]
+        data: DataDirArg,
+    },
+}
+
+fn open(data: &DataDirArg) -> anyhow::Result<Arc<store::Store>> {
+    let options = store::Options { prewarm: false, ..store::Options::default() };
+    let store = store::Store::open(&data.data_dir, options, &runtime::components())
+        .with_context(|| format!("opening data directory {}", data.data_dir.display()))?;
+    Ok(Arc::new(store))
 }
 
 pub(crate) fn run(command: EventsCommand) -> anyhow::Result<()> {
     match command {
+        EventsCommand::Stop { tenant, data } => {
+            let store = open(&data)?;
+            let handle = store.tenant(&tenant).with_context(|| format!("no tenant {tenant}"))?;
+            handle.stop_publisher(events::PUBLISHER)?;
+            println!("tenant {tenant}: no longer keeps record bodies for events");
+            Ok(())
+        }
         EventsCommand::Replay { tenant, from, data, kafka } => {
-            let store = store::Store::open(
-                &data.data_dir,
-                store::Options::default(),
-                &runtime::components(),
-            )
-            .with_context(|| format!("opening data directory {}", data.data_dir.display()))?;
-            let store = Arc::new(store);
+            let store = open(&data)?;
             let handle = store.tenant(&tenant).with_context(|| format!("no tenant {tenant}"))?;
             let replay = events::replay(&handle, from)?;
             println!(

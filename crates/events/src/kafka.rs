@@ -126,8 +126,16 @@ impl Producer {
                 .controller_client()?
                 .create_topic(name, self.options.partitions, self.options.replication, 10_000)
                 .await;
-            // Another process may have made it meanwhile: look again before failing.
-            count = self.partition_count(name).await?;
+            // A new topic's partitions show in the metadata a moment after it is made,
+            // and another process may have made it meanwhile: look again a while before
+            // failing.
+            for _ in 0..50 {
+                count = self.partition_count(name).await?;
+                if count.is_some() {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
             if count.is_none() {
                 created?;
             }

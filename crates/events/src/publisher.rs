@@ -263,54 +263,82 @@ async fn supervise(shared: Arc<Shared>) {
 
 /// Changes read from the log and the events made of them.
 struct Batch {
-    /// The cursor the batch was read after.
-    after: i64,
-    /// The last change read: the cursor once the batch is published.
+    /// The last change read: published once the batch is.
     through: i64,
     events: Vec<Event>,
     skipped: u64,
 }
+
+/// Where a follower stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Position {
+    /// The last change whose event the brokers acknowledged.
+    published: i64,
+    /// The cursor as last read or written in the store; behind `published` until the
+    /// next cursor write.
+    stored: i64,
+}
+
+/// How often the cursor is written while events flow. Writing it after every batch
+/// would put a write on the desk's writer many times a second and the write's wait in
+/// every batch's lag; a crash sends at most this much again (at least once).
+const CURSOR_EVERY: Duration = Duration::from_millis(250);
 
 /// Follows one tenant's log until the publisher stops.
 async fn follow(shared: Arc<Shared>, tenant: Arc<Tenant>) {
     let name = tenant.name().to_string();
     let options = &shared.options;
     let mut producer: Option<Producer> = None;
+    let mut position: Option<Position> = None;
+    // A batch that failed to go out, to send again.
     let mut pending: Option<Batch> = None;
+    // What was read while the batch before it was produced (`None` inside: nothing).
+    let mut ready: Option<Option<Batch>> = None;
     let mut backoff = Duration::from_millis(100);
+    let mut cursor_written = Instant::now();
     let mut last_compaction = Instant::now();
     while !shared.stopping.load(Ordering::SeqCst) {
         let batch = match pending.take() {
             Some(batch) => batch,
             None => {
-                let read = {
-                    let (tenant, limit) = (tenant.clone(), options.batch);
-                    tokio::task::spawn_blocking(move || read_batch(&tenant, limit)).await
+                let next = match ready.take() {
+                    Some(next) => next,
+                    None => match read_now(&tenant, position, options.batch).await {
+                        Ok(Ok((now, next))) => {
+                            position = Some(now);
+                            next
+                        }
+                        Ok(Err(e)) => {
+                            shared.failed(&name, &e.to_string());
+                            tokio::time::sleep(backoff).await;
+                            continue;
+                        }
+                        Err(e) => {
+                            shared.failed(&name, &e.to_string());
+                            tokio::time::sleep(backoff).await;
+                            continue;
+                        }
+                    },
                 };
-                match read {
-                    Ok(Ok(Ok(batch))) => batch,
-                    Ok(Ok(Err(head))) => {
-                        let tenant = tenant.clone();
-                        let _ = tokio::task::spawn_blocking(move || {
-                            tenant.wait_for_change(head, Duration::from_secs(1))
-                        })
-                        .await;
-                        tokio::time::sleep(options.linger).await;
-                        continue;
+                let Some(batch) = next else {
+                    // Idle: the cursor catches up, then wait for a change.
+                    let Some(now) = position else { continue };
+                    if now.published > now.stored {
+                        position = store_cursor(&shared, &tenant, now).await;
+                        cursor_written = Instant::now();
                     }
-                    Ok(Err(e)) => {
-                        shared.failed(&name, &e.to_string());
-                        tokio::time::sleep(backoff).await;
-                        continue;
-                    }
-                    Err(e) => {
-                        shared.failed(&name, &e.to_string());
-                        tokio::time::sleep(backoff).await;
-                        continue;
-                    }
-                }
+                    let tenant = tenant.clone();
+                    let _ = tokio::task::spawn_blocking(move || {
+                        tenant.wait_for_change(now.published, Duration::from_secs(1))
+                    })
+                    .await;
+                    tokio::time::sleep(options.linger).await;
+                    continue;
+                };
+                batch
             }
         };
+        let Some(at) = position else { continue };
         if producer.is_none() {
             match Producer::connect(options.kafka.clone()).await {
                 Ok(connected) => producer = Some(connected),
@@ -323,6 +351,12 @@ async fn follow(shared: Arc<Shared>, tenant: Arc<Tenant>) {
                 }
             }
         }
+        // The next batch is read while this one is produced.
+        let after = Position { published: batch.through, stored: at.stored };
+        let ahead = {
+            let (tenant, limit) = (tenant.clone(), options.batch);
+            tokio::task::spawn_blocking(move || read_batch(&tenant, Some(after), limit))
+        };
         let connected = producer.as_mut().expect("connected above");
         if let Err(e) = connected.produce(&name, &batch.events).await {
             tracing::warn!(tenant = %name, error = %e, "publishing events failed; sending again");
@@ -335,18 +369,8 @@ async fn follow(shared: Arc<Shared>, tenant: Arc<Tenant>) {
             continue;
         }
         backoff = Duration::from_millis(100);
-        tracing::debug!(tenant = %name, after = batch.after, through = batch.through, events = batch.events.len(), "published");
         let acked_ms = chrono::Utc::now().timestamp_millis();
-        let moved = {
-            let (tenant, after, through) = (tenant.clone(), batch.after, batch.through);
-            tokio::task::spawn_blocking(move || move_cursor(&tenant, after, through)).await
-        };
-        match moved {
-            Ok(Ok(_)) => {}
-            // The events are out; the next round sends them again (at least once).
-            Ok(Err(e)) => shared.failed(&name, &e.to_string()),
-            Err(e) => shared.failed(&name, &e.to_string()),
-        }
+        tracing::debug!(tenant = %name, through = batch.through, events = batch.events.len(), "published");
         {
             let mut status = shared.status.lock().unwrap();
             let tracked = status.entry(name.clone()).or_default();
@@ -357,10 +381,26 @@ async fn follow(shared: Arc<Shared>, tenant: Arc<Tenant>) {
             tracked.status.skipped += batch.skipped;
             tracked.status.last_error = None;
         }
+        let read = ahead.await;
+        position = Some(after);
+        if cursor_written.elapsed() >= CURSOR_EVERY {
+            position = store_cursor(&shared, &tenant, after).await;
+            cursor_written = Instant::now();
+        }
+        // The batch read ahead follows on only if it was read from where this one ended:
+        // a replay that moved the cursor meanwhile makes the next round read again.
+        if let (Some(now), Ok(Ok((read_at, next)))) = (position, read)
+            && read_at == after
+        {
+            position = Some(Position { published: after.published, stored: now.stored });
+            ready = Some(next);
+        }
         if last_compaction.elapsed() >= COMPACTION_EVERY {
             last_compaction = Instant::now();
-            let (tenant, retain) = (tenant.clone(), options.retain);
-            match tokio::task::spawn_blocking(move || drop_old_bodies(&tenant, retain)).await {
+            let retain =
+                chrono::Duration::from_std(options.retain).unwrap_or(chrono::Duration::MAX);
+            let (tenant, cutoff) = (tenant.clone(), chrono::Utc::now() - retain);
+            match tokio::task::spawn_blocking(move || drop_old_bodies(&tenant, cutoff)).await {
                 Ok(Ok(n)) if n > 0 => {
                     tracing::debug!(tenant = %name, dropped = n, "dropped published bodies")
                 }
@@ -369,6 +409,41 @@ async fn follow(shared: Arc<Shared>, tenant: Arc<Tenant>) {
                 }
                 _ => {}
             }
+        }
+    }
+}
+
+/// A batch as read, with the position it was read from.
+type Read = (Position, Option<Batch>);
+
+/// Reads the next batch on a blocking thread and waits for it.
+async fn read_now(
+    tenant: &Arc<Tenant>,
+    position: Option<Position>,
+    limit: usize,
+) -> Result<Result<Read, store::Error>, tokio::task::JoinError> {
+    let tenant = tenant.clone();
+    tokio::task::spawn_blocking(move || read_batch(&tenant, position, limit)).await
+}
+
+/// Writes the cursor; the position to go on from, `None` (read it again) when a replay
+/// moved the cursor meanwhile or the write failed.
+async fn store_cursor(shared: &Shared, tenant: &Arc<Tenant>, at: Position) -> Option<Position> {
+    let moved = {
+        let tenant = tenant.clone();
+        tokio::task::spawn_blocking(move || move_cursor(&tenant, at.stored, at.published)).await
+    };
+    match moved {
+        Ok(Ok(true)) => Some(Position { published: at.published, stored: at.published }),
+        Ok(Ok(false)) => None,
+        // The events are out; the next round sends them again (at least once).
+        Ok(Err(e)) => {
+            shared.failed(tenant.name(), &e.to_string());
+            None
+        }
+        Err(e) => {
+            shared.failed(tenant.name(), &e.to_string());
+            None
         }
     }
 }
@@ -386,17 +461,26 @@ impl Shared {
     }
 }
 
-/// The next batch after the publisher's cursor, or the head of the log when there is
-/// none.
-fn read_batch(tenant: &Tenant, limit: usize) -> Result<Result<Batch, i64>, store::Error> {
+/// The next batch after `position` (or after the stored cursor, when there is no position
+/// or a replay moved the cursor since), with the position it was read from.
+fn read_batch(
+    tenant: &Tenant,
+    position: Option<Position>,
+    limit: usize,
+) -> Result<Read, store::Error> {
     tenant.read(|r| {
         let Some(publisher) = r.publishers()?.into_iter().find(|p| p.name == PUBLISHER) else {
             return Err(store::Error::Corrupt(format!("tenant {} has no publisher", tenant.name())));
         };
-        let after = publisher.published;
+        let stored = publisher.published;
+        let at = match position {
+            Some(at) if at.stored == stored => at,
+            _ => Position { published: stored, stored },
+        };
+        let after = at.published;
         let changes = r.changes_with_bodies(after, limit)?;
         let Some(through) = changes.last().map(|(c, _)| c.seq) else {
-            return Ok(Err(after));
+            return Ok((at, None));
         };
         let mut events = Vec::with_capacity(changes.len());
         let mut skipped = 0;
@@ -435,7 +519,7 @@ fn read_batch(tenant: &Tenant, limit: usize) -> Result<Result<Batch, i64>, store
                 }
             }
         }
-        Ok(Ok(Batch { after, through, events, skipped }))
+        Ok((at, Some(Batch { through, events, skipped })))
     })
 }
 
@@ -452,7 +536,9 @@ fn holdings_record_id(body: &str) -> Option<String> {
 /// Moves the cursor from `after` to `through`, unless it was moved meanwhile (a
 /// replay rewound it): then the next round starts from where it is now.
 fn move_cursor(tenant: &Tenant, after: i64, through: i64) -> Result<bool, store::Error> {
-    tenant.write(|w| {
+    // A background write: many a second while the desk is busy, it must not count as the
+    // desk's, or an import would yield the writer to it as to a check-out.
+    tenant.write_background(|w| {
         let current =
             w.publishers()?.into_iter().find(|p| p.name == PUBLISHER).map(|p| p.published);
         if current != Some(after) {
@@ -463,12 +549,13 @@ fn move_cursor(tenant: &Tenant, after: i64, through: i64) -> Result<bool, store:
     })
 }
 
-/// Drops the bodies of changes published and older than `retain`, a slice at a time in
-/// background writes; returns how many.
-fn drop_old_bodies(tenant: &Tenant, retain: Duration) -> Result<usize, store::Error> {
+/// Drops the bodies of changes published and committed before `cutoff`, a slice at a
+/// time in background writes; returns how many.
+fn drop_old_bodies(
+    tenant: &Tenant,
+    cutoff: chrono::DateTime<chrono::Utc>,
+) -> Result<usize, store::Error> {
     const SLICE: i64 = 20_000;
-    let cutoff =
-        chrono::Utc::now() - chrono::Duration::from_std(retain).unwrap_or(chrono::Duration::MAX);
     let cutoff = cutoff.to_rfc3339_opts(chrono::SecondsFormat::Millis, false);
     let bounds = tenant.read(|r| {
         let Some(first) = r.first_kept_body()? else { return Ok(None) };
@@ -596,6 +683,55 @@ mod tests {
         assert_eq!(h.summary(), LagSummary { p50: 5, p95: 5, max: 700 });
         h.record(700);
         assert_eq!(h.quantile(0.95), 700, "the 1,000 ms bucket's bound is capped by the worst");
+    }
+
+    /// A tenant whose publisher has published `n` instance changes.
+    fn published(n: usize) -> (tempfile::TempDir, Arc<Tenant>) {
+        let dir = tempfile::tempdir().unwrap();
+        let store =
+            Store::open(dir.path(), store::Options::default(), &[inventory::MIGRATIONS]).unwrap();
+        let (tenant, _) = store.create_tenant("t").unwrap();
+        register(&tenant).unwrap();
+        let columns =
+            [store::ColumnValue::Null, store::ColumnValue::Null, store::ColumnValue::Null];
+        for i in 0..n {
+            let id = format!("i{i}");
+            tenant.write(|w| w.insert(&inventory::INSTANCES, &id, 1, "{}", &columns)).unwrap();
+        }
+        let head = tenant.last_seq().unwrap();
+        tenant.write(|w| w.set_published(PUBLISHER, head)).unwrap();
+        (dir, tenant)
+    }
+
+    #[test]
+    fn a_replay_rewinds_the_cursor_within_the_kept_changes_only() {
+        let (_dir, tenant) = published(5);
+        let head = tenant.last_seq().unwrap();
+        let replay = replay(&tenant, head - 2).unwrap();
+        assert_eq!(replay, Replay { from: head - 2, through: head });
+        let cursor = tenant.read(|r| r.publishers()).unwrap()[0].published;
+        assert_eq!(cursor, head - 3);
+        assert!(matches!(super::replay(&tenant, head + 2), Err(ReplayError::OutOfRange { .. })));
+        assert!(matches!(super::replay(&tenant, 0), Err(ReplayError::OutOfRange { .. })));
+
+        // Published bodies past retention are dropped; a replay into them is refused,
+        // one from the first change still kept is not.
+        tenant.write(|w| w.set_published(PUBLISHER, head - 1)).unwrap();
+        let later = chrono::Utc::now() + chrono::Duration::seconds(1);
+        assert_eq!(drop_old_bodies(&tenant, later).unwrap(), 4, "all but the unpublished");
+        match super::replay(&tenant, head - 3) {
+            Err(ReplayError::NotRetained { first, .. }) => assert_eq!(first, head),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(super::replay(&tenant, head).unwrap().through, head - 1);
+    }
+
+    #[test]
+    fn a_tenant_that_never_published_cannot_replay() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path(), store::Options::default(), &[]).unwrap();
+        let (tenant, _) = store.create_tenant("t").unwrap();
+        assert!(matches!(replay(&tenant, 1), Err(ReplayError::NotPublishing(_))));
     }
 
     #[test]

@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
-use axum::http::StatusCode;
+use axum::http::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use crate::{
@@ -55,6 +55,7 @@ async fn every_write_path_publishes_folios_event_in_commit_order() {
     let publisher = std::sync::Arc::new(
         events::Publisher::start(app.store.clone(), events::Options::new(kafka)).unwrap(),
     );
+    let app = app.publishing(publisher.clone());
     let start = diku.read(|r| r.publishers()).unwrap()[0].published;
     let c = Client::admin(&app, "diku").await;
 
@@ -126,8 +127,8 @@ async fn every_write_path_publishes_folios_event_in_commit_order() {
         }
     })
     .await
-    .unwrap()
-    .0;
+    .unwrap();
+    let (messages, broker) = messages;
     assert_eq!(messages.len(), expected);
 
     // Per key, in partition order, the events the log has, in its order; each on its
@@ -222,4 +223,36 @@ async fn every_write_path_publishes_folios_event_in_commit_order() {
     let status = &publisher.status()["diku"];
     assert_eq!((status.lag_changes, status.skipped, status.last_error.as_deref()), (0, 0, None));
     assert_eq!(status.events, expected as u64);
+
+    // A consumer that lost its state asks for it all again: the replay sends every event
+    // once more, with the same ids. A sequence number past the log is refused.
+    let head = diku.last_seq().unwrap();
+    let path = format!("/admin/events/replay?tenant=diku&from={}", head + 5);
+    let r = app.send(Method::POST, &path, None, None, None).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
+    assert!(r.error().0.contains("outside the change log"), "{}", r.text);
+    let path = format!("/admin/events/replay?tenant=diku&from={}", start + 1);
+    let r = app.send(Method::POST, &path, None, None, None).await;
+    assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.text);
+    assert_eq!(r.body["through"], head);
+    let waiter = publisher.clone();
+    let published =
+        tokio::task::spawn_blocking(move || waiter.wait_until_published(Duration::from_secs(120)))
+            .await
+            .unwrap();
+    assert!(published, "{:?}", publisher.status());
+    let again = tokio::task::spawn_blocking(move || {
+        let held: i64 =
+            kafka_test::end_offsets(&broker, r"qtest\.diku\..*").iter().map(|(_, _, n)| n).sum();
+        assert_eq!(held as usize, 2 * expected);
+        kafka_test::consume(&broker, r"qtest\.diku\..*", 2 * expected, Duration::from_secs(90))
+    })
+    .await
+    .unwrap();
+    let mut times: HashMap<String, usize> = HashMap::new();
+    for message in &again {
+        let value: Value = serde_json::from_str(&message.value).unwrap();
+        *times.entry(event_id(&value)).or_default() += 1;
+    }
+    assert!(times.len() == expected && times.values().all(|n| *n == 2));
 }

@@ -88,6 +88,17 @@ impl TestApp {
         TestApp { router: server::router(state), store, runtime, _dir: dir }
     }
 
+    /// The same server publishing its tenants' events through `publisher`.
+    pub(crate) fn publishing(mut self, publisher: Arc<events::Publisher>) -> TestApp {
+        let state = server::AppState::new(
+            self.runtime.clone(),
+            auth::TokenKey::from_bytes([9; 32]),
+            server::Config::default(),
+        );
+        self.router = server::router(state.with_events(publisher));
+        self
+    }
+
     /// Waits for an import job to end and answers it as the API does. It waits on the
     /// tenant's change log (each chunk the runner commits is a change), not on a clock;
     /// a job that has not ended after two minutes fails the test.
