@@ -20,14 +20,7 @@ lc=$(scripts/fetch-lc-records.sh)
 . scripts/bench-work.sh
 mkdir -p "$out"
 export QUIRE_LOG=${QUIRE_LOG:-warn}
-python3 - "$lc" "$records" "$work/records.mrc" <<'PY'
-import sys
-data = open(sys.argv[1], 'rb').read()
-n, end = int(sys.argv[2]), 0
-for _ in range(n):
-    end = data.index(b'\x1d', end) + 1
-open(sys.argv[3], 'wb').write(data[:end])
-PY
+python3 scripts/cut-records.py "$lc" "$records" "$work/records.mrc"
 $quire tenant create perf --admin-password bench --data-dir "$work/data" >/dev/null
 $quire generate --tenant perf --instances "$instances" --data-dir "$work/data" | tee "$out/generate.txt"
 key=$($quire tenant oai-key perf --user admin --data-dir "$work/data")

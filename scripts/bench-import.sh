@@ -16,15 +16,7 @@ quire=$PWD/target/release/quire
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 for n in "${sizes[@]}"; do
-    # The first n records: cut after the n-th record terminator (0x1D).
-    python3 - "$records" "$n" "$work/$n.mrc" <<'PY'
-import sys
-data = open(sys.argv[1], 'rb').read()
-n, end = int(sys.argv[2]), 0
-for _ in range(n):
-    end = data.index(b'\x1d', end) + 1
-open(sys.argv[3], 'wb').write(data[:end])
-PY
+    python3 scripts/cut-records.py "$records" "$n" "$work/$n.mrc"
     dir="$work/data-$n"
     QUIRE_LOG=warn "$quire" tenant create bench --admin-password bench --data-dir "$dir" > /dev/null
     /usr/bin/time -f '%e %M' -o "$work/time" \

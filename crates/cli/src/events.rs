@@ -64,8 +64,9 @@ impl KafkaArgs {
 #[derive(Debug, clap::Subcommand)]
 pub(crate) enum EventsCommand {
     /// Send a tenant's events again from a sequence number of its change log, for a
-    /// consumer that lost its state. A running server's publisher picks the replay up;
-    /// with --kafka, this command publishes it itself and exits when done.
+    /// consumer that lost its state. With the server stopped: a running server takes
+    /// `POST /admin/events/replay`. With --kafka, this command publishes the replay
+    /// itself and exits when done; otherwise the next server with --kafka does.
     Replay {
         #[arg(long)]
         tenant: String,
@@ -109,10 +110,17 @@ pub(crate) fn run(command: EventsCommand) -> anyhow::Result<()> {
             let store = open(&data)?;
             let handle = store.tenant(&tenant).with_context(|| format!("no tenant {tenant}"))?;
             let replay = events::replay(&handle, from)?;
-            println!(
-                "tenant {tenant}: changes {}..={} will be published again",
-                replay.from, replay.through
-            );
+            if replay.from > replay.through {
+                println!(
+                    "tenant {tenant}: published up to {} only; change {from} goes out in its turn",
+                    replay.through
+                );
+            } else {
+                println!(
+                    "tenant {tenant}: changes {}..={} will be published again",
+                    replay.from, replay.through
+                );
+            }
             if let Some(publisher) = kafka.start(&store)? {
                 let head = handle.last_seq()?;
                 anyhow::ensure!(

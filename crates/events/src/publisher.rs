@@ -92,6 +92,36 @@ struct Shared {
     options: Options,
     status: Mutex<BTreeMap<String, Tracked>>,
     stopping: AtomicBool,
+    writes: Writes,
+}
+
+/// The publisher's writes (registrations, cursors, dropped bodies), run one at a time on
+/// a thread at ordinary priority. The publisher's own threads are lowered, so that the
+/// desk takes the CPU first; a lowered thread holding a tenant's writer would keep the
+/// desk waiting instead (`store::group`).
+struct Writes(std::sync::mpsc::Sender<Box<dyn FnOnce() + Send>>);
+
+impl Writes {
+    /// Starts the thread; call it from a thread at ordinary priority, which it inherits.
+    fn start() -> std::io::Result<Writes> {
+        let (sender, jobs) = std::sync::mpsc::channel::<Box<dyn FnOnce() + Send>>();
+        std::thread::Builder::new().name("quire-events-writes".into()).spawn(move || {
+            for job in jobs {
+                job();
+            }
+        })?;
+        Ok(Writes(sender))
+    }
+
+    /// Runs `f` on the thread; `None` if it is gone.
+    async fn run<T: Send + 'static>(&self, f: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+        let (done, result) = tokio::sync::oneshot::channel();
+        let job = Box::new(move || {
+            let _ = done.send(f());
+        });
+        self.0.send(job).ok()?;
+        result.await.ok()
+    }
 }
 
 #[derive(Default)]
@@ -120,6 +150,8 @@ impl Publisher {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .thread_name("quire-events")
+            // Reading the log and making events is background work: the desk first.
+            .on_thread_start(store::nice_current_thread)
             .enable_all()
             .build()?;
         let shared = Arc::new(Shared {
@@ -127,6 +159,7 @@ impl Publisher {
             options,
             status: Mutex::new(BTreeMap::new()),
             stopping: AtomicBool::new(false),
+            writes: Writes::start()?,
         });
         runtime.spawn(supervise(shared.clone()));
         Ok(Publisher { runtime: Some(runtime), shared })
@@ -241,19 +274,19 @@ async fn supervise(shared: Arc<Shared>) {
             let Ok(tenant) = shared.store.tenant(&name) else { continue };
             let registered = {
                 let tenant = tenant.clone();
-                tokio::task::spawn_blocking(move || register(&tenant)).await
+                shared.writes.run(move || register(&tenant)).await
             };
             match registered {
-                Ok(Ok(_)) => {
+                Some(Ok(_)) => {
                     followed.insert(name.clone());
                     shared.status.lock().unwrap().entry(name).or_default();
                     tokio::spawn(follow(shared.clone(), tenant));
                 }
-                Ok(Err(e)) => {
+                Some(Err(e)) => {
                     tracing::warn!(tenant = %name, error = %e, "cannot register the event publisher")
                 }
-                Err(e) => {
-                    tracing::warn!(tenant = %name, error = %e, "cannot register the event publisher")
+                None => {
+                    tracing::warn!(tenant = %name, "cannot register the event publisher")
                 }
             }
         }
@@ -400,11 +433,11 @@ async fn follow(shared: Arc<Shared>, tenant: Arc<Tenant>) {
             let retain =
                 chrono::Duration::from_std(options.retain).unwrap_or(chrono::Duration::MAX);
             let (tenant, cutoff) = (tenant.clone(), chrono::Utc::now() - retain);
-            match tokio::task::spawn_blocking(move || drop_old_bodies(&tenant, cutoff)).await {
-                Ok(Ok(n)) if n > 0 => {
+            match shared.writes.run(move || drop_old_bodies(&tenant, cutoff)).await {
+                Some(Ok(n)) if n > 0 => {
                     tracing::debug!(tenant = %name, dropped = n, "dropped published bodies")
                 }
-                Ok(Err(e)) => {
+                Some(Err(e)) => {
                     tracing::warn!(tenant = %name, error = %e, "cannot drop published bodies")
                 }
                 _ => {}
@@ -431,18 +464,18 @@ async fn read_now(
 async fn store_cursor(shared: &Shared, tenant: &Arc<Tenant>, at: Position) -> Option<Position> {
     let moved = {
         let tenant = tenant.clone();
-        tokio::task::spawn_blocking(move || move_cursor(&tenant, at.stored, at.published)).await
+        shared.writes.run(move || move_cursor(&tenant, at.stored, at.published)).await
     };
     match moved {
-        Ok(Ok(true)) => Some(Position { published: at.published, stored: at.published }),
-        Ok(Ok(false)) => None,
+        Some(Ok(true)) => Some(Position { published: at.published, stored: at.published }),
+        Some(Ok(false)) => None,
         // The events are out; the next round sends them again (at least once).
-        Ok(Err(e)) => {
+        Some(Err(e)) => {
             shared.failed(tenant.name(), &e.to_string());
             None
         }
-        Err(e) => {
-            shared.failed(tenant.name(), &e.to_string());
+        None => {
+            shared.failed(tenant.name(), "the publisher's write thread is gone");
             None
         }
     }

@@ -3,7 +3,7 @@
 //! and each record's events arrive in commit order.
 
 use std::collections::{BTreeMap, HashMap};
-use std::time::Duration;
+use std::{sync::Arc, time::Duration};
 
 use axum::http::{Method, StatusCode};
 use serde_json::{Value, json};
@@ -37,6 +37,16 @@ fn expected_events(
     (by_key, topic_of)
 }
 
+/// Waits until the publisher has published every change committed so far.
+async fn wait_until_published(publisher: &Arc<events::Publisher>) {
+    let waiter = publisher.clone();
+    let published =
+        tokio::task::spawn_blocking(move || waiter.wait_until_published(Duration::from_secs(120)))
+            .await
+            .unwrap();
+    assert!(published, "{:?}", publisher.status());
+}
+
 /// A message as received: its topic, its value and its headers.
 type Received = (String, Value, Vec<(String, String)>);
 
@@ -52,9 +62,8 @@ async fn every_write_path_publishes_folios_event_in_commit_order() {
     let diku = app.store.tenant("diku").unwrap();
     let mut kafka = events::KafkaOptions::new(vec![broker.bootstrap()]);
     kafka.environment = "qtest".into();
-    let publisher = std::sync::Arc::new(
-        events::Publisher::start(app.store.clone(), events::Options::new(kafka)).unwrap(),
-    );
+    let publisher =
+        Arc::new(events::Publisher::start(app.store.clone(), events::Options::new(kafka)).unwrap());
     let app = app.publishing(publisher.clone());
     let start = diku.read(|r| r.publishers()).unwrap()[0].published;
     let c = Client::admin(&app, "diku").await;
@@ -111,12 +120,7 @@ async fn every_write_path_publishes_folios_event_in_commit_order() {
     assert_eq!(bulk_operations::edit_and_commit(&c, &op, &rules).await["status"], "COMPLETED");
 
     // Everything committed is published; the log says what to expect.
-    let waiter = publisher.clone();
-    let published =
-        tokio::task::spawn_blocking(move || waiter.wait_until_published(Duration::from_secs(120)))
-            .await
-            .unwrap();
-    assert!(published, "{:?}", publisher.status());
+    wait_until_published(&publisher).await;
     let (by_key, topic_of) = expected_events(&diku, start);
     let expected: usize = by_key.values().map(Vec::len).sum();
     let messages = tokio::task::spawn_blocking({
@@ -235,12 +239,7 @@ async fn every_write_path_publishes_folios_event_in_commit_order() {
     let r = app.send(Method::POST, &path, None, None, None).await;
     assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.text);
     assert_eq!(r.body["through"], head);
-    let waiter = publisher.clone();
-    let published =
-        tokio::task::spawn_blocking(move || waiter.wait_until_published(Duration::from_secs(120)))
-            .await
-            .unwrap();
-    assert!(published, "{:?}", publisher.status());
+    wait_until_published(&publisher).await;
     let again = tokio::task::spawn_blocking(move || {
         let held: i64 =
             kafka_test::end_offsets(&broker, r"qtest\.diku\..*").iter().map(|(_, _, n)| n).sum();
