@@ -22,9 +22,7 @@ fn tenant(dir: &Path) {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 }
 
-/// The store, opened by the test: only while no server runs on it. Beside a running
-/// server a second process's WAL checkpoints were seen to corrupt the database (issue
-/// note of session 31), so the tests read the publisher's start through the API.
+/// The store, opened by the test.
 fn open(dir: &Path) -> store::Store {
     let options = store::Options { prewarm: false, ..store::Options::default() };
     store::Store::open(dir, options, &runtime::components()).unwrap()

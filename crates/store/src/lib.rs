@@ -23,6 +23,7 @@
 
 mod changes;
 mod error;
+mod files;
 #[cfg(test)]
 mod fixtures;
 #[allow(unsafe_code)]

@@ -439,8 +439,9 @@ fn spawn_checkpointer(tenant: &Arc<Tenant>) {
                 }
             };
             let wal = path.with_extension("sqlite-wal");
-            // Our own handle on the database file, only to flush it (see below).
-            let db_file = std::fs::File::open(&path).ok();
+            // Our own handle on the database file, only to flush it (see below); never
+            // closed (`files`).
+            let db_file = crate::files::handle(&path).ok();
             let page_size: i64 =
                 conn.query_row("PRAGMA page_size", [], |row| row.get(0)).unwrap_or(4096);
             let frame_bytes = (page_size + 24) as u64;

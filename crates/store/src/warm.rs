@@ -68,7 +68,8 @@ struct Map {
 impl Map {
     fn new(path: &Path) -> std::io::Result<Option<Map>> {
         use std::os::fd::AsRawFd;
-        let file = std::fs::File::open(path)?;
+        // Never closed: closing it would release SQLite's locks on the file (`files`).
+        let file = crate::files::handle(path)?;
         let len = usize::try_from(file.metadata()?.len()).unwrap_or(usize::MAX);
         if len == 0 {
             return Ok(None);
