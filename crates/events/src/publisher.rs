@@ -1,10 +1,12 @@
 //! The publisher: one task per tenant follows the change log and produces each change's
 //! event, after its commit, at least once and in commit order per record.
 //!
-//! A tenant's loop: read up to a batch of changes after the stored cursor (with their
-//! kept bodies), build their events, produce them and wait for every acknowledgement,
-//! and only then move the cursor, in the tenant's own database. A crash or an outage
-//! between the two sends the batch again; nothing before the cursor is ever skipped.
+//! A tenant's loop: read up to a batch of changes after the cursor (with their kept
+//! bodies), build their events, produce them and wait for every acknowledgement, and
+//! only then move past them; the next batch is read meanwhile. The cursor is written to
+//! the tenant's own database at most every 250 ms and whenever the log is caught up. A
+//! crash or an outage sends again what came after the written cursor; nothing before it
+//! is ever skipped.
 //! Requests never wait on any of this: the write path only keeps the bodies.
 //!
 //! The bodies of published changes are dropped once older than the retention time, so
@@ -52,7 +54,8 @@ impl Options {
 #[derive(Debug, Clone, Default, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TenantStatus {
-    /// The last change published (acknowledged by the brokers).
+    /// The cursor as written: every change up to it is published (acknowledged by the
+    /// brokers). Written at most every 250 ms while events flow.
     pub published: i64,
     /// The last change in the log when last looked.
     pub head: i64,
