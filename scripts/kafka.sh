@@ -187,11 +187,14 @@ JAVA
     jar cf "$dir/lib/quire-line-formatter.jar" -C "$dir/classes" . >&2
 }
 
-# The tests' broker (crates/kafka-test) is configured the same way: broker and controller
-# in one JVM, every replication factor 1, as a one-node cluster needs.
+# The tests' broker (crates/kafka-test) and the benchmarks' both run this: broker and
+# controller in one JVM, every replication factor 1, as a one-node cluster needs.
 serve() {
-    local dir="$1" port="$2" lib
+    local dir="$1" port="$2" lib java opts
     lib="$(fetch)"
+    java="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+    # The tests set their own (a smaller heap, C1 only, timestamps in the log).
+    read -r -a opts <<<"${QUIRE_KAFKA_JAVA_OPTS:--Xmx1g}"
     mkdir -p "$dir"
     cat >"$dir/server.properties" <<PROPERTIES
 process.roles=broker,controller
@@ -208,10 +211,12 @@ transaction.state.log.min.isr=1
 group.initial.rebalance.delay.ms=0
 PROPERTIES
     if [[ ! -d "$dir/data" ]]; then
-        java -cp "$lib/*" kafka.tools.StorageTool format -t cXVpcmUtdGVzdC1rYWZrYQ \
-            -c "$dir/server.properties" >&2
+        # Any 16-byte base64url id will do ("quire-test-kafka"): each broker has its own
+        # data dir.
+        "$java" "${opts[@]}" -cp "$lib/*" kafka.tools.StorageTool format \
+            -t cXVpcmUtdGVzdC1rYWZrYQ -c "$dir/server.properties" >&2
     fi
-    exec java -Xmx1g -cp "$lib/*" kafka.Kafka "$dir/server.properties"
+    exec "$java" "${opts[@]}" -cp "$lib/*" kafka.Kafka "$dir/server.properties"
 }
 
 case "${1:-}" in

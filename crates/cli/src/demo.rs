@@ -59,10 +59,7 @@ pub(crate) fn run(args: DemoArgs) -> anyhow::Result<()> {
     if args.no_serve {
         return Ok(());
     }
-    let mut state = crate::app_state(store.clone(), &data_dir, &args.server, args.listen)?;
-    if let Some(publisher) = args.server.kafka.start(&store)? {
-        state = state.with_events(std::sync::Arc::new(publisher));
-    }
+    let state = crate::app_state(store, &data_dir, &args.server, args.listen)?;
     crate::serve(state, args.listen)
 }
 

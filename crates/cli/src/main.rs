@@ -171,11 +171,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Serve(args) => {
             let store = open_store(&args.data.data_dir, &args.server)?;
-            let mut state =
-                app_state(store.clone(), &args.data.data_dir, &args.server, args.listen)?;
-            if let Some(publisher) = args.server.kafka.start(&store)? {
-                state = state.with_events(Arc::new(publisher));
-            }
+            let state = app_state(store, &args.data.data_dir, &args.server, args.listen)?;
             serve(state, args.listen)
         }
         Command::Demo(args) => demo::run(args),
@@ -273,7 +269,12 @@ fn app_state(
         open_tenant_api: listen.ip().is_loopback(),
         ..server::Config::default()
     };
-    Ok(server::AppState::new(Arc::new(runtime::Runtime::new(store)), key, config))
+    let publisher = options.kafka.start(&store)?;
+    let state = server::AppState::new(Arc::new(runtime::Runtime::new(store)), key, config);
+    Ok(match publisher {
+        Some(publisher) => state.with_events(Arc::new(publisher)),
+        None => state,
+    })
 }
 
 /// The token-signing key lives in the data directory, so tokens survive a restart and

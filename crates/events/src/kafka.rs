@@ -49,12 +49,18 @@ impl From<rskafka::client::error::Error> for KafkaError {
     }
 }
 
+/// A topic's partition clients, in partition order.
+type Partitions = Arc<[Arc<PartitionClient>]>;
+
+/// One partition's client and the records to produce to it, in order.
+type PartitionBatch = (Arc<PartitionClient>, Vec<Record>);
+
 /// A connection to the cluster with the partitions it has produced to.
 pub(crate) struct Producer {
     options: KafkaOptions,
     client: Client,
     // Per topic name, a client for each of its partitions, in partition order.
-    topics: HashMap<String, Arc<[Arc<PartitionClient>]>>,
+    topics: HashMap<String, Partitions>,
 }
 
 /// How long a request may retry inside the client before the batch fails and the
@@ -85,17 +91,24 @@ impl Producer {
         tenant: &str,
         events: &[Event],
     ) -> Result<(), KafkaError> {
-        // Per partition client, its records in the order given.
-        let mut batches: BTreeMap<(String, i32), (Arc<PartitionClient>, Vec<Record>)> =
-            BTreeMap::new();
+        // Per partition client, its records in the order given; each topic's partitions
+        // looked up once per batch, not per event.
+        let mut topics: HashMap<&'static str, Partitions> = HashMap::new();
+        let mut batches: BTreeMap<(&'static str, usize), PartitionBatch> = BTreeMap::new();
         for event in events {
-            let name = self.options.topic_name(tenant, event.topic);
-            let partitions = self.partitions(&name).await?;
+            let partitions = match topics.get(event.topic) {
+                Some(partitions) => partitions.clone(),
+                None => {
+                    let name = self.options.topic_name(tenant, event.topic);
+                    let partitions = self.partitions(&name).await?;
+                    topics.insert(event.topic, partitions.clone());
+                    partitions
+                }
+            };
             let partition = partition_of(event.key.as_bytes(), partitions.len());
-            let client = &partitions[partition];
             let entry = batches
-                .entry((name, partition as i32))
-                .or_insert_with(|| (client.clone(), Vec::new()));
+                .entry((event.topic, partition))
+                .or_insert_with(|| (partitions[partition].clone(), Vec::new()));
             entry.1.push(record(event));
         }
         let sends = batches.into_values().map(|(client, records)| async move {
@@ -115,7 +128,7 @@ impl Producer {
     }
 
     /// The partition clients of a topic, creating the topic when it is missing.
-    async fn partitions(&mut self, name: &str) -> Result<Arc<[Arc<PartitionClient>]>, KafkaError> {
+    async fn partitions(&mut self, name: &str) -> Result<Partitions, KafkaError> {
         if let Some(partitions) = self.topics.get(name) {
             return Ok(partitions.clone());
         }
@@ -149,7 +162,7 @@ impl Producer {
                 .await?;
             clients.push(Arc::new(client));
         }
-        let clients: Arc<[Arc<PartitionClient>]> = clients.into();
+        let clients: Partitions = clients.into();
         self.topics.insert(name.to_string(), clients.clone());
         Ok(clients)
     }

@@ -244,8 +244,7 @@ impl Drop for Publisher {
 fn position(tenant: &Tenant) -> Result<(i64, i64, u64), store::Error> {
     tenant.read(|r| {
         let head = r.last_seq()?;
-        let published =
-            r.publishers()?.iter().find(|p| p.name == PUBLISHER).map_or(head, |p| p.published);
+        let published = r.published(PUBLISHER)?.unwrap_or(head);
         let oldest = match r.changes_since(published, 1)?.first() {
             Some(change) => waited_ms(&change.at),
             None => 0,
@@ -488,12 +487,9 @@ async fn store_cursor(shared: &Shared, tenant: &Arc<Tenant>, at: Position) -> Op
 const COMPACTION_EVERY: Duration = Duration::from_secs(60);
 
 impl Shared {
-    fn update(&self, tenant: &str, f: impl FnOnce(&mut TenantStatus)) {
-        f(&mut self.status.lock().unwrap().entry(tenant.to_string()).or_default().status);
-    }
-
     fn failed(&self, tenant: &str, error: &str) {
-        self.update(tenant, |s| s.last_error = Some(error.to_string()));
+        let mut status = self.status.lock().unwrap();
+        status.entry(tenant.to_string()).or_default().status.last_error = Some(error.to_string());
     }
 }
 
@@ -505,10 +501,9 @@ fn read_batch(
     limit: usize,
 ) -> Result<Read, store::Error> {
     tenant.read(|r| {
-        let Some(publisher) = r.publishers()?.into_iter().find(|p| p.name == PUBLISHER) else {
+        let Some(stored) = r.published(PUBLISHER)? else {
             return Err(store::Error::Corrupt(format!("tenant {} has no publisher", tenant.name())));
         };
-        let stored = publisher.published;
         let at = match position {
             Some(at) if at.stored == stored => at,
             _ => Position { published: stored, stored },
@@ -575,9 +570,7 @@ fn move_cursor(tenant: &Tenant, after: i64, through: i64) -> Result<bool, store:
     // A background write: many a second while the desk is busy, it must not count as the
     // desk's, or an import would yield the writer to it as to a check-out.
     tenant.write_background(|w| {
-        let current =
-            w.publishers()?.into_iter().find(|p| p.name == PUBLISHER).map(|p| p.published);
-        if current != Some(after) {
+        if w.published(PUBLISHER)? != Some(after) {
             return Ok(false);
         }
         w.set_published(PUBLISHER, through)?;
@@ -643,16 +636,13 @@ pub struct Replay {
 /// type from `from` on has lost its bodies to retention.
 pub fn replay(tenant: &Tenant, from: i64) -> Result<Replay, ReplayError> {
     tenant.write(|w| {
-        let publisher = w
-            .publishers()?
-            .into_iter()
-            .find(|p| p.name == PUBLISHER)
+        let through = w
+            .published(PUBLISHER)?
             .ok_or_else(|| ReplayError::NotPublishing(tenant.name().to_string()))?;
         let head = w.last_seq()?;
         if from < 1 || from > head + 1 {
             return Err(ReplayError::OutOfRange { from, head });
         }
-        let through = publisher.published;
         if from > through {
             return Ok(Replay { from, through });
         }

@@ -25,10 +25,6 @@ const READY_LINE: &str = "Kafka Server started";
 const START_TIMEOUT: Duration = Duration::from_secs(60);
 /// A graceful shutdown takes well under 2 s; past this the broker is killed outright.
 const STOP_TIMEOUT: Duration = Duration::from_secs(15);
-/// Any valid 16-byte base64url id will do: every broker has its own data dir, so a fixed one
-/// ("quire-test-kafka") spares us a random number generator.
-const CLUSTER_ID: &str = "cXVpcmUtdGVzdC1rYWZrYQ";
-
 /// JVM flags for every Kafka JVM.  C1 only: these JVMs live for seconds and move little data,
 /// so skipping the C2 compiler saves about a fifth of the startup on a 2-core machine.
 const JVM_FLAGS: &[&str] = &["-XX:TieredStopAtLevel=1", "-Dfile.encoding=UTF-8"];
@@ -36,26 +32,25 @@ const JVM_FLAGS: &[&str] = &["-XX:TieredStopAtLevel=1", "-Dfile.encoding=UTF-8"]
 pub struct Broker {
     dir: TempDir,
     lib: PathBuf,
+    /// The broker's port; its controller listens on the next one.
     port: u16,
-    controller_port: u16,
     child: Option<Child>,
     /// Where the current run's output begins in `broker.log`, which every run appends to.
     log_start: u64,
 }
 
 impl Broker {
-    /// Fetches Kafka if needed, formats a fresh data dir and starts a broker on free
-    /// loopback ports; returns once it serves clients.
+    /// Fetches Kafka if needed and starts a broker on free loopback ports with a fresh
+    /// data dir, as `scripts/kafka.sh serve` configures and formats it; returns once it
+    /// serves clients.
     pub fn start() -> Broker {
         let lib = kafka_lib().to_path_buf();
         let dir = tempfile::Builder::new()
             .prefix("quire-kafka-")
             .tempdir()
             .expect("create Kafka temp dir");
-        let (port, controller_port) = free_ports();
-        let mut broker = Broker { dir, lib, port, controller_port, child: None, log_start: 0 };
-        broker.write_config();
-        broker.format();
+        let port = free_port_pair();
+        let mut broker = Broker { dir, lib, port, child: None, log_start: 0 };
         broker.spawn();
         broker.wait_ready();
         broker
@@ -94,55 +89,8 @@ impl Broker {
         self.wait_ready();
     }
 
-    fn config_path(&self) -> PathBuf {
-        self.dir.path().join("server.properties")
-    }
-
     fn log_path(&self) -> PathBuf {
         self.dir.path().join("broker.log")
-    }
-
-    fn write_config(&self) {
-        let (port, cport) = (self.port, self.controller_port);
-        let data = self.dir.path().join("data");
-        // Replication factors of 1 because a one-node cluster cannot host more copies of the
-        // internal topics; without them group and transaction coordinators never come up.
-        // No rebalance delay: consumer groups in tests should not wait 3 s to get partitions.
-        let config = format!(
-            "process.roles=broker,controller
-node.id=1
-controller.quorum.voters=1@127.0.0.1:{cport}
-listeners=PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{cport}
-advertised.listeners=PLAINTEXT://127.0.0.1:{port}
-controller.listener.names=CONTROLLER
-listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
-log.dirs={data}
-offsets.topic.replication.factor=1
-transaction.state.log.replication.factor=1
-transaction.state.log.min.isr=1
-group.initial.rebalance.delay.ms=0
-",
-            data = data.display()
-        );
-        fs::write(self.config_path(), config).expect("write server.properties");
-    }
-
-    /// KRaft refuses to start on an unformatted data dir.
-    fn format(&self) {
-        let out = self
-            .java()
-            .arg("kafka.tools.StorageTool")
-            .args(["format", "-t", CLUSTER_ID, "-c"])
-            .arg(self.config_path())
-            .output()
-            .expect("run Kafka StorageTool (is Java installed?)");
-        assert!(
-            out.status.success(),
-            "formatting the Kafka data dir failed ({}):\n{}{}",
-            out.status,
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr),
-        );
     }
 
     fn spawn(&mut self) {
@@ -152,21 +100,27 @@ group.initial.rebalance.delay.ms=0
             .open(self.log_path())
             .expect("open broker.log");
         self.log_start = log.metadata().expect("stat broker.log").len();
-        let child = self
-            .java()
-            .arg("-Xmx512m")
-            // Timestamps make the log usable when a test fails on timing.
-            .args([
-                "-Dorg.slf4j.simpleLogger.showDateTime=true",
-                "-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS",
-            ])
-            .arg("kafka.Kafka")
-            .arg(self.config_path())
+        // The script writes the configuration, formats the data dir on the first run and
+        // then becomes the broker's JVM (`exec`), so the child is the broker itself.
+        // Timestamps make the log usable when a test fails on timing.
+        let java_opts = [
+            "-Xmx512m",
+            JVM_FLAGS.join(" ").as_str(),
+            "-Dorg.slf4j.simpleLogger.showDateTime=true",
+            "-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS",
+        ]
+        .join(" ");
+        let child = Command::new("bash")
+            .arg(script())
+            .arg("serve")
+            .arg(self.dir.path())
+            .arg(self.port.to_string())
+            .env("QUIRE_KAFKA_JAVA_OPTS", java_opts)
             .stdin(Stdio::null())
             .stdout(log.try_clone().expect("clone broker.log handle"))
             .stderr(log)
             .spawn()
-            .expect("start Kafka broker (is Java installed?)");
+            .expect("start scripts/kafka.sh serve");
         self.child = Some(child);
     }
 
@@ -407,12 +361,17 @@ fn unescape(field: &str) -> Option<String> {
     Some(out)
 }
 
+/// `scripts/kafka.sh`, which fetches Kafka and runs a broker.
+fn script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/kafka.sh")
+}
+
 /// The cached Kafka lib dir, fetched at most once per test process (the script itself
 /// serializes fetches across processes).
 fn kafka_lib() -> &'static Path {
     static LIB: OnceLock<PathBuf> = OnceLock::new();
     LIB.get_or_init(|| {
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/kafka.sh");
+        let script = script();
         // Through bash, so a checkout that lost the exec bit still works.
         let out = Command::new("bash")
             .arg(&script)
@@ -441,14 +400,17 @@ fn java(lib: &Path) -> Command {
     cmd
 }
 
-/// Two distinct free loopback ports.  Both listeners are held until both are known, so the
-/// OS cannot hand out the same port twice; another process could still take one before the
-/// broker binds it, which is rare enough for tests.
-fn free_ports() -> (u16, u16) {
-    let a = TcpListener::bind("127.0.0.1:0").expect("bind a free port");
-    let b = TcpListener::bind("127.0.0.1:0").expect("bind a free port");
-    let port = |l: &TcpListener| l.local_addr().expect("local addr").port();
-    (port(&a), port(&b))
+/// A free loopback port whose successor is free too: the broker's and its controller's
+/// (`scripts/kafka.sh serve` puts the controller on the next port). Another process could
+/// still take one before the broker binds it, which is rare enough for tests.
+fn free_port_pair() -> u16 {
+    loop {
+        let first = TcpListener::bind("127.0.0.1:0").expect("bind a free port");
+        let port = first.local_addr().expect("local addr").port();
+        if port < u16::MAX && TcpListener::bind(("127.0.0.1", port + 1)).is_ok() {
+            return port;
+        }
+    }
 }
 
 /// Unique within the process, for consumer group and log file names.

@@ -380,15 +380,10 @@ impl<'a> Reader<'a> {
         let mut stmt = self.tx.prepare_cached(
             "SELECT seq, record_type, record_id, op, at FROM change_log WHERE seq > ?1 ORDER BY seq LIMIT ?2",
         )?;
-        let rows = stmt.query_map((after, limit as i64), |row| {
-            Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get::<_, String>(3)?, row.get(4)?))
-        })?;
+        let mut rows = stmt.query((after, limit as i64))?;
         let mut changes = Vec::new();
-        for row in rows {
-            let (seq, record_type, record_id, op, at) = row?;
-            let op = Operation::parse(&op)
-                .ok_or_else(|| Error::Corrupt(format!("change {seq} has operation {op:?}")))?;
-            changes.push(Change { seq, record_type, record_id, op, at });
+        while let Some(row) = rows.next()? {
+            changes.push(change_row(row)?);
         }
         Ok(changes)
     }
@@ -439,17 +434,7 @@ impl<'a> Reader<'a> {
         let mut rows = stmt.query((after, limit as i64))?;
         let mut changes = Vec::new();
         while let Some(row) = rows.next()? {
-            let seq: i64 = row.get(0)?;
-            let op: String = row.get(3)?;
-            let op = Operation::parse(&op)
-                .ok_or_else(|| Error::Corrupt(format!("change {seq} has operation {op:?}")))?;
-            let change = Change {
-                seq,
-                record_type: row.get(1)?,
-                record_id: row.get(2)?,
-                op,
-                at: row.get(4)?,
-            };
+            let change = change_row(row)?;
             let kept = row.get::<_, Option<i64>>(5)?.is_some();
             let bodies = kept
                 .then(|| Ok::<_, rusqlite::Error>(Bodies { old: row.get(6)?, new: row.get(7)? }))
@@ -485,6 +470,13 @@ impl<'a> Reader<'a> {
             }
         }
         Ok((lo > after).then_some(lo))
+    }
+
+    /// How far the publisher `name` has published, if there is one.
+    pub fn published(&self, name: &str) -> Result<Option<i64>> {
+        let mut stmt =
+            self.tx.prepare_cached("SELECT published FROM publishers WHERE name = ?1")?;
+        Ok(stmt.query_row([name], |row| row.get(0)).optional()?)
     }
 
     /// The tenant's publishers.
@@ -853,6 +845,15 @@ impl<'a> Writer<'a> {
 /// How many values one `IN (...)` list binds: well under SQLite's variable limit, and
 /// a size whose statement the cache keeps (a shorter last chunk gets its own).
 const IN_LIST_CHUNK: usize = 256;
+
+/// A change-log row selected as `seq, record_type, record_id, op, at`, first.
+fn change_row(row: &rusqlite::Row<'_>) -> Result<Change> {
+    let seq: i64 = row.get(0)?;
+    let op: String = row.get(3)?;
+    let op = Operation::parse(&op)
+        .ok_or_else(|| Error::Corrupt(format!("change {seq} has operation {op:?}")))?;
+    Ok(Change { seq, record_type: row.get(1)?, record_id: row.get(2)?, op, at: row.get(4)? })
+}
 
 fn stored_record(row: &rusqlite::Row<'_>) -> rusqlite::Result<StoredRecord> {
     Ok(StoredRecord { id: row.get(0)?, version: row.get(1)?, body: row.get(2)? })

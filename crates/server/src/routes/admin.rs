@@ -21,32 +21,41 @@ pub(super) fn router() -> Router<AppState> {
         .route("/admin/events/replay", post(replay))
 }
 
-async fn health(State(state): State<AppState>) -> Response {
-    let events = match &state.events {
+async fn health(State(state): State<AppState>) -> Result<Response, ApiError> {
+    let events = match events_status(&state).await? {
         None => serde_json::json!({ "enabled": false }),
-        Some(publisher) => serde_json::json!({ "enabled": true, "tenants": publisher.status() }),
+        Some(status) => serde_json::json!({ "enabled": true, "tenants": status }),
     };
-    super::json::value(
+    Ok(super::json::value(
         axum::http::StatusCode::OK,
         &serde_json::json!({
             "status": "UP",
             "tenants": state.store().tenant_names().len(),
             "events": events,
         }),
-    )
+    ))
 }
 
-async fn metrics(State(state): State<AppState>) -> Response {
+async fn metrics(State(state): State<AppState>) -> Result<Response, ApiError> {
     let mut text = state.metrics.render();
-    if let Some(publisher) = &state.events {
-        crate::metrics::render_events(&mut text, &publisher.status());
+    if let Some(status) = events_status(&state).await? {
+        crate::metrics::render_events(&mut text, &status);
     }
     let mut response = text.into_response();
     response.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
     );
-    response
+    Ok(response)
+}
+
+/// The publisher's status per tenant, when the server publishes: read from each
+/// tenant's store, so on a blocking thread.
+async fn events_status(
+    state: &AppState,
+) -> Result<Option<std::collections::BTreeMap<String, events::TenantStatus>>, ApiError> {
+    let Some(publisher) = state.events.clone() else { return Ok(None) };
+    Ok(Some(crate::extract::blocking(move || Ok(publisher.status())).await?))
 }
 
 #[derive(serde::Deserialize)]
