@@ -494,8 +494,16 @@ impl InfixQuery {
             return Ok(None);
         };
         let mut found: Option<Vec<u32>> = None;
-        for literal in self.pattern.literals() {
-            let chars: Vec<u32> = literal.chars().map(u32::from).collect();
+        let literals: Vec<&str> = self.pattern.literals().collect();
+        let ends_pattern = !self.pattern.suffix().is_empty();
+        for (i, literal) in literals.iter().enumerate() {
+            let mut chars: Vec<u32> = literal.chars().map(u32::from).collect();
+            // A literal that ends the pattern ends the term too: with the padding its
+            // last trigrams are the term's own last ones (`*cho`: `cho`, `ho_`, `o__`),
+            // which few terms share where `cho` alone is in many.
+            if ends_pattern && i + 1 == literals.len() {
+                chars.extend([END, END]);
+            }
             let Some(these) = grams.candidates(&chars) else { continue };
             found = Some(match found {
                 None => these,
@@ -653,6 +661,14 @@ mod tests {
             assert_eq!(count(index, value, "*jà v*"), 1);
             assert_eq!(count(index, value, "*r?ver*"), 3);
             assert_eq!(count(index, value, "*nowhere*"), 0);
+            // A literal that ends the pattern ends the value.
+            assert_eq!(count(index, value, "*delta"), 1);
+            assert_eq!(count(index, value, "*ver"), 1);
+            assert_eq!(count(index, value, "*a"), 2);
+            assert_eq!(count(index, value, "*b"), 1);
+            assert_eq!(count(index, value, "*i?pi"), 1);
+            assert_eq!(count(index, value, "*ver*ppi"), 1);
+            assert_eq!(count(index, value, "*à vu"), 1);
             assert_eq!(count(index, other, "*river*"), 8, "no gram map: the dictionary");
         };
         check(&index);
@@ -670,6 +686,12 @@ mod tests {
         assert_eq!(count(&index, value, "*river*"), 2);
         assert_eq!(count(&index, value, "*ssi*"), 2);
         assert_eq!(count(&index, value, "*side*"), 0);
+        let file = searcher.segment_readers()[0].open_read(component()).unwrap();
+        let candidates = |pattern| {
+            InfixQuery::new(value, Pattern::parse(pattern)).candidates(&file).unwrap().unwrap()
+        };
+        assert_eq!(candidates("*delta*").len(), 2);
+        assert_eq!(candidates("*delta").len(), 1, "only the value that ends with it");
         assert_eq!(
             searcher.segment_readers()[0].inverted_index(value).unwrap().terms().num_terms(),
             7

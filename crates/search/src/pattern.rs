@@ -91,7 +91,8 @@ impl Pattern {
         }
     }
 
-    fn suffix(&self) -> &str {
+    /// The literal every match ends with (`bar` in `*bar`, `f*bar`); empty if none.
+    pub(crate) fn suffix(&self) -> &str {
         match self.parts.last() {
             Some(Part::Literal(l)) if self.parts.len() > 1 => l,
             _ => "",
