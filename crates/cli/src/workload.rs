@@ -474,8 +474,11 @@ fn search_during_cico(args: &LoadArgs, options: &load::LoadOptions) -> anyhow::R
                     if let Ok(status) = load::index_status(&client, options, &token).await
                         && let Some(segments) = status["segments"].as_u64()
                     {
-                        let deleted = status["deletedDocuments"].as_u64().unwrap_or(0);
-                        samples.push((started.elapsed().as_secs(), segments, deleted));
+                        samples.push(load::IndexSample {
+                            second: started.elapsed().as_secs(),
+                            segments,
+                            deleted_documents: status["deletedDocuments"].as_u64().unwrap_or(0),
+                        });
                     }
                     tokio::time::sleep(Duration::from_secs(1)).await;
                 }
@@ -510,8 +513,8 @@ fn search_during_cico(args: &LoadArgs, options: &load::LoadOptions) -> anyhow::R
     for report in [&before, &during, &after] {
         println!("{}", report.text());
     }
-    let (_, desk) = compare_cico(&cico_options, &idle, &desk, "search");
-    println!(
+    let (desk_alone, desk) = compare_cico(&cico_options, &idle, &desk, "search");
+    let summary = format!(
         "search p95: {:.1} ms alone, {:.1} ms during cico ({:.2}x), {:.1} ms after ({:.2}x); {:.0} / {:.0} / {:.0} requests/s",
         before.all.p95_ms,
         during.all.p95_ms,
@@ -522,7 +525,9 @@ fn search_during_cico(args: &LoadArgs, options: &load::LoadOptions) -> anyhow::R
         during.all.requests_per_second,
         after.all.requests_per_second,
     );
-    let fmt = |s: &(u64, u64, u64)| format!("{}s:{}/{}", s.0, s.1, s.2);
+    println!("{summary}");
+    let fmt =
+        |s: &load::IndexSample| format!("{}s:{}/{}", s.second, s.segments, s.deleted_documents);
     println!(
         "index segments / deleted documents over the run (second: segments/deleted): {}",
         segments
@@ -538,10 +543,19 @@ fn search_during_cico(args: &LoadArgs, options: &load::LoadOptions) -> anyhow::R
             "searchDuringCico": serde_json::from_str::<serde_json::Value>(&during.json())?,
             "searchAfterCico": serde_json::from_str::<serde_json::Value>(&after.json())?,
             "cicoDuringSearch": serde_json::from_str::<serde_json::Value>(&desk.json())?,
-            "segments": segments.iter().map(|(t, n, d)| serde_json::json!({"second": t, "segments": n, "deletedDocuments": d})).collect::<Vec<_>>(),
+            "segments": segments,
         });
         std::fs::write(path, value.to_string())
             .with_context(|| format!("writing {}", path.display()))?;
+    }
+    if let Some(path) = &args.html {
+        let page = load::html_page(
+            "Quire load report: search during check-in/check-out",
+            &summary,
+            &[&before, &desk_alone, &during, &desk, &after],
+            &segments,
+        );
+        std::fs::write(path, page).with_context(|| format!("writing {}", path.display()))?;
     }
     Ok(())
 }

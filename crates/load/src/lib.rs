@@ -27,7 +27,7 @@ pub use crate::{
     },
     import::{Import, import_job, start_import, wait_import},
     oai::{Harvest, harvest, quantile, resumption_token},
-    report::{Baseline, Report, Row},
+    report::{Baseline, IndexSample, Report, Row, html_page},
     workload::{
         RequestTemplate, ScenarioName, Workload, default_workload_dir, encode_query,
         export_ids_workload, marc_search_workload, search_workload,

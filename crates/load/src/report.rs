@@ -287,7 +287,12 @@ impl Report {
 
     /// A self-contained HTML page: the table and a response-time-over-time chart.
     pub fn html(&self) -> String {
-        let escape = |s: &str| s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
+        page(&format!("Quire load report: {}", self.scenario), &self.html_section(false))
+    }
+
+    /// The run's line, its response-time chart and its table, as a part of a page;
+    /// `titled` heads it with the scenario's name (a page of several runs).
+    fn html_section(&self, titled: bool) -> String {
         let mut rows = String::new();
         for row in self.rows.iter().chain(std::iter::once(&self.all)) {
             let folio = row
@@ -303,13 +308,12 @@ impl Report {
                 row.p95_ms, row.p99_ms, row.max_ms, row.avg_ms, row.errors, folio
             ));
         }
+        let title =
+            if titled { format!("<h2>{}</h2>", escape(&self.scenario)) } else { String::new() };
         format!(
-            "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>Quire load report: {scenario}</title>\n\
-             <style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:2px 6px;text-align:right}}td:first-child{{text-align:left}}</style></head>\n\
-             <body><h1>Quire load report: {scenario}</h1><p>{url}, tenant {tenant}, {model}, {secs:.1} s</p>\n\
-             <h2>Response time over time</h2>{chart}\n\
-             <h2>Requests (milliseconds)</h2><table><tr><th>Request</th><th>Total</th><th>Req/s</th><th>Min</th><th>50pct</th><th>75pct</th><th>95pct</th><th>99pct</th><th>Max</th><th>Avg</th><th>Errors</th><th>FOLIO avg / p95</th></tr>\n{rows}</table></body></html>\n",
-            scenario = escape(&self.scenario),
+            "{title}<p>{url}, tenant {tenant}, {model}, {secs:.1} s</p>\n\
+             <h3>Response time over time</h3>{chart}\n\
+             <h3>Requests (milliseconds)</h3><table><tr><th>Request</th><th>Total</th><th>Req/s</th><th>Min</th><th>50pct</th><th>75pct</th><th>95pct</th><th>99pct</th><th>Max</th><th>Avg</th><th>Errors</th><th>FOLIO avg / p95</th></tr>\n{rows}</table>\n",
             url = escape(&self.url),
             tenant = escape(&self.tenant),
             model = escape(&self.model),
@@ -355,4 +359,71 @@ impl Report {
             secs = n - 1,
         )
     }
+}
+
+/// One sample of the search index's shape during a run.
+#[derive(Debug, Clone, Copy, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IndexSample {
+    /// Seconds since the run began.
+    pub second: u64,
+    pub segments: u64,
+    pub deleted_documents: u64,
+}
+
+/// A page of several runs (search-during-cico's phases), headed by `summary` and a
+/// chart of the index's segments and deleted documents over them.
+pub fn html_page(title: &str, summary: &str, reports: &[&Report], index: &[IndexSample]) -> String {
+    let mut body = format!(
+        "<p>{}</p>\n<h2>Index segments over the run</h2>{}\n",
+        escape(summary),
+        index_chart(index)
+    );
+    for report in reports {
+        body.push_str(&report.html_section(true));
+    }
+    page(title, &body)
+}
+
+fn page(title: &str, body: &str) -> String {
+    format!(
+        "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>{title}</title>\n\
+         <style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:2px 6px;text-align:right}}td:first-child{{text-align:left}}</style></head>\n\
+         <body><h1>{title}</h1>\n{body}</body></html>\n",
+        title = escape(title),
+    )
+}
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+}
+
+/// Segments (a step line, left scale) and deleted documents (dashed, right scale) by
+/// second, as SVG.
+fn index_chart(samples: &[IndexSample]) -> String {
+    let (w, h, pad) = (900.0, 300.0, 50.0);
+    let last = samples.last().map_or(1, |s| s.second.max(1)) as f64;
+    let max_segments = samples.iter().map(|s| s.segments).max().unwrap_or(1).max(1) as f64;
+    let max_deleted = samples.iter().map(|s| s.deleted_documents).max().unwrap_or(1).max(1) as f64;
+    let x = |t: u64| pad + (w - 2.0 * pad) * t as f64 / last;
+    let y = |v: f64, max: f64| h - pad - (h - 2.0 * pad) * v / max;
+    let line = |f: &dyn Fn(&IndexSample) -> f64, max: f64| {
+        samples
+            .iter()
+            .map(|s| format!("{:.1},{:.1}", x(s.second), y(f(s), max)))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let segments = line(&|s| s.segments as f64, max_segments);
+    let deleted = line(&|s| s.deleted_documents as f64, max_deleted);
+    format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\">\
+         <rect x=\"{pad}\" y=\"{pad}\" width=\"{iw}\" height=\"{ih}\" fill=\"none\" stroke=\"#999\"/>\
+         <polyline points=\"{segments}\" fill=\"none\" stroke=\"#070\" stroke-width=\"2\"/>\
+         <polyline points=\"{deleted}\" fill=\"none\" stroke=\"#960\" stroke-dasharray=\"4 2\"/>\
+         <text x=\"{pad}\" y=\"20\" font-size=\"12\">green: segments, 0-{max_segments:.0}; brown dashed: deleted documents, 0-{max_deleted:.0}; x: seconds 0-{last:.0}</text>\
+         </svg>",
+        iw = w - 2.0 * pad,
+        ih = h - 2.0 * pad,
+    )
 }
