@@ -10,7 +10,8 @@
 #      publishing off and on: the import's time, and the publish lag during it;
 #   3. a replay of every event since the import began: the publish rate, events per second.
 # QUIRE_BENCH_DATA may name a data directory holding tenant perf (admin/bench) to copy
-# instead of generating one. Reports in target/bench-events.
+# instead of generating one; QUIRE_BENCH_ROUNDS the CICO rounds (3). Reports in
+# target/bench-events.
 #
 #   scripts/bench-events.sh [INSTANCES] [RECORDS] [DURATION]   (100000 100000 60s)
 set -euo pipefail
@@ -29,8 +30,9 @@ trap '[ -n "$server" ] && kill $server 2>/dev/null; [ -n "$kafka" ] && kill $kaf
 mkdir -p "$out"
 export QUIRE_LOG=${QUIRE_LOG:-warn}
 
-# At niceness 10: the broker stands in for one on a machine of its own, as Kafka runs in
-# production; on these two cores it would otherwise take its share from the desk.
+# At niceness 10, as the publisher: the broker stands in for one on a machine of its own,
+# as Kafka runs in production; on these two cores it would otherwise take its share from
+# the desk.
 nice -n 10 scripts/kafka.sh serve "$work/kafka" "$kafka_port" >"$work/kafka.log" 2>&1 &
 kafka=$!
 python3 scripts/cut-records.py "$lc" "$records" "$work/records.mrc"
@@ -66,7 +68,7 @@ cico() { # name
         --users 20 --duration "$duration" --json "$out/$1.json" | tee "$out/$1.txt" | grep -E "POST"
 }
 
-for round in 1 2 3; do
+for round in $(seq "${QUIRE_BENCH_ROUNDS:-3}"); do
     echo "== CICO, publishing off ($round)"
     start off
     cico cico-off-$round

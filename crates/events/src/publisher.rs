@@ -3,7 +3,9 @@
 //!
 //! A tenant's loop: read up to a batch of changes after the cursor (with their kept
 //! bodies), build their events, produce them and wait for every acknowledgement, and
-//! only then move past them; the next batch is read meanwhile. The cursor is written to
+//! only then move past them. When the batch was full the next one is read meanwhile;
+//! otherwise the next is read a linger after this one went, so that a busy desk makes
+//! a few large produce requests a second rather than many small ones. The cursor is written to
 //! the tenant's own database at most every 250 ms and whenever the log is caught up. A
 //! crash or an outage sends again what came after the written cursor; nothing before it
 //! is ever skipped.
@@ -32,8 +34,10 @@ pub struct Options {
     pub kafka: KafkaOptions,
     /// Most changes read, and events produced, at a time.
     pub batch: usize,
-    /// How long to wait after a change for more to send with it: fewer, larger
-    /// produce requests and cursor writes while the desk is busy.
+    /// How long to wait after a change for more to send with it, and the least time
+    /// between two batches that are not full: while the desk is busy, fewer and larger
+    /// produce requests. Each batch is a request per partition it touches, and the
+    /// brokers' work grows with requests more than with events.
     pub linger: Duration,
     /// How long the bodies of published changes are kept for replays.
     pub retain: Duration,
@@ -44,7 +48,7 @@ impl Options {
         Options {
             kafka,
             batch: 5_000,
-            linger: Duration::from_millis(20),
+            linger: Duration::from_millis(100),
             retain: Duration::from_secs(24 * 3600),
         }
     }
@@ -154,7 +158,7 @@ impl Publisher {
             .worker_threads(1)
             .thread_name("quire-events")
             // Reading the log and making events is background work: the desk first.
-            .on_thread_start(store::nice_current_thread)
+            .on_thread_start(|| store::nice_current_thread_to(NICENESS))
             .enable_all()
             .build()?;
         let shared = Arc::new(Shared {
@@ -302,6 +306,8 @@ struct Batch {
     through: i64,
     events: Vec<Event>,
     skipped: u64,
+    /// Whether the read stopped at the batch limit: more is waiting.
+    full: bool,
 }
 
 /// Where a follower stands.
@@ -313,6 +319,13 @@ struct Position {
     /// next cursor write.
     stored: i64,
 }
+
+/// The publisher threads' niceness: below the desk, so that
+/// publishing adds little to a check-out's time, and above the index builds and the
+/// import's parsing (at 19 or idle), so that during an import it keeps pace with the
+/// writes. At 19 its lag during a 100,000-record import reached 1.8 s at p95
+/// (docs/benchmarks.md, row AC).
+const NICENESS: u8 = 10;
 
 /// How often the cursor is written while events flow. Writing it after every batch
 /// would put a write on the desk's writer many times a second and the write's wait in
@@ -386,12 +399,14 @@ async fn follow(shared: Arc<Shared>, tenant: Arc<Tenant>) {
                 }
             }
         }
-        // The next batch is read while this one is produced.
+        // A full batch leaves more waiting: the next one is read while this one is
+        // produced. After one that was not, the next is read a linger later.
         let after = Position { published: batch.through, stored: at.stored };
-        let ahead = {
+        let produced = Instant::now();
+        let ahead = batch.full.then(|| {
             let (tenant, limit) = (tenant.clone(), options.batch);
             tokio::task::spawn_blocking(move || read_batch(&tenant, Some(after), limit))
-        };
+        });
         let connected = producer.as_mut().expect("connected above");
         if let Err(e) = connected.produce(&name, &batch.events).await {
             tracing::warn!(tenant = %name, error = %e, "publishing events failed; sending again");
@@ -416,7 +431,10 @@ async fn follow(shared: Arc<Shared>, tenant: Arc<Tenant>) {
             tracked.status.skipped += batch.skipped;
             tracked.status.last_error = None;
         }
-        let read = ahead.await;
+        let read = match ahead {
+            Some(ahead) => Some(ahead.await),
+            None => None,
+        };
         position = Some(after);
         if cursor_written.elapsed() >= CURSOR_EVERY {
             position = store_cursor(&shared, &tenant, after).await;
@@ -424,11 +442,14 @@ async fn follow(shared: Arc<Shared>, tenant: Arc<Tenant>) {
         }
         // The batch read ahead follows on only if it was read from where this one ended:
         // a replay that moved the cursor meanwhile makes the next round read again.
-        if let (Some(now), Ok(Ok((read_at, next)))) = (position, read)
+        if let (Some(now), Some(Ok(Ok((read_at, next))))) = (position, read)
             && read_at == after
         {
             position = Some(Position { published: after.published, stored: now.stored });
             ready = Some(next);
+        }
+        if ready.is_none() {
+            tokio::time::sleep(options.linger.saturating_sub(produced.elapsed())).await;
         }
         if last_compaction.elapsed() >= COMPACTION_EVERY {
             last_compaction = Instant::now();
@@ -550,7 +571,8 @@ fn read_batch(
                 }
             }
         }
-        Ok((at, Some(Batch { through, events, skipped })))
+        let full = changes.len() >= limit;
+        Ok((at, Some(Batch { through, events, skipped, full })))
     })
 }
 

@@ -47,7 +47,7 @@ pub use crate::{
     ids::new_record_id,
     memory::sqlite_memory_bytes,
     migrate::{Component, Migration},
-    priority::{lower_current_thread, nice_current_thread},
+    priority::{lower_current_thread, nice_current_thread, nice_current_thread_to},
     query::{FieldKind, QueryField, SortDirection},
     record::{ColumnValue, Page, Reader, RecordTable, StoredRecord, Writer},
     tenant::{Durability, Options, Store, Tenant, validate_tenant_name},
