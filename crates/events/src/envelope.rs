@@ -107,6 +107,9 @@ pub fn event(
     let id = event_id(tenant, change.seq);
     let mut headers =
         vec![("folio.tenantId", tenant.to_string()), ("x-okapi-tenant", tenant.to_string())];
+    if let Some(user) = bodies.new.as_deref().and_then(updated_by) {
+        headers.push(("x-okapi-user-id", user));
+    }
     let value = match envelope {
         Envelope::Inventory => {
             let with_instance = |body: &Option<String>, instance: &Option<String>| {
@@ -219,6 +222,25 @@ fn push_bodies(value: &mut String, old: Option<&str>, new: Option<&str>) {
     }
 }
 
+/// Who made a change, as its new body's `metadata.updatedByUserId` names them: FOLIO's
+/// modules send the requesting user's id as `x-okapi-user-id`, and Quire stamps that id
+/// there on every write. A delete has no new body and so no header, as FOLIO's header is
+/// sent "when present".
+fn updated_by(body: &str) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Probe<'a> {
+        #[serde(borrow)]
+        metadata: Option<Metadata<'a>>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Metadata<'a> {
+        #[serde(rename = "updatedByUserId", borrow)]
+        updated_by: Option<std::borrow::Cow<'a, str>>,
+    }
+    let probe = serde_json::from_str::<Probe<'_>>(body).ok()?;
+    probe.metadata?.updated_by.map(|user| user.into_owned())
+}
+
 /// An item's body with `instanceId` first, as FOLIO's item events carry it; a body that
 /// has one already is left as it is.
 fn with_instance_id(body: &str, instance: &str) -> String {
@@ -289,6 +311,20 @@ mod tests {
         assert_eq!(value["eventId"], event_id("diku", 7).to_string());
         assert_eq!(value["old"], json(r#"{"instanceId":"i-old","id":"x","barcode":"1"}"#));
         assert_eq!(value["new"], json(r#"{"instanceId":"i-new","id":"x","barcode":"2"}"#));
+    }
+
+    #[test]
+    fn the_user_who_made_a_change_is_its_user_id_header() {
+        let user = "0d1f4a1e-5b0c-4c1a-9d2e-000000000042";
+        let new = format!(r#"{{"id":"x","metadata":{{"updatedByUserId":"{user}"}}}}"#);
+        let user_of = |op, bodies: &Bodies| {
+            let event = event("t", &change("instance", op), bodies, &Default::default());
+            let event = event.unwrap().unwrap();
+            event.headers.iter().find(|(name, _)| *name == "x-okapi-user-id").map(|h| h.1.clone())
+        };
+        assert_eq!(user_of(Operation::Update, &bodies(Some("{}"), Some(&new))), Some(user.into()));
+        assert_eq!(user_of(Operation::Create, &bodies(None, Some(r#"{"id":"x"}"#))), None);
+        assert_eq!(user_of(Operation::Delete, &bodies(Some(&new), None)), None);
     }
 
     #[test]

@@ -164,11 +164,14 @@ async fn every_write_path_publishes_folios_event_in_commit_order() {
     assert_eq!(created["tenant"], "diku");
     assert_eq!(created["new"]["barcode"], "ev-1");
     assert_eq!(created["new"]["instanceId"], desk.holdings["instanceId"]);
-    let (_, updated, _) = item_events[1];
+    let (_, updated, headers) = item_events[1];
     assert_eq!(
         (&updated["type"], &updated["old"]["copyNumber"], &updated["new"]["copyNumber"]),
         (&json!("UPDATE"), &Value::Null, &json!("c.1"))
     );
+    // The user who made the change, as FOLIO's modules send it.
+    let by = updated["new"]["metadata"]["updatedByUserId"].as_str().expect("a stamped write");
+    assert!(headers.contains(&("x-okapi-user-id".to_string(), by.to_string())), "{headers:?}");
     let statuses: Vec<&Value> =
         item_events.iter().map(|(_, v, _)| &v["new"]["status"]["name"]).collect();
     assert!(statuses.contains(&&json!("Checked out")), "{statuses:?}");
