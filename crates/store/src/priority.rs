@@ -21,7 +21,7 @@ pub fn lower_current_thread() {
 /// 15 to their 1024. Leaving the idle class needs a privilege, so call it on a thread
 /// not lowered already. Failing to is not an error.
 pub fn nice_current_thread() {
-    lower_to(Class::Ordinary);
+    lower_to(Class::Ordinary { niceness: 19 });
 }
 
 /// Puts the calling thread at `niceness` (0 to 19) in the ordinary class: for
@@ -31,40 +31,17 @@ pub fn nice_current_thread() {
 /// for the publisher, did not lower the desk's p95 measurably.) Failing to is not an
 /// error.
 pub fn nice_current_thread_to(niceness: u8) {
-    let niceness = i32::from(niceness.min(19));
-    #[cfg(target_os = "linux")]
-    let done = {
-        use thread_priority::unix::{
-            NormalThreadSchedulePolicy, ThreadSchedulePolicy, set_thread_priority_and_policy,
-            thread_native_id,
-        };
-        // The crate takes niceness only as its cross-platform 0..=99, which it maps onto
-        // 19..=-20 linearly, rounding down; the first value to land on `niceness` is it.
-        let priority = (0u8..=99)
-            .find(|p| (39.0 * (1.0 - f32::from(*p) / 99.0)) as i32 - 20 <= niceness)
-            .and_then(|p| p.try_into().ok())
-            .map_or(ThreadPriority::Min, ThreadPriority::Crossplatform);
-        set_thread_priority_and_policy(
-            thread_native_id(),
-            priority,
-            ThreadSchedulePolicy::Normal(NormalThreadSchedulePolicy::Other),
-        )
-    };
-    #[cfg(not(target_os = "linux"))]
-    let done = set_current_thread_priority(ThreadPriority::Min);
-    if let Err(e) = done {
-        tracing::debug!(error = ?e, niceness, "could not lower a background thread's priority");
-    }
+    lower_to(Class::Ordinary { niceness: niceness.min(19) });
 }
 
 #[derive(Clone, Copy)]
 enum Class {
     Idle,
-    Ordinary,
+    Ordinary { niceness: u8 },
 }
 
-/// The calling thread at the lowest priority of `class`, or at the lowest niceness
-/// where that class cannot be had.
+/// The calling thread in `class` (at its lowest priority for the idle class), or at the
+/// lowest niceness where that cannot be had.
 fn lower_to(class: Class) {
     #[cfg(target_os = "linux")]
     let done = {
@@ -72,13 +49,23 @@ fn lower_to(class: Class) {
             NormalThreadSchedulePolicy, ThreadSchedulePolicy, set_thread_priority_and_policy,
             thread_native_id,
         };
-        let policy = match class {
-            Class::Idle => NormalThreadSchedulePolicy::Idle,
-            Class::Ordinary => NormalThreadSchedulePolicy::Other,
+        let (policy, priority) = match class {
+            Class::Idle => (NormalThreadSchedulePolicy::Idle, ThreadPriority::Min),
+            Class::Ordinary { niceness } => {
+                // The crate takes niceness only as its cross-platform 0..=99, which it
+                // maps onto 19..=-20 linearly, rounding down; the first value to land on
+                // `niceness` is it.
+                let niceness = i32::from(niceness);
+                let priority = (0u8..=99)
+                    .find(|p| (39.0 * (1.0 - f32::from(*p) / 99.0)) as i32 - 20 <= niceness)
+                    .and_then(|p| p.try_into().ok())
+                    .map_or(ThreadPriority::Min, ThreadPriority::Crossplatform);
+                (NormalThreadSchedulePolicy::Other, priority)
+            }
         };
         set_thread_priority_and_policy(
             thread_native_id(),
-            ThreadPriority::Min,
+            priority,
             ThreadSchedulePolicy::Normal(policy),
         )
     };
