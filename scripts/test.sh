@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs Quire's whole test suite from a clean checkout: lints, every crate's tests, and the
 # CQL differential test against Index Data's YAZ parser (installing libyaz-dev if missing),
-# and an OAI-PMH harvest with Sickle whose responses are checked against the schemas.
+# an OAI-PMH harvest with Sickle whose responses are checked against the schemas, and the
+# store-backed tests again on a throwaway PostgreSQL cluster (scripts/postgres.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,3 +23,13 @@ bash scripts/marc-yaz-compare.sh
 
 echo "== OAI-PMH harvest with sickle"
 bash scripts/oai-harvest-test.sh
+
+echo "== the store-backed tests on PostgreSQL"
+# Under /tmp: the cluster runs as the postgres account, which must reach it.
+pg_dir="$(mktemp -u -d /tmp/quire-pg.XXXXXX)"
+trap 'scripts/postgres.sh stop "$pg_dir"' EXIT
+pg_url="$(scripts/postgres.sh start "$pg_dir")"
+# The crates whose tests pass on both backends; the rest still run on SQLite only.
+QUIRE_TEST_POSTGRES="$pg_url" cargo test --locked -p quire-store
+scripts/postgres.sh stop "$pg_dir"
+trap - EXIT

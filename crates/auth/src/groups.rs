@@ -178,7 +178,7 @@ mod tests {
     #[test]
     fn groups_are_seeded_once_unique_and_kept_while_in_use() {
         let dir = tempfile::tempdir().unwrap();
-        let store = store::Store::open(dir.path(), store::Options::default(), &[crate::MIGRATIONS])
+        let store = store::Store::open(dir.path(), store::testing::options(), &[crate::MIGRATIONS])
             .unwrap();
         let (tenant, _) = store.create_tenant("t").unwrap();
         assert_eq!(tenant.write(seed_groups).unwrap(), 4);

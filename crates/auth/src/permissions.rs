@@ -100,7 +100,7 @@ mod tests {
     #[test]
     fn users_log_in_and_hold_permissions() {
         let dir = tempfile::tempdir().unwrap();
-        let store = store::Store::open(dir.path(), store::Options::default(), &[crate::MIGRATIONS])
+        let store = store::Store::open(dir.path(), store::testing::options(), &[crate::MIGRATIONS])
             .unwrap();
         let (tenant, _) = store.create_tenant("t1").unwrap();
         let user: User = serde_json::from_str(

@@ -135,16 +135,17 @@ pub const MIGRATIONS: store::Component = store::Component {
 
 #[cfg(test)]
 mod tests {
-    use store::{Options, Page, Store};
+    use store::{Page, Store};
 
     /// A tenant written at schema version 1 opens at version 2 with its users' new
     /// columns filled from their bodies.
     #[test]
     fn version_1_users_are_carried_into_version_2() {
         let dir = tempfile::tempdir().unwrap();
+        let options = store::testing::options();
         let v1 = store::Component { name: "auth", migrations: &super::MIGRATIONS.migrations[..1] };
         {
-            let store = Store::open(dir.path(), Options::default(), &[v1]).unwrap();
+            let store = Store::open(dir.path(), options.clone(), &[v1]).unwrap();
             let (tenant, _) = store.create_tenant("t").unwrap();
             // Rows as version 1 of this crate wrote them (active as an integer).
             let body = r#"{"id":"00000000-0000-4000-8000-000000000001","username":"ann","barcode":"B1","active":true,"type":"patron","personal":{"lastName":"Zed","firstName":"Ann"},"expirationDate":"2030-01-02T03:04:05.000+00:00"}"#;
@@ -171,7 +172,7 @@ mod tests {
                 })
                 .unwrap();
         }
-        let store = Store::open(dir.path(), Options::default(), &[super::MIGRATIONS]).unwrap();
+        let store = Store::open(dir.path(), options.clone(), &[super::MIGRATIONS]).unwrap();
         let tenant = store.tenant("t").unwrap();
         let page = Page { offset: 0, limit: 10 };
         for cql in [

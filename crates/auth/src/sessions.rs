@@ -65,12 +65,13 @@ fn fingerprint(token: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use store::{Options, Store};
+    use store::Store;
 
     #[test]
     fn a_revoked_token_is_refused_until_it_expires_and_then_forgotten() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path(), Options::default(), &[crate::MIGRATIONS]).unwrap();
+        let store =
+            Store::open(dir.path(), store::testing::options(), &[crate::MIGRATIONS]).unwrap();
         let (tenant, _) = store.create_tenant("t").unwrap();
         let now = chrono::Utc::now().timestamp();
         tenant.write(|w| super::revoke_refresh_token(w, "a.b.c", now - 1)).unwrap();

@@ -860,7 +860,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let store = store::Store::open(
             dir.path(),
-            store::Options::default(),
+            store::testing::options(),
             &[auth::MIGRATIONS, inventory::MIGRATIONS],
         )
         .expect("open store");

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use chrono::{DateTime, Utc};
 use folio::Actor;
 use serde_json::{Value, json};
-use store::{Options, Store, Tenant};
+use store::{Store, Tenant};
 use uuid::Uuid;
 
 use crate::model::{Loan, PatronBlockCondition, PatronBlockLimit, Request};
@@ -149,7 +149,7 @@ impl Library {
             settings::MIGRATIONS,
             calendar::MIGRATIONS,
         ];
-        let store = Store::open(dir.path(), Options::default(), &components).unwrap();
+        let store = Store::open(dir.path(), store::testing::options(), &components).unwrap();
         let (tenant, _) = store.create_tenant("diku").unwrap();
         tenant.write(inventory::load_reference_data).unwrap();
         tenant.write(auth::seed_groups).unwrap();

@@ -139,13 +139,14 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 #[cfg(test)]
 mod tests {
-    use store::{Options, Page, Store};
+    use store::{Page, Store};
 
     /// A tenant written at schema version 1 opens at version 2 with its requests'
     /// pickup service points filled from their bodies.
     #[test]
     fn version_1_requests_are_carried_into_version_2() {
         let dir = tempfile::tempdir().unwrap();
+        let options = store::testing::options();
         let v1 = store::Component {
             name: "circulation",
             migrations: &super::MIGRATIONS.migrations[..1],
@@ -153,7 +154,7 @@ mod tests {
         let id = "00000000-0000-4000-8000-0000000000a1";
         let sp = "3a40852d-49fd-4df2-a1f9-6e2641a6e91f";
         {
-            let store = Store::open(dir.path(), Options::default(), &[v1]).unwrap();
+            let store = Store::open(dir.path(), options.clone(), &[v1]).unwrap();
             let (tenant, _) = store.create_tenant("t").unwrap();
             let body = format!(
                 r#"{{"id":"{id}","requestType":"Hold","requestDate":"2026-01-01T00:00:00.000+00:00","requesterId":"00000000-0000-4000-8000-0000000000b1","itemId":"00000000-0000-4000-8000-0000000000c1","status":"Open - Awaiting pickup","position":1,"fulfillmentPreference":"Hold Shelf","pickupServicePointId":"{sp}"}}"#
@@ -192,7 +193,7 @@ mod tests {
                 })
                 .unwrap();
         }
-        let store = Store::open(dir.path(), Options::default(), &[super::MIGRATIONS]).unwrap();
+        let store = Store::open(dir.path(), options.clone(), &[super::MIGRATIONS]).unwrap();
         let tenant = store.tenant("t").unwrap();
         let page = Page { offset: 0, limit: 10 };
         let cql = format!("pickupServicePointId=={sp}");

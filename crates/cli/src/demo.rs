@@ -28,7 +28,8 @@ pub(crate) fn run(args: DemoArgs) -> anyhow::Result<()> {
     }
     std::fs::create_dir_all(&data_dir)
         .with_context(|| format!("creating {}", data_dir.display()))?;
-    let store = crate::open_store(&data_dir, &args.server)?;
+    let data = crate::DataDirArg { data_dir: data_dir.clone(), store: "sqlite".to_string() };
+    let store = crate::open_store(&data, &args.server)?;
     let admin = runtime::AdminUser {
         username: ADMIN_USER.to_string(),
         password: ADMIN_PASSWORD.to_string(),

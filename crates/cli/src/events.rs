@@ -91,10 +91,7 @@ pub(crate) enum EventsCommand {
 }
 
 fn open(data: &DataDirArg) -> anyhow::Result<Arc<store::Store>> {
-    let options = store::Options { prewarm: false, ..store::Options::default() };
-    let store = store::Store::open(&data.data_dir, options, &runtime::components())
-        .with_context(|| format!("opening data directory {}", data.data_dir.display()))?;
-    Ok(Arc::new(store))
+    Ok(Arc::new(data.open(data.options()?)?))
 }
 
 pub(crate) fn run(command: EventsCommand) -> anyhow::Result<()> {

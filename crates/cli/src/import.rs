@@ -93,10 +93,7 @@ fn profile(
 
 /// Runs the job here, on the data directory, as the server's runner would.
 fn into_data_dir(args: &ImportArgs, file: &std::path::Path, name: &str) -> anyhow::Result<Value> {
-    let store = std::sync::Arc::new(
-        store::Store::open(&args.data.data_dir, store::Options::default(), &runtime::components())
-            .with_context(|| format!("opening data directory {}", args.data.data_dir.display()))?,
-    );
+    let store = std::sync::Arc::new(args.data.open(args.data.options()?)?);
     let tenant = store.tenant(&args.tenant)?;
     let profile = profile(args.profile.as_deref(), |query| {
         let page = store::Page { offset: 0, limit: 10 };

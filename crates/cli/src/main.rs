@@ -53,6 +53,38 @@ pub(crate) struct DataDirArg {
     /// The data directory: one database (and later index) per tenant under it.
     #[arg(long, env = "QUIRE_DATA_DIR", default_value = "quire-data")]
     pub(crate) data_dir: PathBuf,
+    /// Where records are kept: `sqlite`, one database per tenant in the data directory,
+    /// or a PostgreSQL database's URL (`postgresql://user@host:port/database`), one
+    /// schema per tenant, the data directory then holding this node's search indexes.
+    #[arg(long, env = "QUIRE_STORE", default_value = "sqlite")]
+    pub(crate) store: String,
+}
+
+impl DataDirArg {
+    /// The default storage options on the store asked for.
+    pub(crate) fn options(&self) -> anyhow::Result<store::Options> {
+        let backend = match self.store.as_str() {
+            "sqlite" => store::Backend::Sqlite,
+            url if url.starts_with("postgresql://") || url.starts_with("postgres://") => {
+                store::Backend::Postgres { url: url.to_string() }
+            }
+            other => anyhow::bail!(
+                "--store {other:?}: expected sqlite or a postgresql://user@host:port/database URL"
+            ),
+        };
+        Ok(store::Options { backend, ..store::Options::default() })
+    }
+
+    /// Opens the store with `options` (from [`DataDirArg::options`]) and every
+    /// component's migrations.
+    pub(crate) fn open(&self, options: store::Options) -> anyhow::Result<store::Store> {
+        let what = match &options.backend {
+            store::Backend::Sqlite => format!("data directory {}", self.data_dir.display()),
+            store::Backend::Postgres { .. } => "the PostgreSQL store".to_string(),
+        };
+        store::Store::open(&self.data_dir, options, &runtime::components())
+            .with_context(|| format!("opening {what}"))
+    }
 }
 
 #[derive(Debug, clap::Args)]
@@ -170,18 +202,13 @@ fn init_logging() {
 fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Serve(args) => {
-            let store = open_store(&args.data.data_dir, &args.server)?;
+            let store = open_store(&args.data, &args.server)?;
             let state = app_state(store, &args.data.data_dir, &args.server, args.listen)?;
             serve(state, args.listen)
         }
         Command::Demo(args) => demo::run(args),
         Command::Tenant(TenantCommand::Create { name, admin_user, admin_password, data }) => {
-            let store = store::Store::open(
-                &data.data_dir,
-                store::Options::default(),
-                &runtime::components(),
-            )
-            .with_context(|| format!("opening data directory {}", data.data_dir.display()))?;
+            let store = data.open(data.options()?)?;
             let admin = runtime::AdminUser { username: admin_user, password: admin_password };
             let existing = runtime::ExistingUsers::MayAdd;
             let outcome = runtime::provision_tenant(&store, &name, Some(&admin), existing)
@@ -199,22 +226,14 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Tenant(TenantCommand::List { data }) => {
-            let store = store::Store::open(
-                &data.data_dir,
-                store::Options::default(),
-                &runtime::components(),
-            )?;
+            let store = data.open(data.options()?)?;
             for name in store.tenant_names() {
                 println!("{name}");
             }
             Ok(())
         }
         Command::Tenant(TenantCommand::OaiKey { name, user, data }) => {
-            let store = store::Store::open(
-                &data.data_dir,
-                store::Options::default(),
-                &runtime::components(),
-            )?;
+            let store = data.open(data.options()?)?;
             let tenant = store.tenant(&name).with_context(|| format!("no tenant {name}"))?;
             let known = tenant.read(|r| auth::username_taken(r, &user))?;
             anyhow::ensure!(known, "tenant {name} has no user {user}");
@@ -237,20 +256,13 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     }
 }
 
-fn open_store(
-    data_dir: &std::path::Path,
-    options: &ServerOptions,
-) -> anyhow::Result<Arc<store::Store>> {
+fn open_store(data: &DataDirArg, options: &ServerOptions) -> anyhow::Result<Arc<store::Store>> {
     let durability = match options.durability.as_str() {
         "full" => store::Durability::Full,
         _ => store::Durability::Normal,
     };
-    let store = store::Store::open(
-        data_dir,
-        store::Options { durability, prewarm: options.prewarm, ..store::Options::default() },
-        &runtime::components(),
-    )
-    .with_context(|| format!("opening data directory {}", data_dir.display()))?;
+    let store =
+        data.open(store::Options { durability, prewarm: options.prewarm, ..data.options()? })?;
     Ok(Arc::new(store))
 }
 

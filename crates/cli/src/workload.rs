@@ -96,9 +96,7 @@ fn authority_records(args: &GenerateArgs) -> anyhow::Result<Vec<marc::Record>> {
 
 pub(crate) fn generate(args: GenerateArgs) -> anyhow::Result<()> {
     let started = std::time::Instant::now();
-    let store =
-        store::Store::open(&args.data.data_dir, store::Options::default(), &runtime::components())
-            .with_context(|| format!("opening data directory {}", args.data.data_dir.display()))?;
+    let store = args.data.open(args.data.options()?)?;
     runtime::provision_tenant(&store, &args.tenant, None, runtime::ExistingUsers::MayAdd)
         .with_context(|| format!("cannot prepare tenant {}", args.tenant))?;
     let tenant = store.tenant(&args.tenant)?;
@@ -719,9 +717,7 @@ pub(crate) struct ReindexArgs {
 }
 
 pub(crate) fn reindex(args: ReindexArgs) -> anyhow::Result<()> {
-    let store =
-        store::Store::open(&args.data.data_dir, store::Options::default(), &runtime::components())
-            .with_context(|| format!("opening data directory {}", args.data.data_dir.display()))?;
+    let store = args.data.open(args.data.options()?)?;
     let tenant = store.tenant(&args.tenant)?;
     let index = search::InstanceIndex::open(&tenant)
         .context("opening the search index (is a server running on this data directory? then use its reindex API)")?;

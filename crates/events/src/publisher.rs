@@ -737,7 +737,7 @@ mod tests {
     fn published(n: usize) -> (tempfile::TempDir, Arc<Tenant>) {
         let dir = tempfile::tempdir().unwrap();
         let store =
-            Store::open(dir.path(), store::Options::default(), &[inventory::MIGRATIONS]).unwrap();
+            Store::open(dir.path(), store::testing::options(), &[inventory::MIGRATIONS]).unwrap();
         let (tenant, _) = store.create_tenant("t").unwrap();
         register(&tenant).unwrap();
         let columns =
@@ -777,7 +777,7 @@ mod tests {
     #[test]
     fn a_tenant_that_never_published_cannot_replay() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path(), store::Options::default(), &[]).unwrap();
+        let store = Store::open(dir.path(), store::testing::options(), &[]).unwrap();
         let (tenant, _) = store.create_tenant("t").unwrap();
         assert!(matches!(replay(&tenant, 1), Err(ReplayError::NotPublishing(_))));
     }

@@ -95,7 +95,9 @@ pub fn fetch() -> anyhow::Result<PathBuf> {
         actual == LC_SHA256,
         "{LC_FILE_NAME} has SHA-256 {actual}, expected {LC_SHA256}"
     );
-    let partial = target.with_extension("partial");
+    // Tests fetch it at once on a new machine: each writes a file of its own and
+    // renames it into place, so no reader sees another's half-written one.
+    let partial = target.with_extension(format!("partial-{}", std::process::id()));
     std::fs::write(&partial, &bytes)?;
     std::fs::rename(&partial, &target)?;
     Ok(target)

@@ -9,7 +9,7 @@ fn generated(
     let dir = tempfile::tempdir().unwrap();
     let store = store::Store::open(
         dir.path(),
-        store::Options::default(),
+        store::testing::options(),
         &[auth::MIGRATIONS, inventory::MIGRATIONS, srs::MIGRATIONS, circ::MIGRATIONS],
     )
     .unwrap();

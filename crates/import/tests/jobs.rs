@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use import::{ProfileInfo, RunBy, Status};
 use serde_json::Value;
-use store::{Options, Page, Store, Tenant};
+use store::{Page, Store, Tenant};
 use uuid::Uuid;
 
 fn shared(file: &str) -> PathBuf {
@@ -23,7 +23,7 @@ fn fixture() -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(
         dir.path(),
-        Options::default(),
+        store::testing::options(),
         &[inventory::MIGRATIONS, srs::MIGRATIONS, mapping::MIGRATIONS, import::MIGRATIONS],
     )
     .unwrap();
@@ -506,7 +506,7 @@ fn the_seeded_default_create_profile_runs_as_the_create_plan() {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(
         dir.path(),
-        Options::default(),
+        store::testing::options(),
         &[
             inventory::MIGRATIONS,
             srs::MIGRATIONS,

@@ -138,7 +138,7 @@ impl Error {
 
 #[cfg(test)]
 mod tests {
-    use store::{ColumnValue, Component, Options, Page, Store};
+    use store::{ColumnValue, Component, Page, Store};
 
     use super::MIGRATIONS;
     use crate::{RefKind, list_reference_json, load_reference_data};
@@ -148,10 +148,11 @@ mod tests {
     #[test]
     fn migration_5_on_a_version_4_tenant() {
         let dir = tempfile::tempdir().unwrap();
+        let options = store::testing::options();
         let version_4 =
             Component { name: MIGRATIONS.name, migrations: &MIGRATIONS.migrations[..4] };
         {
-            let store = Store::open(dir.path(), Options::default(), &[version_4]).unwrap();
+            let store = Store::open(dir.path(), options.clone(), &[version_4]).unwrap();
             let (tenant, _) = store.create_tenant("t").unwrap();
             let (id, institution) =
                 ("62cf76b7-cca5-4d33-9217-edf42ce1a848", "40ee00ca-a518-4b49-be01-0638d0a4ac57");
@@ -169,7 +170,7 @@ mod tests {
             let campus = RefKind::Campus.table();
             tenant.write(|w| w.insert(&campus, id, 1, &body, &columns)).unwrap();
         }
-        let store = Store::open(dir.path(), Options::default(), &[MIGRATIONS]).unwrap();
+        let store = Store::open(dir.path(), options.clone(), &[MIGRATIONS]).unwrap();
         let tenant = store.tenant("t").unwrap();
         let page = Page { offset: 0, limit: 10 };
         let (found, _) = tenant

@@ -157,14 +157,14 @@ fn to_json(rules: &Rules, record_type: RecordType) -> Result<String, Error> {
 #[cfg(test)]
 mod tests {
     use expect_test::expect;
-    use store::{Options, Store};
+    use store::Store;
 
     use super::*;
 
     #[test]
     fn a_tenant_maps_with_the_defaults_until_it_stores_its_own() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path(), Options::default(), &[MIGRATIONS]).unwrap();
+        let store = Store::open(dir.path(), store::testing::options(), &[MIGRATIONS]).unwrap();
         let (tenant, _) = store.create_tenant("diku").unwrap();
         let bib = RecordType::MarcBib;
         let defaults = tenant.read(|r| rules(r, bib)).unwrap();

@@ -14,7 +14,7 @@ use crate::{
 pub(crate) fn tenant() -> (tempfile::TempDir, Arc<store::Tenant>) {
     let dir = tempfile::tempdir().unwrap();
     let store =
-        store::Store::open(dir.path(), store::Options::default(), &[crate::MIGRATIONS]).unwrap();
+        store::Store::open(dir.path(), store::testing::options(), &[crate::MIGRATIONS]).unwrap();
     let (tenant, _) = store.create_tenant("t").unwrap();
     (dir, tenant)
 }

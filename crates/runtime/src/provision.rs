@@ -92,7 +92,7 @@ mod tests {
     #[test]
     fn provisioning_is_idempotent_and_adds_no_administrator_untouched() {
         let dir = tempfile::tempdir().unwrap();
-        let store = store::Store::open(dir.path(), store::Options::default(), &crate::components())
+        let store = store::Store::open(dir.path(), store::testing::options(), &crate::components())
             .unwrap();
         let admin = |name: &str| AdminUser { username: name.to_string(), password: "pw".into() };
         let first =

@@ -72,7 +72,7 @@ mod tests {
     #[test]
     fn a_standing_is_cached_until_invalidated() {
         let dir = tempfile::tempdir().unwrap();
-        let store = store::Store::open(dir.path(), store::Options::default(), &crate::components())
+        let store = store::Store::open(dir.path(), store::testing::options(), &crate::components())
             .unwrap();
         let admin = crate::AdminUser { username: "a".into(), password: "pw".into() };
         crate::provision_tenant(&store, "t", Some(&admin), crate::ExistingUsers::MayAdd).unwrap();

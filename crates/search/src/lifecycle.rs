@@ -917,7 +917,7 @@ mod tests {
     fn tenant() -> (tempfile::TempDir, std::sync::Arc<store::Tenant>) {
         let dir = tempfile::tempdir().unwrap();
         let store =
-            store::Store::open(dir.path(), store::Options::default(), &[inventory::MIGRATIONS])
+            store::Store::open(dir.path(), store::testing::options(), &[inventory::MIGRATIONS])
                 .unwrap();
         let (tenant, _) = store.create_tenant("diku").unwrap();
         tenant.write(inventory::load_reference_data).unwrap();

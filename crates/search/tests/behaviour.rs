@@ -106,7 +106,7 @@ fn fixture() -> Fixture {
 /// A tenant holding `families`, indexed.
 fn fixture_of(families: Vec<(Value, Holdings)>) -> Fixture {
     let dir = tempfile::tempdir().unwrap();
-    let store = store::Store::open(dir.path(), store::Options::default(), &[inventory::MIGRATIONS])
+    let store = store::Store::open(dir.path(), store::testing::options(), &[inventory::MIGRATIONS])
         .unwrap();
     let (tenant, _) = store.create_tenant("diku").unwrap();
     tenant.write(inventory::load_reference_data).unwrap();

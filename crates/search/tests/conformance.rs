@@ -175,7 +175,7 @@ fn load(tenant: &store::Tenant) {
 #[test]
 fn folio_conformance_cases() {
     let dir = tempfile::tempdir().unwrap();
-    let store = store::Store::open(dir.path(), store::Options::default(), &[inventory::MIGRATIONS])
+    let store = store::Store::open(dir.path(), store::testing::options(), &[inventory::MIGRATIONS])
         .unwrap();
     let (tenant, _) = store.create_tenant("test_tenant").unwrap();
     // An empty index first, then the records through the change log, as in production.

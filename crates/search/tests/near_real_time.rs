@@ -33,7 +33,7 @@ fn follower_applies_writes_of_this_process_and_of_another() {
     // process's would tell the follower.
     follower.stop();
     let other =
-        store::Store::open(f.dir.path(), store::Options::default(), &[inventory::MIGRATIONS])
+        store::Store::open(f.dir.path(), store::testing::options(), &[inventory::MIGRATIONS])
             .unwrap()
             .tenant("diku")
             .unwrap();

@@ -34,7 +34,7 @@ fn checked_out_items(tenant: &store::Tenant) -> u64 {
 async fn cico_scenario_runs_folio_workflow_and_keeps_loans_consistent() {
     let dir = tempfile::tempdir().unwrap();
     let store = Arc::new(
-        store::Store::open(dir.path(), store::Options::default(), &runtime::components()).unwrap(),
+        store::Store::open(dir.path(), store::testing::options(), &runtime::components()).unwrap(),
     );
     let admin = runtime::AdminUser { username: "admin".into(), password: "pw".into() };
     runtime::provision_tenant(&store, "cico", Some(&admin), runtime::ExistingUsers::MayAdd)

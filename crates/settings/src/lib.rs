@@ -190,7 +190,7 @@ mod tests {
     fn tenant() -> (tempfile::TempDir, std::sync::Arc<store::Tenant>) {
         let dir = tempfile::tempdir().unwrap();
         let store =
-            store::Store::open(dir.path(), store::Options::default(), &[MIGRATIONS]).unwrap();
+            store::Store::open(dir.path(), store::testing::options(), &[MIGRATIONS]).unwrap();
         let (tenant, _) = store.create_tenant("t").unwrap();
         (dir, tenant)
     }

@@ -615,8 +615,8 @@ mod tests {
     /// and returns the hrid numbers `fields` (with `p_05 = 'c'`) finds.
     fn check(records: &[&[&str]], fields: &str, expected: &[usize]) {
         let dir = tempfile::tempdir().unwrap();
-        let store =
-            store::Store::open(dir.path(), Default::default(), &[crate::MIGRATIONS]).unwrap();
+        let store = store::Store::open(dir.path(), store::testing::options(), &[crate::MIGRATIONS])
+            .unwrap();
         let (tenant, _) = store.create_tenant("t").unwrap();
         let bibs = |records: &[&[&str]]| -> Vec<crate::NewBib> {
             let tag = |t: &str| marc::Tag::new(t).unwrap();

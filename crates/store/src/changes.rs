@@ -105,7 +105,8 @@ mod tests {
     /// was and as it became; other types, and writes before, keep nothing.
     #[test]
     fn a_publisher_makes_the_log_keep_its_types_bodies() {
-        let (dir, tenant) = tenant();
+        let options = crate::testing::options();
+        let (dir, tenant) = crate::fixtures::tenant_with(options.clone());
         let parent = [ColumnValue::Null];
         let pair = [ColumnValue::Null, ColumnValue::Null];
         tenant.write(|w| w.insert(&THINGS, "a", 1, r#"{"v":0}"#, &parent)).unwrap();
@@ -133,7 +134,7 @@ mod tests {
 
         // A store opened again still keeps them.
         drop(tenant);
-        let store = Store::open(dir.path(), crate::Options::default(), &[]).unwrap();
+        let store = Store::open(dir.path(), options, &[]).unwrap();
         let tenant = store.tenant("t").unwrap();
         tenant.write(|w| w.insert(&THINGS, "c", 1, "{}", &parent)).unwrap();
         assert_eq!(bodies(&tenant, 6), vec![("Create c".to_string(), kept(None, Some("{}")))]);

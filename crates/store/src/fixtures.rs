@@ -25,10 +25,21 @@ const COMPONENT: Component = Component {
     }],
 };
 
-/// A tenant with the test tables, in a directory kept while the guard lives.
+/// A tenant with the test tables, on the backend the suite runs on
+/// ([`crate::testing::options`]), in a directory kept while the guard lives.
 pub(crate) fn tenant() -> (tempfile::TempDir, Arc<Tenant>) {
+    tenant_with(crate::testing::options())
+}
+
+/// The same on SQLite whatever the suite runs on, for what only SQLite has (its WAL,
+/// its memory map).
+pub(crate) fn sqlite_tenant() -> (tempfile::TempDir, Arc<Tenant>) {
+    tenant_with(Options::default())
+}
+
+pub(crate) fn tenant_with(options: Options) -> (tempfile::TempDir, Arc<Tenant>) {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path(), Options::default(), &[COMPONENT]).unwrap();
+    let store = Store::open(dir.path(), options, &[COMPONENT]).unwrap();
     let (tenant, _) = store.create_tenant("t").unwrap();
     (dir, tenant)
 }

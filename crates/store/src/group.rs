@@ -35,9 +35,9 @@ use std::{
 };
 
 use parking_lot::{Condvar, Mutex, MutexGuard};
-use rusqlite::{Connection, TransactionBehavior};
+use rusqlite::TransactionBehavior;
 
-use crate::{Error, record::Writer};
+use crate::{Error, postgres::Pool, record::Writer, sql::Tx};
 
 /// A write as the queue sees it: runs against the group's [`Writer`] and says whether it
 /// succeeded (its value stays with its caller).
@@ -80,9 +80,16 @@ pub(crate) enum Outcome {
     Panicked(Box<dyn Any + Send>),
 }
 
+/// What a tenant's writes run on: SQLite's one writer connection, or, on PostgreSQL,
+/// any connection of the store's pool, holding the tenant's write lock (`postgres`).
+pub(crate) enum WriterConn {
+    Sqlite(rusqlite::Connection),
+    Postgres { pool: std::sync::Arc<Pool>, schema: String, lock: i64 },
+}
+
 /// The writer connection and the writes waiting for it.
 pub(crate) struct WriteQueue {
-    writer: Mutex<Connection>,
+    writer: Mutex<WriterConn>,
     queue: Mutex<VecDeque<Job>>,
     // Interactive (not background) jobs in the queue.
     interactive: AtomicUsize,
@@ -155,7 +162,7 @@ impl Completion {
 }
 
 impl WriteQueue {
-    pub(crate) fn new(writer: Connection) -> WriteQueue {
+    pub(crate) fn new(writer: WriterConn) -> WriteQueue {
         WriteQueue {
             writer: Mutex::new(writer),
             queue: Mutex::new(VecDeque::new()),
@@ -238,7 +245,7 @@ impl WriteQueue {
     }
 
     /// Runs `f` on the writer connection outside any group (pragmas, checkpoints).
-    pub(crate) fn with_connection<T>(&self, f: impl FnOnce(&Connection) -> T) -> T {
+    pub(crate) fn with_connection<T>(&self, f: impl FnOnce(&WriterConn) -> T) -> T {
         let conn = self.writer.lock();
         let value = f(&conn);
         self.release(conn);
@@ -267,7 +274,7 @@ impl WriteQueue {
 
     /// Lets the writer go and wakes the caller of the job to run next to take it: a job
     /// queued while the writer was held found it taken and is waiting.
-    fn release(&self, conn: MutexGuard<'_, Connection>) {
+    fn release(&self, conn: MutexGuard<'_, WriterConn>) {
         drop(conn);
         let queue = self.queue.lock();
         let next = queue.iter().find(|job| !job.background).or_else(|| queue.front());
@@ -279,82 +286,101 @@ impl WriteQueue {
 
 /// Runs a group of jobs in one transaction and commits it, finishing every job.
 fn run_group(
-    conn: &mut Connection,
+    conn: &mut WriterConn,
     group: Vec<Job>,
     queue: (&AtomicUsize, &crate::changes::KeptTypes),
     slice: Option<Duration>,
     committed: &dyn Fn(i64),
 ) {
     let started = Instant::now();
-    let mut jobs = group.into_iter();
-    // Jobs that succeeded, with their last sequence numbers, waiting for the commit.
-    let mut kept: Vec<(Job, Option<i64>)> = Vec::new();
-    loop {
-        let tx = match conn.transaction_with_behavior(TransactionBehavior::Immediate) {
-            Ok(tx) => tx,
-            Err(e) => {
-                let message = e.to_string();
-                for job in jobs {
-                    job.done.finish(Outcome::Failed(Error::Database(message.clone())));
+    let mut jobs = group.into_iter().peekable();
+    while jobs.peek().is_some() {
+        let (kept, ended) = match conn {
+            WriterConn::Sqlite(conn) => {
+                let tx = match conn.transaction_with_behavior(TransactionBehavior::Immediate) {
+                    Ok(tx) => tx,
+                    Err(e) => return fail_all(jobs, &e.into()),
+                };
+                match run_jobs(Tx::Sqlite(&tx), &mut jobs, queue, slice) {
+                    Some(kept) => (kept, tx.commit().map_err(Error::from)),
+                    None => continue,
                 }
-                return;
+            }
+            WriterConn::Postgres { pool, schema, lock } => {
+                let session =
+                    match pool.get().and_then(|s| s.begin(schema, Some(*lock)).map(|()| s)) {
+                        Ok(session) => session,
+                        Err(e) => return fail_all(jobs, &e),
+                    };
+                let ran = run_jobs(Tx::Postgres(&session), &mut jobs, queue, slice);
+                let ended = session.end(ran.is_some());
+                pool.put(session);
+                match ran {
+                    Some(kept) => (kept, ended),
+                    None => continue,
+                }
             }
         };
-        let mut rolled_back_whole = false;
-        for job in jobs.by_ref() {
-            match run_job(&tx, &job, queue, slice) {
-                Ok(seq) => kept.push((job, seq)),
-                Err(outcome) => job.done.finish(outcome),
-            }
-            if tx.is_autocommit() {
-                // SQLite rolls a whole transaction back on some errors (a full disk, an
-                // I/O error): the kept jobs' changes are gone with it.
-                rolled_back_whole = true;
-                break;
-            }
-        }
-        if rolled_back_whole {
-            drop(tx);
-            for (job, _) in kept.drain(..) {
-                job.done.finish(Outcome::Failed(Error::Database(
-                    "the transaction was rolled back by the database".to_string(),
-                )));
-            }
-            continue;
-        }
-        match tx.commit() {
+        match ended {
             Ok(()) => {
                 if let Some(seq) = kept.iter().filter_map(|(_, seq)| *seq).max() {
                     committed(seq);
                 }
                 let held = started.elapsed().as_nanos() as u64;
-                for (job, _) in kept.drain(..) {
+                for (job, _) in kept {
                     job.done.held.store(held, Ordering::Relaxed);
                     job.done.finish(Outcome::Committed);
                 }
             }
-            Err(e) => {
-                let message = e.to_string();
-                for (job, _) in kept.drain(..) {
-                    job.done.finish(Outcome::Failed(Error::Database(message.clone())));
-                }
-            }
+            Err(e) => fail_all(kept.into_iter().map(|(job, _)| job), &e),
         }
-        return;
     }
+}
+
+/// Fails every job with the database's error.
+fn fail_all(jobs: impl Iterator<Item = Job>, e: &Error) {
+    let message = e.to_string();
+    for job in jobs {
+        job.done.finish(Outcome::Failed(Error::Database(message.clone())));
+    }
+}
+
+/// Runs jobs one after another in `tx`, finishing those that fail: the ones to commit,
+/// with their last sequence numbers, or `None` when the database gave the whole
+/// transaction up (those jobs are failed; the rest are left to the next transaction).
+fn run_jobs(
+    tx: Tx<'_>,
+    jobs: &mut dyn Iterator<Item = Job>,
+    queue: (&AtomicUsize, &crate::changes::KeptTypes),
+    slice: Option<Duration>,
+) -> Option<Vec<(Job, Option<i64>)>> {
+    let mut kept: Vec<(Job, Option<i64>)> = Vec::new();
+    for job in &mut *jobs {
+        match run_job(tx, &job, queue, slice) {
+            Ok(seq) => kept.push((job, seq)),
+            Err(outcome) => job.done.finish(outcome),
+        }
+        if tx.lost() {
+            // The kept jobs' changes are gone with the transaction.
+            let lost = Error::Database("the transaction was rolled back by the database".into());
+            fail_all(kept.into_iter().map(|(job, _)| job), &lost);
+            return None;
+        }
+    }
+    Some(kept)
 }
 
 /// Runs one job in a savepoint: `Ok` with its last sequence number when it is to be
 /// committed, or the outcome it ends with now.
 fn run_job(
-    tx: &rusqlite::Transaction<'_>,
+    tx: Tx<'_>,
     job: &Job,
     (interactive, kept): (&AtomicUsize, &crate::changes::KeptTypes),
     slice: Option<Duration>,
 ) -> Result<Option<i64>, Outcome> {
     // Every write passes here: the two statements of the common path are prepared once.
-    let statement = |sql| tx.prepare_cached(sql).and_then(|mut s| s.execute([]).map(drop));
-    statement("SAVEPOINT quire_write").map_err(|e| Outcome::Failed(e.into()))?;
+    let statement = |sql| tx.execute(sql, &[]).map(drop);
+    statement("SAVEPOINT quire_write").map_err(Outcome::Failed)?;
     // Read per job, not per group: a job that starts a publisher keeps the bodies of
     // every job after it, in its own group too.
     let mut writer = Writer::new(tx, interactive, slice, kept.get());
@@ -368,16 +394,20 @@ fn run_job(
         Err(payload) => Err(Outcome::Panicked(payload)),
     };
     drop(writer);
-    let ended = if result.is_ok() {
-        statement("RELEASE quire_write")
-    } else {
-        tx.execute_batch("ROLLBACK TO quire_write; RELEASE quire_write")
-    };
+    let undo = || tx.batch("ROLLBACK TO quire_write; RELEASE quire_write");
+    let ended = if result.is_ok() { statement("RELEASE quire_write") } else { undo() };
     match ended {
         Ok(()) => result,
-        // The release failed, or the rollback did because the database had already
-        // rolled everything back; either way this job's changes are not kept.
-        Err(e) => Err(result.err().unwrap_or_else(|| Outcome::Failed(e.into()))),
+        // The release failed (on PostgreSQL, a statement of the job failed and the job
+        // went on), or the rollback did because the database had already rolled
+        // everything back; either way this job's changes are not kept. The rollback
+        // leaves PostgreSQL's transaction usable for the rest of the group.
+        Err(e) => {
+            if result.is_ok() {
+                let _ = undo();
+            }
+            Err(result.err().unwrap_or(Outcome::Failed(e)))
+        }
     }
 }
 

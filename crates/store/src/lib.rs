@@ -22,6 +22,7 @@
 //! ```
 
 mod changes;
+mod dialect;
 mod error;
 mod files;
 #[cfg(test)]
@@ -32,12 +33,15 @@ mod ids;
 #[allow(unsafe_code)]
 mod memory;
 mod migrate;
+mod postgres;
 mod priority;
 mod query;
 #[allow(unsafe_code)]
 mod random_reads;
 mod record;
+mod sql;
 mod tenant;
+pub mod testing;
 #[allow(unsafe_code)]
 mod warm;
 
@@ -50,5 +54,5 @@ pub use crate::{
     priority::{lower_current_thread, nice_current_thread, nice_current_thread_to},
     query::{FieldKind, QueryField, SortDirection},
     record::{ColumnValue, Page, Reader, RecordTable, StoredRecord, Writer},
-    tenant::{Durability, Options, Store, Tenant, validate_tenant_name},
+    tenant::{Backend, Durability, Options, Store, Tenant, validate_tenant_name},
 };

@@ -7,7 +7,11 @@
 
 use rusqlite::{Connection, TransactionBehavior};
 
-use crate::Result;
+use crate::{
+    Result,
+    postgres::Session,
+    sql::{Dialect, Tx},
+};
 
 /// One step of a component's schema.
 #[derive(Debug, Clone, Copy)]
@@ -66,43 +70,101 @@ pub(crate) const CORE: Component = Component {
     ],
 };
 
-/// Applies every migration of `components` not yet recorded; returns how many ran.
+/// The table that records which migrations ran, in SQL both databases take.
+const SCHEMA_MIGRATIONS: &str = "CREATE TABLE IF NOT EXISTS schema_migrations (
+    component TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    description TEXT NOT NULL,
+    applied_at TEXT NOT NULL,
+    PRIMARY KEY (component, version)
+)";
+
+/// Applies every migration of `components` not yet recorded to an SQLite database;
+/// returns how many ran.
 pub(crate) fn apply(conn: &mut Connection, components: &[Component]) -> Result<usize> {
-    conn.execute_batch(
-        "CREATE TABLE IF NOT EXISTS schema_migrations (
-            component TEXT NOT NULL,
-            version INTEGER NOT NULL,
-            description TEXT NOT NULL,
-            applied_at TEXT NOT NULL,
-            PRIMARY KEY (component, version)
-        );",
-    )?;
+    conn.execute_batch(SCHEMA_MIGRATIONS)?;
+    apply_each(components, &mut |step| {
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let ran = step(Tx::Sqlite(&tx))?;
+        tx.commit()?;
+        Ok(ran)
+    })
+}
+
+/// Applies them to a tenant's PostgreSQL schema, creating it (and the `citext` type its
+/// case-insensitive columns use) if it is new. Each migration holds the tenant's write
+/// lock: nodes starting together apply each once.
+pub(crate) fn apply_postgres(
+    session: &Session,
+    schema: &str,
+    components: &[Component],
+) -> Result<usize> {
+    session.batch(&format!(
+        "BEGIN; SELECT pg_advisory_xact_lock({});
+         CREATE EXTENSION IF NOT EXISTS citext WITH SCHEMA public;
+         CREATE SCHEMA IF NOT EXISTS \"{schema}\";
+         SET LOCAL search_path TO \"{schema}\", public;
+         {SCHEMA_MIGRATIONS};
+         COMMIT",
+        crate::postgres::SETUP_LOCK
+    ))?;
+    let lock = crate::postgres::lock_key(schema);
+    apply_each(components, &mut |step| {
+        session.begin(schema, Some(lock))?;
+        let ran = step(Tx::Postgres(session));
+        session.end(ran.is_ok())?;
+        ran
+    })
+}
+
+/// A migration's work within the transaction `in_transaction` gives it: true when it ran.
+type Step<'s> = dyn FnMut(Tx<'_>) -> Result<bool> + 's;
+
+fn apply_each(
+    components: &[Component],
+    in_transaction: &mut dyn FnMut(&mut Step<'_>) -> Result<bool>,
+) -> Result<usize> {
     let mut n_applied = 0;
     for component in std::iter::once(&CORE).chain(components) {
         for (idx, migration) in component.migrations.iter().enumerate() {
             debug_assert_eq!(migration.version as usize, idx + 1, "{} migrations", component.name);
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let done: bool = tx.query_row(
-                "SELECT EXISTS(SELECT 1 FROM schema_migrations WHERE component = ?1 AND version = ?2)",
-                (component.name, migration.version),
-                |row| row.get(0),
-            )?;
-            if done {
-                continue;
+            let version = i64::from(migration.version);
+            let ran = in_transaction(&mut |tx| {
+                let done = tx
+                    .query_opt(
+                        "SELECT 1 FROM schema_migrations WHERE component = ?1 AND version = ?2",
+                        &[component.name.into(), version.into()],
+                        |_| Ok(()),
+                    )?
+                    .is_some();
+                if done {
+                    return Ok(false);
+                }
+                match tx.dialect() {
+                    Dialect::Sqlite => tx.batch(migration.sql)?,
+                    Dialect::Postgres => tx.batch(&crate::dialect::postgres_ddl(migration.sql))?,
+                }
+                let now = crate::changes::now();
+                tx.execute(
+                    "INSERT INTO schema_migrations (component, version, description, applied_at)
+                     VALUES (?1, ?2, ?3, ?4)",
+                    &[
+                        component.name.into(),
+                        version.into(),
+                        migration.description.into(),
+                        now.as_str().into(),
+                    ],
+                )?;
+                Ok(true)
+            })?;
+            if ran {
+                tracing::info!(
+                    component = component.name,
+                    version = migration.version,
+                    "applied migration"
+                );
+                n_applied += 1;
             }
-            tx.execute_batch(migration.sql)?;
-            tx.execute(
-                "INSERT INTO schema_migrations (component, version, description, applied_at)
-                 VALUES (?1, ?2, ?3, ?4)",
-                (component.name, migration.version, migration.description, crate::changes::now()),
-            )?;
-            tx.commit()?;
-            tracing::info!(
-                component = component.name,
-                version = migration.version,
-                "applied migration"
-            );
-            n_applied += 1;
         }
     }
     Ok(n_applied)

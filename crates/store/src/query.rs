@@ -9,7 +9,7 @@
 //! search crate's business; any other index or relation is refused with an error
 //! naming it.
 
-use crate::QueryError;
+use crate::{QueryError, sql::Dialect};
 
 /// How a column compares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,6 +36,16 @@ pub struct QueryField {
     pub kind: FieldKind,
 }
 
+impl QueryField {
+    /// The column, or its expression, in `dialect`'s SQL.
+    fn sql(&self, dialect: Dialect) -> &'static str {
+        match dialect {
+            Dialect::Sqlite => self.column,
+            Dialect::Postgres => crate::dialect::postgres_column(self.column, self.kind),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SortDirection {
     Ascending,
@@ -53,15 +63,23 @@ pub(crate) struct SqlQuery {
 
 impl SqlQuery {
     pub(crate) fn all() -> SqlQuery {
-        SqlQuery { where_clause: "1".to_string(), params: Vec::new(), order_by: "id".to_string() }
+        SqlQuery {
+            where_clause: "TRUE".to_string(),
+            params: Vec::new(),
+            order_by: "id".to_string(),
+        }
     }
 }
 
-pub(crate) fn translate(cql_text: &str, fields: &[QueryField]) -> Result<SqlQuery, QueryError> {
+pub(crate) fn translate(
+    cql_text: &str,
+    fields: &[QueryField],
+    dialect: Dialect,
+) -> Result<SqlQuery, QueryError> {
     let query = cql::parse(cql_text).map_err(|e| QueryError::Syntax(format!("{e}")))?;
     let mut out =
         SqlQuery { where_clause: String::new(), params: Vec::new(), order_by: String::new() };
-    node(&query.root, fields, &mut out)?;
+    node(&query.root, fields, dialect, &mut out)?;
     let mut order = Vec::new();
     for key in &query.sort_keys {
         let field = find_field(fields, &key.index)?;
@@ -71,7 +89,7 @@ pub(crate) fn translate(cql_text: &str, fields: &[QueryField]) -> Result<SqlQuer
             } else {
                 "ASC"
             };
-        order.push(format!("{} {direction}", field.column));
+        order.push(format!("{} {direction}", field.sql(dialect)));
     }
     // Ties and unsorted lists come back in id order, so paging is stable.
     order.push("id".to_string());
@@ -90,9 +108,14 @@ fn find_field<'f>(fields: &'f [QueryField], index: &str) -> Result<&'f QueryFiel
 /// and joined as a balanced tree of parenthesised pairs, so neither this recursion (once
 /// per nesting level) nor SQLite's expression depth (1,000 at most) grows with a
 /// chain's length: `id==(a or b or ...)` with a thousand ids is ten levels deep in SQL.
-fn node(node: &cql::Node, fields: &[QueryField], out: &mut SqlQuery) -> Result<(), QueryError> {
+fn node(
+    node: &cql::Node,
+    fields: &[QueryField],
+    dialect: Dialect,
+    out: &mut SqlQuery,
+) -> Result<(), QueryError> {
     let (op, operands) = match node {
-        cql::Node::Search(clause) => return search_clause(clause, fields, out),
+        cql::Node::Search(clause) => return search_clause(clause, fields, dialect, out),
         cql::Node::Prefixed { .. } => {
             return Err(QueryError::Syntax(
                 "prefix assignments are not supported here".to_string(),
@@ -111,7 +134,7 @@ fn node(node: &cql::Node, fields: &[QueryField], out: &mut SqlQuery) -> Result<(
     for operand in operands {
         let mut part =
             SqlQuery { where_clause: String::new(), params: Vec::new(), order_by: String::new() };
-        self::node(operand, fields, &mut part)?;
+        self::node(operand, fields, dialect, &mut part)?;
         parts.push(part);
     }
     if op == cql::BooleanOp::Not {
@@ -149,16 +172,17 @@ fn append(out: &mut SqlQuery, part: SqlQuery) {
 fn search_clause(
     clause: &cql::SearchClause,
     fields: &[QueryField],
+    dialect: Dialect,
     out: &mut SqlQuery,
 ) -> Result<(), QueryError> {
     let relation = clause.relation.base.to_ascii_lowercase();
     if clause.index.eq_ignore_ascii_case("cql.allRecords") {
-        out.where_clause.push('1');
+        out.where_clause.push_str("TRUE");
         return Ok(());
     }
     let field = find_field(fields, &clause.index)?;
     let pattern = Pattern::parse(&clause.term);
-    let column = field.column;
+    let column = field.sql(dialect);
     let value = |text: String| -> Result<crate::ColumnValue, QueryError> {
         match field.kind {
             FieldKind::Text | FieldKind::Exact => Ok(crate::ColumnValue::Text(text)),
@@ -188,8 +212,9 @@ fn search_clause(
             } else if pattern.has_wildcard && pattern.is_match_all() {
                 out.where_clause.push_str(&format!("{column} IS NOT NULL"));
             } else if pattern.has_wildcard {
-                let (op, text) = match field.kind {
-                    FieldKind::Exact => ("GLOB", pattern.glob.clone()),
+                // PostgreSQL's LIKE is case-sensitive but on `citext`, as SQLite's GLOB is.
+                let (op, text) = match (field.kind, dialect) {
+                    (FieldKind::Exact, Dialect::Sqlite) => ("GLOB", pattern.glob.clone()),
                     _ => ("LIKE", pattern.like.clone()),
                 };
                 let escape = if op == "LIKE" { " ESCAPE '\\'" } else { "" };
@@ -201,7 +226,7 @@ fn search_clause(
             }
         }
         "<>" => {
-            out.where_clause.push_str(&format!("{column} IS NOT ?"));
+            out.where_clause.push_str(&format!("{column} IS DISTINCT FROM ?"));
             out.params.push(value(pattern.literal.clone())?);
         }
         "<" | ">" | "<=" | ">=" => {
@@ -297,7 +322,7 @@ mod tests {
     ];
 
     fn check(cql: &str, expect: expect_test::Expect) {
-        let actual = match translate(cql, FIELDS) {
+        let actual = match translate(cql, FIELDS, Dialect::Sqlite) {
             Ok(q) => format!("WHERE {} ORDER BY {} {:?}", q.where_clause, q.order_by, q.params),
             Err(e) => format!("error: {e}"),
         };
@@ -308,11 +333,11 @@ mod tests {
     fn translates_the_storage_subset() {
         use expect_test::expect;
         check(r#"barcode=="X1""#, expect![[r#"WHERE barcode = ? ORDER BY id [Text("X1")]"#]]);
-        check("cql.allRecords=1", expect![[r#"WHERE 1 ORDER BY id []"#]]);
+        check("cql.allRecords=1", expect![[r#"WHERE TRUE ORDER BY id []"#]]);
         check(
             r#"(barcode=="X" OR id=="X") and status.name<>"Checked out""#,
             expect![[
-                r#"WHERE ((barcode = ? OR id = ?) AND status_name IS NOT ?) ORDER BY id [Text("X"), Text("X"), Text("Checked out")]"#
+                r#"WHERE ((barcode = ? OR id = ?) AND status_name IS DISTINCT FROM ?) ORDER BY id [Text("X"), Text("X"), Text("Checked out")]"#
             ]],
         );
         check(
@@ -344,7 +369,7 @@ mod tests {
         check(
             "open==true and open<>FALSE",
             expect![[
-                r#"WHERE (json_extract(body, '$.open') = ? AND json_extract(body, '$.open') IS NOT ?) ORDER BY id [Int(1), Int(0)]"#
+                r#"WHERE (json_extract(body, '$.open') = ? AND json_extract(body, '$.open') IS DISTINCT FROM ?) ORDER BY id [Int(1), Int(0)]"#
             ]],
         );
         check(

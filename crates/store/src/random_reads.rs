@@ -83,7 +83,7 @@ mod tests {
     /// The kernel lists `rr` among a mapping's flags when it was advised random reads.
     #[test]
     fn the_database_map_is_advised_random_reads() {
-        let (_dir, tenant) = fixtures::tenant();
+        let (_dir, tenant) = fixtures::sqlite_tenant();
         // The migrations' pages go from the WAL into the file, and a read maps it.
         tenant.checkpoint().unwrap();
         tenant.read(|reader| reader.count(&fixtures::THINGS)).unwrap();

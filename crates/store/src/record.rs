@@ -3,16 +3,16 @@
 //! A record table has the columns `id TEXT PRIMARY KEY, version INTEGER NOT NULL,
 //! body TEXT NOT NULL`, followed by the extracted columns its [`RecordTable`] names, which
 //! the owning domain crate fills from its typed model. The body is the record's FOLIO JSON,
-//! stored as sent back to clients, so a GET does no JSON work at all.
+//! stored as sent back to clients, so a GET does no JSON work at all. Every statement
+//! here is written once for both databases (`sql.rs`).
 
 use std::ops::Deref;
-
-use rusqlite::{OptionalExtension, Transaction, types::ToSqlOutput};
 
 use crate::{
     Change, Error, Operation, QueryField, Result,
     changes::{Bodies, Publisher, now},
     query::{self, SqlQuery},
+    sql::{Dialect, Param, Row, Tx},
 };
 
 /// A table of JSON records of one type, and the columns extracted from them.
@@ -47,16 +47,6 @@ impl From<Option<&str>> for ColumnValue {
     }
 }
 
-impl rusqlite::ToSql for ColumnValue {
-    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-        match self {
-            ColumnValue::Null => Ok(ToSqlOutput::from(rusqlite::types::Null)),
-            ColumnValue::Text(s) => Ok(ToSqlOutput::from(s.as_str())),
-            ColumnValue::Int(i) => Ok(ToSqlOutput::from(*i)),
-        }
-    }
-}
-
 /// A record as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredRecord {
@@ -75,19 +65,18 @@ pub struct Page {
 
 /// Reads within one transaction.
 pub struct Reader<'a> {
-    tx: &'a Transaction<'a>,
+    tx: Tx<'a>,
 }
 
 impl<'a> Reader<'a> {
-    pub(crate) fn new(tx: &'a Transaction<'a>) -> Reader<'a> {
+    pub(crate) fn new(tx: Tx<'a>) -> Reader<'a> {
         Reader { tx }
     }
 
     /// The record with this id, if any.
     pub fn get(&self, table: &RecordTable, id: &str) -> Result<Option<StoredRecord>> {
         let sql = format!("SELECT id, version, body FROM {} WHERE id = ?1", table.table);
-        let mut stmt = self.tx.prepare_cached(&sql)?;
-        Ok(stmt.query_row([id], stored_record).optional()?)
+        self.tx.query_opt(&sql, &[id.into()], stored_record)
     }
 
     /// A record with its extracted columns as stored, for an update that writes only the
@@ -106,7 +95,7 @@ impl<'a> Reader<'a> {
         table: &RecordTable,
         id: &str,
     ) -> Result<Option<(i64, Vec<ColumnValue>)>> {
-        self.with_columns(table, id, "version", |row| row.get(0))
+        self.with_columns(table, id, "version", |row| row.int(0))
     }
 
     /// `leading` (read by `read`) and then the extracted columns of one record.
@@ -115,7 +104,7 @@ impl<'a> Reader<'a> {
         table: &RecordTable,
         id: &str,
         leading: &str,
-        read: impl FnOnce(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+        read: impl FnOnce(&Row<'_>) -> Result<T>,
     ) -> Result<Option<(T, Vec<ColumnValue>)>> {
         let mut sql = format!("SELECT {leading}");
         for column in table.columns {
@@ -123,16 +112,14 @@ impl<'a> Reader<'a> {
             sql.push_str(column);
         }
         sql.push_str(&format!(" FROM {} WHERE id = ?1", table.table));
-        let mut stmt = self.tx.prepare_cached(&sql)?;
-        let row = stmt.query_row([id], |row| {
+        self.tx.query_opt(&sql, &[id.into()], |row| {
             // The extracted columns are the row's last ones, whatever `leading` holds.
-            let start = row.as_ref().column_count() - table.columns.len();
+            let start = row.len() - table.columns.len();
             let columns = (start..start + table.columns.len())
-                .map(|i| column_value(row.get_ref(i)?))
-                .collect::<rusqlite::Result<Vec<_>>>()?;
+                .map(|i| row.value(i))
+                .collect::<Result<Vec<_>>>()?;
             Ok((read(row)?, columns))
-        });
-        Ok(row.optional()?)
+        })
     }
 
     /// One extracted column of a record, without reading its body: `None` when there is
@@ -145,8 +132,7 @@ impl<'a> Reader<'a> {
     ) -> Result<Option<Option<String>>> {
         assert!(table.columns.contains(&column), "{column} is not a column of {}", table.table);
         let sql = format!("SELECT {column} FROM {} WHERE id = ?1", table.table);
-        let mut stmt = self.tx.prepare_cached(&sql)?;
-        Ok(stmt.query_row([id], |row| row.get(0)).optional()?)
+        self.tx.query_opt(&sql, &[id.into()], |row| row.opt_text(0))
     }
 
     /// Records whose extracted `column` equals `value`, in id order.
@@ -161,9 +147,7 @@ impl<'a> Reader<'a> {
             "SELECT id, version, body FROM {} WHERE {column} = ?1 ORDER BY id",
             table.table
         );
-        let mut stmt = self.tx.prepare_cached(&sql)?;
-        let rows = stmt.query_map([value], stored_record)?;
-        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+        self.tx.query(&sql, &[value.into()], stored_record)
     }
 
     /// Records whose extracted columns equal all of `conditions` (`column`, `value`),
@@ -202,10 +186,8 @@ impl<'a> Reader<'a> {
             table.table,
             clauses.join(" AND ")
         );
-        let mut stmt = self.tx.prepare_cached(&sql)?;
-        let values = conditions.iter().map(|(_, value)| value);
-        let rows = stmt.query_map(rusqlite::params_from_iter(values), stored_record)?;
-        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+        let values: Vec<Param<'_>> = conditions.iter().map(|(_, value)| (*value).into()).collect();
+        self.tx.query(&sql, &values, stored_record)
     }
 
     /// The records with these ids, in id order; ids with no record are skipped.
@@ -234,11 +216,8 @@ impl<'a> Reader<'a> {
                 "SELECT id, version, body FROM {} WHERE {column} IN ({placeholders}) ORDER BY {column}, id",
                 table.table
             );
-            let mut stmt = self.tx.prepare_cached(&sql)?;
-            let rows = stmt.query_map(rusqlite::params_from_iter(chunk.iter()), stored_record)?;
-            for row in rows {
-                out.push(row?);
-            }
+            let params: Vec<Param<'_>> = chunk.iter().map(|v| (*v).into()).collect();
+            out.extend(self.tx.query(&sql, &params, stored_record)?);
         }
         Ok(out)
     }
@@ -255,9 +234,7 @@ impl<'a> Reader<'a> {
             "SELECT id, version, body FROM {} WHERE id > ?1 ORDER BY id LIMIT ?2",
             table.table
         );
-        let mut stmt = self.tx.prepare_cached(&sql)?;
-        let rows = stmt.query_map((after.unwrap_or(""), limit as i64), stored_record)?;
-        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+        self.tx.query(&sql, &[after.unwrap_or("").into(), (limit as i64).into()], stored_record)
     }
 
     /// Up to `limit` ids of `table` with their columns, ordered by the integer `column`
@@ -279,14 +256,12 @@ impl<'a> Reader<'a> {
             table.columns.join(", "),
             table.table
         );
-        let mut stmt = self.tx.prepare_cached(&sql)?;
-        let rows = stmt.query_map((after.0, after.1, upto, limit as i64), |row| {
-            let columns = (1..=table.columns.len())
-                .map(|i| column_value(row.get_ref(i)?))
-                .collect::<rusqlite::Result<Vec<_>>>()?;
-            Ok((row.get(0)?, columns))
-        })?;
-        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+        let params = [after.0.into(), after.1.into(), upto.into(), (limit as i64).into()];
+        self.tx.query(&sql, &params, |row| {
+            let columns =
+                (1..=table.columns.len()).map(|i| row.value(i)).collect::<Result<Vec<_>>>()?;
+            Ok((row.text(0)?, columns))
+        })
     }
 
     /// How many rows of `table` have the integer `column` in `from..=upto`.
@@ -299,8 +274,7 @@ impl<'a> Reader<'a> {
     ) -> Result<u64> {
         assert!(table.columns.contains(&column), "{column} is not a column of {}", table.table);
         let sql = format!("SELECT count(*) FROM {} WHERE {column} BETWEEN ?1 AND ?2", table.table);
-        let mut stmt = self.tx.prepare_cached(&sql)?;
-        Ok(stmt.query_row((from, upto), |row| row.get::<_, i64>(0))? as u64)
+        Ok(self.tx.query_one(&sql, &[from.into(), upto.into()], |row| row.int(0))? as u64)
     }
 
     /// Up to `limit` records stored after position `after` (from the first when
@@ -309,31 +283,35 @@ impl<'a> Reader<'a> {
     /// rows in the order of their random ids, one table page per row once the table
     /// outgrows the page cache; this reads each page once, and records written
     /// together (an instance, its holdings and items) are read together.
+    ///
+    /// The positions are SQLite's rowids, or PostgreSQL's row addresses (`ctid`), which
+    /// stay put within one transaction: a pass over a table must be one read.
     pub fn scan_stored(
         &self,
         table: &RecordTable,
         after: Option<i64>,
         limit: usize,
     ) -> Result<(Vec<StoredRecord>, Option<i64>)> {
+        if self.tx.dialect() == Dialect::Postgres {
+            return crate::postgres::scan_stored(self.tx, table.table, after, limit);
+        }
         let sql = format!(
             "SELECT id, version, body, rowid FROM {} WHERE rowid > ?1 ORDER BY rowid LIMIT ?2",
             table.table
         );
-        let mut stmt = self.tx.prepare_cached(&sql)?;
         let mut last = None;
-        let rows = stmt.query_map((after.unwrap_or(i64::MIN), limit as i64), |row| {
-            last = Some(row.get::<_, i64>(3)?);
+        let params = [after.unwrap_or(i64::MIN).into(), (limit as i64).into()];
+        let records = self.tx.query(&sql, &params, |row| {
+            last = Some(row.int(3)?);
             stored_record(row)
         })?;
-        let records = rows.collect::<rusqlite::Result<Vec<_>>>()?;
         Ok((records, last))
     }
 
     /// Whether a record with this id exists.
     pub fn exists(&self, table: &RecordTable, id: &str) -> Result<bool> {
-        let sql = format!("SELECT EXISTS(SELECT 1 FROM {} WHERE id = ?1)", table.table);
-        let mut stmt = self.tx.prepare_cached(&sql)?;
-        Ok(stmt.query_row([id], |row| row.get(0))?)
+        let sql = format!("SELECT 1 FROM {} WHERE id = ?1", table.table);
+        Ok(self.tx.query_opt(&sql, &[id.into()], |_| Ok(()))?.is_some())
     }
 
     /// Records matching a CQL query (`None` means all), one page of them, and the exact
@@ -346,13 +324,12 @@ impl<'a> Reader<'a> {
         page: Page,
     ) -> Result<(Vec<StoredRecord>, u64)> {
         let SqlQuery { where_clause, params, order_by } = match cql {
-            Some(cql) => query::translate(cql, fields)?,
+            Some(cql) => query::translate(cql, fields, self.tx.dialect())?,
             None => SqlQuery::all(),
         };
-        let params = rusqlite::params_from_iter(params.iter());
+        let params: Vec<Param<'_>> = params.iter().map(ColumnValue::param).collect();
         let count_sql = format!("SELECT count(*) FROM {} WHERE {where_clause}", table.table);
-        let total: i64 =
-            self.tx.prepare_cached(&count_sql)?.query_row(params.clone(), |row| row.get(0))?;
+        let total = self.tx.query_one(&count_sql, &params, |row| row.int(0))?;
         if page.limit == 0 || page.offset >= total as u64 {
             return Ok((Vec::new(), total as u64));
         }
@@ -363,59 +340,48 @@ impl<'a> Reader<'a> {
             "SELECT id, version, body FROM {} WHERE {where_clause} ORDER BY {order_by} LIMIT {limit} OFFSET {}",
             table.table, page.offset
         );
-        let mut stmt = self.tx.prepare_cached(&sql)?;
-        let rows = stmt.query_map(params, stored_record)?;
-        Ok((rows.collect::<rusqlite::Result<Vec<_>>>()?, total as u64))
+        Ok((self.tx.query(&sql, &params, stored_record)?, total as u64))
     }
 
     /// The number of records in a table.
     pub fn count(&self, table: &RecordTable) -> Result<u64> {
         let sql = format!("SELECT count(*) FROM {}", table.table);
-        let n: i64 = self.tx.prepare_cached(&sql)?.query_row([], |row| row.get(0))?;
-        Ok(n as u64)
+        Ok(self.tx.query_one(&sql, &[], |row| row.int(0))? as u64)
     }
 
     /// Up to `limit` change-log rows after sequence number `after`, in order.
     pub fn changes_since(&self, after: i64, limit: usize) -> Result<Vec<Change>> {
-        let mut stmt = self.tx.prepare_cached(
+        self.tx.query(
             "SELECT seq, record_type, record_id, op, at FROM change_log WHERE seq > ?1 ORDER BY seq LIMIT ?2",
-        )?;
-        let mut rows = stmt.query((after, limit as i64))?;
-        let mut changes = Vec::new();
-        while let Some(row) = rows.next()? {
-            changes.push(change_row(row)?);
-        }
-        Ok(changes)
+            &[after.into(), (limit as i64).into()],
+            change_row,
+        )
     }
 
     /// How many change-log rows after `after`, up to `upto`, are of these record types.
     pub fn count_changes(&self, after: i64, upto: i64, record_types: &[&str]) -> Result<u64> {
-        let mut stmt = self
-            .tx
-            .prepare_cached("SELECT record_type, count(*) FROM change_log WHERE seq > ?1 AND seq <= ?2 GROUP BY record_type")?;
-        let rows = stmt.query_map((after, upto), |row| {
-            Ok((row.get::<_, String>(0)?, row.get::<_, i64>(1)?))
-        })?;
-        let mut n = 0;
-        for row in rows {
-            let (record_type, count) = row?;
-            if record_types.contains(&record_type.as_str()) {
-                n += count as u64;
-            }
-        }
-        Ok(n)
+        let counts = self.tx.query(
+            "SELECT record_type, count(*) FROM change_log WHERE seq > ?1 AND seq <= ?2 GROUP BY record_type",
+            &[after.into(), upto.into()],
+            |row| Ok((row.text(0)?, row.int(1)?)),
+        )?;
+        Ok(counts
+            .into_iter()
+            .filter(|(record_type, _)| record_types.contains(&record_type.as_str()))
+            .map(|(_, count)| count as u64)
+            .sum())
     }
 
     /// The stored value of a named counter, if it was ever used.
     pub fn sequence_value(&self, name: &str) -> Result<Option<i64>> {
-        let mut stmt = self.tx.prepare_cached("SELECT value FROM sequences WHERE name = ?1")?;
-        Ok(stmt.query_row([name], |row| row.get(0)).optional()?)
+        self.tx.query_opt("SELECT value FROM sequences WHERE name = ?1", &[name.into()], |row| {
+            row.int(0)
+        })
     }
 
     /// The highest change-log sequence number, 0 for an empty log.
     pub fn last_seq(&self) -> Result<i64> {
-        let mut stmt = self.tx.prepare_cached("SELECT COALESCE(MAX(seq), 0) FROM change_log")?;
-        Ok(stmt.query_row([], |row| row.get(0))?)
+        self.tx.query_one("SELECT COALESCE(MAX(seq), 0) FROM change_log", &[], |row| row.int(0))
     }
 
     /// Up to `limit` change-log rows after `after`, in order, each with its kept bodies
@@ -426,39 +392,39 @@ impl<'a> Reader<'a> {
         after: i64,
         limit: usize,
     ) -> Result<Vec<(Change, Option<Bodies>)>> {
-        let mut stmt = self.tx.prepare_cached(
+        self.tx.query(
             "SELECT c.seq, c.record_type, c.record_id, c.op, c.at, b.seq, b.old, b.new
              FROM change_log c LEFT JOIN change_bodies b ON b.seq = c.seq
              WHERE c.seq > ?1 ORDER BY c.seq LIMIT ?2",
-        )?;
-        let mut rows = stmt.query((after, limit as i64))?;
-        let mut changes = Vec::new();
-        while let Some(row) = rows.next()? {
-            let change = change_row(row)?;
-            let kept = row.get::<_, Option<i64>>(5)?.is_some();
-            let bodies = kept
-                .then(|| Ok::<_, rusqlite::Error>(Bodies { old: row.get(6)?, new: row.get(7)? }))
-                .transpose()?;
-            changes.push((change, bodies));
-        }
-        Ok(changes)
+            &[after.into(), (limit as i64).into()],
+            |row| {
+                let change = change_row(row)?;
+                let kept = row.opt_int(5)?.is_some();
+                let bodies = kept
+                    .then(|| {
+                        Ok::<_, Error>(Bodies { old: row.opt_text(6)?, new: row.opt_text(7)? })
+                    })
+                    .transpose()?;
+                Ok((change, bodies))
+            },
+        )
     }
 
     /// The first kept body's sequence number, if any body is kept.
     pub fn first_kept_body(&self) -> Result<Option<i64>> {
-        let mut stmt = self.tx.prepare_cached("SELECT MIN(seq) FROM change_bodies")?;
-        Ok(stmt.query_row([], |row| row.get(0))?)
+        self.tx.query_one("SELECT MIN(seq) FROM change_bodies", &[], |row| row.opt_int(0))
     }
 
     /// The last change in `after..=through` committed before `at` (RFC 3339, as
     /// [`Change::at`]), found by bisection on the sequence number: commit times grow with
     /// it, as writes are serialised. For dropping kept bodies older than a retention time.
     pub fn last_change_before(&self, at: &str, after: i64, through: i64) -> Result<Option<i64>> {
-        let mut stmt = self
-            .tx
-            .prepare_cached("SELECT seq, at FROM change_log WHERE seq > ?1 ORDER BY seq LIMIT 1")?;
-        let mut first_at_or_after = |seq: i64| -> Result<Option<(i64, String)>> {
-            Ok(stmt.query_row([seq], |row| Ok((row.get(0)?, row.get(1)?))).optional()?)
+        let first_at_or_after = |seq: i64| -> Result<Option<(i64, String)>> {
+            self.tx.query_opt(
+                "SELECT seq, at FROM change_log WHERE seq > ?1 ORDER BY seq LIMIT 1",
+                &[seq.into()],
+                |row| Ok((row.int(0)?, row.text(1)?)),
+            )
         };
         // Invariant: every change in (after, lo] is before `at`; none in (hi, through] is.
         let (mut lo, mut hi) = (after, through);
@@ -474,29 +440,31 @@ impl<'a> Reader<'a> {
 
     /// How far the publisher `name` has published, if there is one.
     pub fn published(&self, name: &str) -> Result<Option<i64>> {
-        let mut stmt =
-            self.tx.prepare_cached("SELECT published FROM publishers WHERE name = ?1")?;
-        Ok(stmt.query_row([name], |row| row.get(0)).optional()?)
+        self.tx.query_opt(
+            "SELECT published FROM publishers WHERE name = ?1",
+            &[name.into()],
+            |row| row.int(0),
+        )
     }
 
     /// The tenant's publishers.
     pub fn publishers(&self) -> Result<Vec<Publisher>> {
-        let mut stmt = self
-            .tx
-            .prepare_cached("SELECT name, published, record_types FROM publishers ORDER BY name")?;
-        let rows = stmt.query_map([], |row| {
-            let types: String = row.get(2)?;
-            Ok(Publisher {
-                name: row.get(0)?,
-                published: row.get(1)?,
-                record_types: types
-                    .split(',')
-                    .filter(|t| !t.is_empty())
-                    .map(String::from)
-                    .collect(),
-            })
-        })?;
-        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+        self.tx.query(
+            "SELECT name, published, record_types FROM publishers ORDER BY name",
+            &[],
+            |row| {
+                let types = row.text(2)?;
+                Ok(Publisher {
+                    name: row.text(0)?,
+                    published: row.int(1)?,
+                    record_types: types
+                        .split(',')
+                        .filter(|t| !t.is_empty())
+                        .map(String::from)
+                        .collect(),
+                })
+            },
+        )
     }
 }
 
@@ -526,7 +494,7 @@ impl<'a> Deref for Writer<'a> {
 
 impl<'a> Writer<'a> {
     pub(crate) fn new(
-        tx: &'a Transaction<'a>,
+        tx: Tx<'a>,
         waiting: &'a std::sync::atomic::AtomicUsize,
         slice: Option<std::time::Duration>,
         kept: std::sync::Arc<[String]>,
@@ -556,13 +524,11 @@ impl<'a> Writer<'a> {
             if stored == Some(value) {
                 continue;
             }
-            self.reader
-                .tx
-                .prepare_cached(
-                    "INSERT INTO sequences (name, value) VALUES (?1, ?2)
-                     ON CONFLICT(name) DO UPDATE SET value = excluded.value",
-                )?
-                .execute((&name, value))?;
+            self.reader.tx.execute(
+                "INSERT INTO sequences (name, value) VALUES (?1, ?2)
+                 ON CONFLICT(name) DO UPDATE SET value = excluded.value",
+                &[name.as_str().into(), value.into()],
+            )?;
         }
         Ok(())
     }
@@ -582,18 +548,13 @@ impl<'a> Writer<'a> {
     ) -> Result<()> {
         check_arity(table, columns);
         let sql = plain_insert_sql(table);
-        let mut stmt = self.reader.tx.prepare_cached(sql)?;
-        let params = record_params(&id, &version, &body, columns);
-        match stmt.execute(params.as_slice()) {
-            Ok(_) => {}
-            Err(e) => {
-                return Err(match Error::from(e) {
-                    Error::Unique { column, .. } if column == "id" => {
-                        Error::DuplicateId { table: table.table.to_string(), id: id.to_string() }
-                    }
-                    other => other,
-                });
-            }
+        if let Err(e) = self.reader.tx.execute(sql, &record_params(id, version, body, columns)) {
+            return Err(match e {
+                Error::Unique { column, .. } if column == "id" => {
+                    Error::DuplicateId { table: table.table.to_string(), id: id.to_string() }
+                }
+                other => other,
+            });
         }
         self.log(table, id, Operation::Create, None, Some(body))
     }
@@ -618,8 +579,7 @@ impl<'a> Writer<'a> {
             set.push_str(&format!(", {column} = excluded.{column}"));
         }
         let sql = insert_sql(table, &format!(" ON CONFLICT(id) DO UPDATE SET {set}"));
-        let mut stmt = self.reader.tx.prepare_cached(&sql)?;
-        stmt.execute(record_params(&id, &version, &body, columns).as_slice())?;
+        self.reader.tx.execute(&sql, &record_params(id, version, body, columns))?;
         let op = if existed { Operation::Update } else { Operation::Create };
         self.log(table, id, op, old.flatten(), Some(body))?;
         Ok(op)
@@ -666,16 +626,15 @@ impl<'a> Writer<'a> {
             return Ok(false);
         }
         let mut set = String::from("version = ?2, body = ?3");
-        let mut params: Vec<&dyn rusqlite::ToSql> = vec![&id, &version, &body];
+        let mut params: Vec<Param<'_>> = vec![id.into(), version.into(), body.into()];
         for (i, (name, value)) in table.columns.iter().zip(columns).enumerate() {
             if changed(i) {
-                params.push(value);
+                params.push(value.param());
                 set.push_str(&format!(", {name} = ?{}", params.len()));
             }
         }
         let sql = format!("UPDATE {} SET {set} WHERE id = ?1", table.table);
-        let mut stmt = self.reader.tx.prepare_cached(&sql)?;
-        if stmt.execute(params.as_slice())? == 0 {
+        if self.reader.tx.execute(&sql, &params)? == 0 {
             return Ok(false);
         }
         self.log(table, id, Operation::Update, old.flatten(), Some(body))?;
@@ -686,8 +645,7 @@ impl<'a> Writer<'a> {
     pub fn delete(&mut self, table: &RecordTable, id: &str) -> Result<bool> {
         let old = self.old_body(table, id)?;
         let sql = format!("DELETE FROM {} WHERE id = ?1", table.table);
-        let n = self.reader.tx.prepare_cached(&sql)?.execute([id])?;
-        if n == 0 {
+        if self.reader.tx.execute(&sql, &[id.into()])? == 0 {
             return Ok(false);
         }
         self.log(table, id, Operation::Delete, old.flatten(), None)?;
@@ -707,25 +665,22 @@ impl<'a> Writer<'a> {
     }
 
     /// Runs `f` so that its writes stay only if it succeeds: on `Err` the database, the
-    /// change log and the named counters are as they were before it (an SQLite
-    /// savepoint). For work that writes several records and must write all or none of
-    /// them, inside a transaction that goes on: one record of an import.
+    /// change log and the named counters are as they were before it (a savepoint). For
+    /// work that writes several records and must write all or none of them, inside a
+    /// transaction that goes on: one record of an import.
     pub fn attempt<T, E: From<Error>>(
         &mut self,
         f: impl FnOnce(&mut Writer<'a>) -> std::result::Result<T, E>,
     ) -> std::result::Result<T, E> {
-        self.reader.tx.execute_batch("SAVEPOINT quire_attempt").map_err(Error::from)?;
+        self.reader.tx.batch("SAVEPOINT quire_attempt")?;
         let (last_seq, sequences) = (self.last_seq, self.sequences.clone());
         match f(self) {
             Ok(value) => {
-                self.reader.tx.execute_batch("RELEASE quire_attempt").map_err(Error::from)?;
+                self.reader.tx.batch("RELEASE quire_attempt")?;
                 Ok(value)
             }
             Err(e) => {
-                self.reader
-                    .tx
-                    .execute_batch("ROLLBACK TO quire_attempt; RELEASE quire_attempt")
-                    .map_err(Error::from)?;
+                self.reader.tx.batch("ROLLBACK TO quire_attempt; RELEASE quire_attempt")?;
                 self.last_seq = last_seq;
                 self.sequences = sequences;
                 Err(e)
@@ -779,18 +734,17 @@ impl<'a> Writer<'a> {
             return Ok(());
         }
         let at = self.now.get_or_insert_with(now);
-        let mut stmt = self.reader.tx.prepare_cached(
-            "INSERT INTO change_log (record_type, record_id, op, at) VALUES (?1, ?2, ?3, ?4)",
+        let seq = self.reader.tx.query_one(
+            "INSERT INTO change_log (record_type, record_id, op, at) VALUES (?1, ?2, ?3, ?4) RETURNING seq",
+            &[table.record_type.into(), id.into(), op.as_str().into(), at.as_str().into()],
+            |row| row.int(0),
         )?;
-        stmt.execute((table.record_type, id, op.as_str(), at.as_str()))?;
-        // `seq` is the rowid, so this is the sequence number just assigned.
-        let seq = self.reader.tx.last_insert_rowid();
         self.last_seq = Some(seq);
         if self.keeps(table) {
-            self.reader
-                .tx
-                .prepare_cached("INSERT INTO change_bodies (seq, old, new) VALUES (?1, ?2, ?3)")?
-                .execute((seq, old, new))?;
+            self.reader.tx.execute(
+                "INSERT INTO change_bodies (seq, old, new) VALUES (?1, ?2, ?3)",
+                &[seq.into(), old.as_deref().into(), new.into()],
+            )?;
         }
         Ok(())
     }
@@ -799,32 +753,30 @@ impl<'a> Writer<'a> {
     /// the bodies of its record types. A new publisher starts at the end of the log.
     pub(crate) fn start_publisher(&mut self, name: &str, record_types: &[&str]) -> Result<()> {
         let last = self.reader.last_seq()?;
-        self.reader
-            .tx
-            .prepare_cached(
-                "INSERT INTO publishers (name, published, record_types) VALUES (?1, ?2, ?3)
-                 ON CONFLICT(name) DO UPDATE SET record_types = excluded.record_types",
-            )?
-            .execute((name, last, record_types.join(",")))?;
+        let types = record_types.join(",");
+        self.reader.tx.execute(
+            "INSERT INTO publishers (name, published, record_types) VALUES (?1, ?2, ?3)
+             ON CONFLICT(name) DO UPDATE SET record_types = excluded.record_types",
+            &[name.into(), last.into(), types.as_str().into()],
+        )?;
         Ok(())
     }
 
     /// Removes a publisher; the bodies no other publisher needs are dropped.
     pub(crate) fn stop_publisher(&mut self, name: &str) -> Result<()> {
-        self.reader.tx.prepare_cached("DELETE FROM publishers WHERE name = ?1")?.execute([name])?;
+        self.reader.tx.execute("DELETE FROM publishers WHERE name = ?1", &[name.into()])?;
         if self.reader.publishers()?.is_empty() {
-            self.reader.tx.execute_batch("DELETE FROM change_bodies")?;
+            self.reader.tx.batch("DELETE FROM change_bodies")?;
         }
         Ok(())
     }
 
     /// Records that a publisher has published every change up to `seq`.
     pub fn set_published(&mut self, name: &str, seq: i64) -> Result<()> {
-        let n = self
-            .reader
-            .tx
-            .prepare_cached("UPDATE publishers SET published = ?2 WHERE name = ?1")?
-            .execute((name, seq))?;
+        let n = self.reader.tx.execute(
+            "UPDATE publishers SET published = ?2 WHERE name = ?1",
+            &[name.into(), seq.into()],
+        )?;
         if n == 0 {
             return Err(Error::Corrupt(format!("no publisher named {name:?}")));
         }
@@ -834,11 +786,10 @@ impl<'a> Writer<'a> {
     /// Drops the kept bodies of changes after `after` up to `through`; returns how many.
     /// The caller keeps what a publisher has yet to publish, or may replay.
     pub fn drop_bodies(&mut self, after: i64, through: i64) -> Result<usize> {
-        Ok(self
-            .reader
-            .tx
-            .prepare_cached("DELETE FROM change_bodies WHERE seq > ?1 AND seq <= ?2")?
-            .execute((after, through))?)
+        Ok(self.reader.tx.execute(
+            "DELETE FROM change_bodies WHERE seq > ?1 AND seq <= ?2",
+            &[after.into(), through.into()],
+        )? as usize)
     }
 }
 
@@ -847,16 +798,16 @@ impl<'a> Writer<'a> {
 const IN_LIST_CHUNK: usize = 256;
 
 /// A change-log row selected as `seq, record_type, record_id, op, at`, first.
-fn change_row(row: &rusqlite::Row<'_>) -> Result<Change> {
-    let seq: i64 = row.get(0)?;
-    let op: String = row.get(3)?;
+fn change_row(row: &Row<'_>) -> Result<Change> {
+    let seq = row.int(0)?;
+    let op = row.text(3)?;
     let op = Operation::parse(&op)
         .ok_or_else(|| Error::Corrupt(format!("change {seq} has operation {op:?}")))?;
-    Ok(Change { seq, record_type: row.get(1)?, record_id: row.get(2)?, op, at: row.get(4)? })
+    Ok(Change { seq, record_type: row.text(1)?, record_id: row.text(2)?, op, at: row.text(4)? })
 }
 
-fn stored_record(row: &rusqlite::Row<'_>) -> rusqlite::Result<StoredRecord> {
-    Ok(StoredRecord { id: row.get(0)?, version: row.get(1)?, body: row.get(2)? })
+pub(crate) fn stored_record(row: &Row<'_>) -> Result<StoredRecord> {
+    Ok(StoredRecord { id: row.text(0)?, version: row.int(1)?, body: row.text(2)? })
 }
 
 fn check_arity(table: &RecordTable, columns: &[ColumnValue]) {
@@ -884,36 +835,16 @@ fn insert_sql(table: &RecordTable, suffix: &str) -> String {
     format!("INSERT INTO {} ({names}) VALUES ({placeholders}){suffix}", table.table)
 }
 
-fn column_value(value: rusqlite::types::ValueRef<'_>) -> rusqlite::Result<ColumnValue> {
-    use rusqlite::types::ValueRef;
-    Ok(match value {
-        ValueRef::Null => ColumnValue::Null,
-        ValueRef::Integer(n) => ColumnValue::Int(n),
-        ValueRef::Text(t) => ColumnValue::Text(
-            std::str::from_utf8(t).map_err(rusqlite::Error::Utf8Error)?.to_string(),
-        ),
-        other => {
-            return Err(rusqlite::Error::InvalidColumnType(
-                0,
-                "extracted column".to_string(),
-                other.data_type(),
-            ));
-        }
-    })
-}
-
 /// The parameters of a record write, borrowed: a body is never copied to be bound.
 fn record_params<'p>(
-    id: &'p &'p str,
-    version: &'p i64,
-    body: &'p &'p str,
+    id: &'p str,
+    version: i64,
+    body: &'p str,
     columns: &'p [ColumnValue],
-) -> Vec<&'p dyn rusqlite::ToSql> {
-    let mut params: Vec<&dyn rusqlite::ToSql> = Vec::with_capacity(3 + columns.len());
-    params.push(id);
-    params.push(version);
-    params.push(body);
-    params.extend(columns.iter().map(|c| c as &dyn rusqlite::ToSql));
+) -> Vec<Param<'p>> {
+    let mut params = Vec::with_capacity(3 + columns.len());
+    params.extend([Param::Text(id), Param::Int(version), Param::Text(body)]);
+    params.extend(columns.iter().map(ColumnValue::param));
     params
 }
 
@@ -1094,7 +1025,7 @@ mod tests {
 
     #[test]
     fn checkpoints_empty_the_wal_and_keep_the_data() {
-        let (_dir, tenant) = tenant();
+        let (_dir, tenant) = crate::fixtures::sqlite_tenant();
         tenant
             .write(|w| {
                 for n in 0..200 {
@@ -1123,12 +1054,12 @@ mod tests {
 
 #[cfg(test)]
 mod sequence_tests {
-    use crate::{Options, Store};
+    use crate::Store;
 
     #[test]
     fn sequences_continue_across_transactions_and_roll_back_with_them() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path(), Options::default(), &[]).unwrap();
+        let store = Store::open(dir.path(), crate::testing::options(), &[]).unwrap();
         let (tenant, _) = store.create_tenant("t").unwrap();
         let first: Vec<i64> = tenant
             .write(|w| (0..3).map(|_| w.next_sequence("hrid", 1)).collect::<crate::Result<_>>())

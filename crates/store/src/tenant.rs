@@ -15,9 +15,11 @@ use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 use crate::{
     Error, Result,
     changes::Publisher,
-    group::{Outcome, WriteFn, WriteQueue},
+    group::{Outcome, WriteFn, WriteQueue, WriterConn},
     migrate::{self, Component},
+    postgres::Pool,
     record::{Reader, Writer},
+    sql::Tx,
 };
 
 /// How hard a commit tries to survive a crash.
@@ -31,9 +33,22 @@ pub enum Durability {
     Full,
 }
 
+/// Where a store keeps its tenants' records.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Backend {
+    /// One SQLite database per tenant under the data directory: the embedded default.
+    #[default]
+    Sqlite,
+    /// One schema per tenant (`<tenant>_quire`) in a PostgreSQL database, given by its
+    /// URL (`postgresql://user@host:port/database`). The data directory then holds only
+    /// what is derived (search indexes), per node.
+    Postgres { url: String },
+}
+
 /// Storage settings.
 #[derive(Debug, Clone)]
 pub struct Options {
+    pub backend: Backend,
     pub durability: Durability,
     /// Read connections kept open per tenant.
     pub max_idle_readers: usize,
@@ -44,16 +59,23 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { durability: Durability::Normal, max_idle_readers: 8, prewarm: false }
+        Options {
+            backend: Backend::Sqlite,
+            durability: Durability::Normal,
+            max_idle_readers: 8,
+            prewarm: false,
+        }
     }
 }
 
-/// All tenants under one data directory.
+/// All tenants of one data directory, or of one PostgreSQL database.
 pub struct Store {
     root: PathBuf,
     options: Options,
     components: Vec<Component>,
     tenants: RwLock<HashMap<String, Arc<Tenant>>>,
+    // The connections every tenant shares, on PostgreSQL.
+    pool: Option<Arc<Pool>>,
 }
 
 /// Checks FOLIO's tenant-name rule: `[a-z][a-z0-9_]{0,30}`.
@@ -67,26 +89,64 @@ pub fn validate_tenant_name(name: &str) -> Result<()> {
 }
 
 impl Store {
-    /// Opens the data directory (creating it), and every tenant in it, applying pending
-    /// migrations of `components` to each.
+    /// Opens the data directory (creating it), and every tenant in it (or, on
+    /// PostgreSQL, in the database), applying pending migrations of `components` to each.
     pub fn open(root: &Path, options: Options, components: &[Component]) -> Result<Store> {
         let tenants_dir = root.join("tenants");
         std::fs::create_dir_all(&tenants_dir).map_err(|e| io_error(&tenants_dir, e))?;
+        let pool = match &options.backend {
+            Backend::Sqlite => None,
+            Backend::Postgres { url } => {
+                // Readers and writers of every tenant draw on it.
+                Some(Arc::new(Pool::connect(url, options.max_idle_readers.max(1) * 2)?))
+            }
+        };
         let store = Store {
             root: root.to_path_buf(),
             options,
             components: components.to_vec(),
             tenants: RwLock::new(HashMap::new()),
+            pool,
         };
+        for name in store.stored_tenants()? {
+            store.open_tenant(&name)?;
+        }
+        Ok(store)
+    }
+
+    /// The names of the tenants stored, whether open yet or not.
+    fn stored_tenants(&self) -> Result<Vec<String>> {
+        if let Some(pool) = &self.pool {
+            let session = pool.get()?;
+            let rows = session.query(
+                "SELECT nspname::text FROM pg_namespace WHERE nspname LIKE '%\\_quire' ORDER BY 1",
+                &[],
+            )?;
+            pool.put(session);
+            return Ok(rows
+                .iter()
+                .filter_map(|row| crate::postgres::tenant_of(row.get(0)).map(String::from))
+                .collect());
+        }
+        let tenants_dir = self.root.join("tenants");
+        let mut names = Vec::new();
         let entries = std::fs::read_dir(&tenants_dir).map_err(|e| io_error(&tenants_dir, e))?;
         for entry in entries {
             let entry = entry.map_err(|e| io_error(&tenants_dir, e))?;
             let name = entry.file_name().to_string_lossy().into_owned();
             if validate_tenant_name(&name).is_ok() && entry.path().join(DB_FILE).exists() {
-                store.open_tenant(&name)?;
+                names.push(name);
             }
         }
-        Ok(store)
+        Ok(names)
+    }
+
+    /// Whether a tenant is stored, open here or not.
+    fn is_stored(&self, name: &str) -> Result<bool> {
+        match &self.pool {
+            Some(_) => Ok(self.stored_tenants()?.iter().any(|t| t == name)),
+            None => Ok(self.root.join("tenants").join(name).join(DB_FILE).exists()),
+        }
     }
 
     /// The data directory.
@@ -100,7 +160,7 @@ impl Store {
         if let Some(tenant) = self.tenants.read().unwrap().get(name) {
             return Ok((tenant.clone(), false));
         }
-        let existed = self.root.join("tenants").join(name).join(DB_FILE).exists();
+        let existed = self.is_stored(name)?;
         let tenant = self.open_tenant(name)?;
         Ok((tenant, !existed))
     }
@@ -112,7 +172,7 @@ impl Store {
             return Ok(tenant.clone());
         }
         validate_tenant_name(name).map_err(|_| Error::UnknownTenant(name.to_string()))?;
-        if !self.root.join("tenants").join(name).join(DB_FILE).exists() {
+        if !self.is_stored(name)? {
             return Err(Error::UnknownTenant(name.to_string()));
         }
         self.open_tenant(name)
@@ -132,11 +192,17 @@ impl Store {
         }
         let dir = self.root.join("tenants").join(name);
         std::fs::create_dir_all(&dir).map_err(|e| io_error(&dir, e))?;
-        let tenant = Arc::new(Tenant::open(name, &dir, &self.options, &self.components)?);
-        spawn_checkpointer(&tenant);
-        if self.options.prewarm {
-            crate::warm::spawn(&tenant);
-        }
+        let tenant = match &self.pool {
+            Some(pool) => Arc::new(Tenant::open_postgres(name, &dir, pool, &self.components)?),
+            None => {
+                let tenant = Arc::new(Tenant::open(name, &dir, &self.options, &self.components)?);
+                spawn_checkpointer(&tenant);
+                if self.options.prewarm {
+                    crate::warm::spawn(&tenant);
+                }
+                tenant
+            }
+        };
         tenants.insert(name.to_string(), tenant.clone());
         Ok(tenant)
     }
@@ -144,7 +210,8 @@ impl Store {
 
 const DB_FILE: &str = "quire.sqlite";
 
-/// One tenant's database: a single writer connection and a pool of readers.
+/// One tenant's database: a single writer connection and a pool of readers; or, on
+/// PostgreSQL, its schema, read and written through the store's pool.
 pub struct Tenant {
     name: String,
     dir: PathBuf,
@@ -154,6 +221,8 @@ pub struct Tenant {
     // Writes run first come, first served, in groups (see `group`).
     pub(crate) writer: WriteQueue,
     readers: Mutex<Vec<Connection>>,
+    // On PostgreSQL: the store's connections and the tenant's schema.
+    postgres: Option<(Arc<Pool>, String)>,
     // Invariant: the highest change-log sequence number committed through this process.
     last_seq: AtomicI64,
     changed: (Mutex<()>, Condvar),
@@ -177,9 +246,9 @@ impl Tenant {
         let last_seq = read_last_seq(&writer)?;
         let publishers = {
             let tx = writer.transaction()?;
-            Reader::new(&tx).publishers()?
+            Reader::new(Tx::Sqlite(&tx)).publishers()?
         };
-        let queue = WriteQueue::new(writer);
+        let queue = WriteQueue::new(WriterConn::Sqlite(writer));
         queue.kept.set(&publishers);
         Ok(Tenant {
             name: name.to_string(),
@@ -188,9 +257,44 @@ impl Tenant {
             options: options.clone(),
             writer: queue,
             readers: Mutex::new(Vec::new()),
+            postgres: None,
             last_seq: AtomicI64::new(last_seq),
             changed: (Mutex::new(()), Condvar::new()),
         })
+    }
+
+    fn open_postgres(
+        name: &str,
+        dir: &Path,
+        pool: &Arc<Pool>,
+        components: &[Component],
+    ) -> Result<Tenant> {
+        let schema = crate::postgres::schema_of(name);
+        let session = pool.get()?;
+        migrate::apply_postgres(&session, &schema, components)?;
+        pool.put(session);
+        let lock = crate::postgres::lock_key(&schema);
+        let queue = WriteQueue::new(WriterConn::Postgres {
+            pool: pool.clone(),
+            schema: schema.clone(),
+            lock,
+        });
+        let tenant = Tenant {
+            name: name.to_string(),
+            dir: dir.to_path_buf(),
+            db_path: dir.join(DB_FILE),
+            options: Options::default(),
+            writer: queue,
+            readers: Mutex::new(Vec::new()),
+            postgres: Some((pool.clone(), schema)),
+            last_seq: AtomicI64::new(0),
+            changed: (Mutex::new(()), Condvar::new()),
+        };
+        let (last_seq, publishers) =
+            tenant.read(|r| Ok::<_, Error>((r.last_seq()?, r.publishers()?)))?;
+        tenant.last_seq.store(last_seq, Ordering::SeqCst);
+        tenant.writer.kept.set(&publishers);
+        Ok(tenant)
     }
 
     pub fn name(&self) -> &str {
@@ -207,6 +311,16 @@ impl Tenant {
         &self,
         f: impl FnOnce(&Reader<'_>) -> Result<T, E>,
     ) -> Result<T, E> {
+        if let Some((pool, schema)) = &self.postgres {
+            let session = pool.get()?;
+            session.begin(schema, None)?;
+            let result = f(&Reader::new(Tx::Postgres(&session)));
+            let ended = session.end(result.is_ok());
+            pool.put(session);
+            let value = result?;
+            ended?;
+            return Ok(value);
+        }
         let mut conn = match self.readers.lock().unwrap().pop() {
             Some(conn) => conn,
             None => open_connection(&self.db_path, &self.options, true)?,
@@ -229,6 +343,9 @@ impl Tenant {
         &self,
         f: impl FnOnce(&Reader<'_>) -> Result<T, E>,
     ) -> Result<T, E> {
+        if self.postgres.is_some() {
+            return self.read(f);
+        }
         let mut conn = open_connection(&self.db_path, &self.options, true)?;
         conn.execute_batch("PRAGMA mmap_size = 0;").map_err(Error::from)?;
         read_in(&mut conn, f)
@@ -294,8 +411,11 @@ impl Tenant {
     /// the same transaction had already touched.
     pub fn set_write_cache(&self, bytes: Option<u64>) -> Result<()> {
         let kib = (bytes.unwrap_or(CACHE_BYTES) / 1024).max(1024);
-        self.writer
-            .with_connection(|conn| conn.pragma_update(None, "cache_size", -(kib as i64)))?;
+        self.writer.with_connection(|conn| match conn {
+            WriterConn::Sqlite(conn) => conn.pragma_update(None, "cache_size", -(kib as i64)),
+            // PostgreSQL's buffers are the server's.
+            WriterConn::Postgres { .. } => Ok(()),
+        })?;
         Ok(())
     }
 
@@ -320,6 +440,8 @@ impl Tenant {
 
     fn checkpoint_mode(&self, mode: &str) -> Result<bool> {
         self.writer.with_connection(|conn| {
+            // PostgreSQL checkpoints its own WAL.
+            let WriterConn::Sqlite(conn) = conn else { return Ok(true) };
             conn.busy_timeout(BULK_TRUNCATE_PATIENCE)?;
             let done = wal_checkpoint(conn, mode);
             conn.busy_timeout(WRITER_PATIENCE)?;
@@ -572,7 +694,7 @@ fn read_in<T, E: From<Error>>(
     f: impl FnOnce(&Reader<'_>) -> Result<T, E>,
 ) -> Result<T, E> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Deferred).map_err(Error::from)?;
-    let value = f(&Reader::new(&tx))?;
+    let value = f(&Reader::new(Tx::Sqlite(&tx)))?;
     tx.commit().map_err(Error::from)?;
     Ok(value)
 }

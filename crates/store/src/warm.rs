@@ -124,7 +124,7 @@ mod tests {
     /// does, done here on the test's thread so the test waits on nothing.
     #[test]
     fn a_prewarmed_database_is_mapped_and_resident() {
-        let (_dir, tenant) = fixtures::tenant();
+        let (_dir, tenant) = fixtures::sqlite_tenant();
         tenant.checkpoint().unwrap();
         let size_kib = std::fs::metadata(&tenant.db_path).unwrap().len() / 1024;
         let map = super::Map::new(&tenant.db_path).unwrap().expect("a database to map");

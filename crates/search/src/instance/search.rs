@@ -516,7 +516,7 @@ mod tests {
 
         // Basic fields only: the store is never read.
         let dir = tempfile::tempdir().unwrap();
-        let store = store::Store::open(dir.path(), store::Options::default(), &[]).unwrap();
+        let store = store::Store::open(dir.path(), store::testing::options(), &[]).unwrap();
         let (tenant, _) = store.create_tenant("t").unwrap();
         let run = |query: &str, offset: u32, limit: u32| {
             let translated = translate(query).unwrap();

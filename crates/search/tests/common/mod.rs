@@ -20,7 +20,7 @@ pub(crate) struct Fixture {
 
 pub(crate) fn fixture() -> Fixture {
     let dir = tempfile::tempdir().unwrap();
-    let store = store::Store::open(dir.path(), store::Options::default(), &[inventory::MIGRATIONS])
+    let store = store::Store::open(dir.path(), store::testing::options(), &[inventory::MIGRATIONS])
         .unwrap();
     let (tenant, _) = store.create_tenant("diku").unwrap();
     tenant.write(inventory::load_reference_data).unwrap();

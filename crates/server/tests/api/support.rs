@@ -74,7 +74,7 @@ impl TestApp {
     pub(crate) fn with_config(config: server::Config) -> TestApp {
         let dir = tempfile::tempdir().unwrap();
         let store = Arc::new(
-            store::Store::open(dir.path(), store::Options::default(), &runtime::components())
+            store::Store::open(dir.path(), store::testing::options(), &runtime::components())
                 .unwrap(),
         );
         let admin = runtime::AdminUser { username: "admin".into(), password: PASSWORD.into() };
