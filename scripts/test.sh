@@ -29,7 +29,12 @@ echo "== the store-backed tests on PostgreSQL"
 pg_dir="$(mktemp -u -d /tmp/quire-pg.XXXXXX)"
 trap 'scripts/postgres.sh stop "$pg_dir"' EXIT
 pg_url="$(scripts/postgres.sh start "$pg_dir")"
-# The crates whose tests pass on both backends; the rest still run on SQLite only.
-QUIRE_TEST_POSTGRES="$pg_url" cargo test --locked -p quire-store
+# Every crate whose tests open a store; the command-line tests (quire-cli), which start
+# the binary on a data directory, run on SQLite only.
+QUIRE_TEST_POSTGRES="$pg_url" cargo test --locked \
+    -p quire-store -p quire-auth -p quire-inventory -p quire-srs -p quire-settings \
+    -p quire-calendar -p quire-circ -p quire-search -p quire-mapping -p quire-profiles \
+    -p quire-import -p quire-oai -p quire-bulk -p quire-events -p quire-runtime \
+    -p quire-generate -p quire-server
 scripts/postgres.sh stop "$pg_dir"
 trap - EXIT

@@ -115,16 +115,21 @@ pub fn import_users(
             incoming.get("username").and_then(Value::as_str).unwrap_or_default().to_string();
         incoming.insert("externalSystemId".into(), Value::String(external.clone()));
         imported.insert(external.to_lowercase());
-        let outcome = import_one(
-            writer,
-            &names,
-            incoming,
-            &external,
-            request.update_only_present_fields,
-            service_point,
-            actor,
-        );
-        match outcome {
+        // Each user in a savepoint of its own: a user that fails leaves nothing behind,
+        // and on PostgreSQL its failed statement does not end the batch's transaction.
+        let outcome = writer.attempt(|w| {
+            import_one(
+                w,
+                &names,
+                incoming,
+                &external,
+                request.update_only_present_fields,
+                service_point,
+                actor,
+            )
+            .map_err(UserFailed)
+        });
+        match outcome.map_err(|UserFailed(message)| message) {
             Ok(Written::Created) => response.created_records += 1,
             Ok(Written::Updated) => response.updated_records += 1,
             Err(message) => {
@@ -150,6 +155,15 @@ pub fn import_users(
         }
     }
     Ok(response)
+}
+
+/// Why one user of a batch was not imported, in mod-user-import's words.
+struct UserFailed(String);
+
+impl From<store::Error> for UserFailed {
+    fn from(e: store::Error) -> Self {
+        UserFailed(e.to_string())
+    }
 }
 
 /// mod-user-import's answer when the batch cannot start: every user failed, for one

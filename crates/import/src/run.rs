@@ -61,7 +61,9 @@ pub fn plan(
     if info.id == DEFAULT_CREATE_INSTANCE {
         // FOLIO's default create profile is the tenant's to edit: once it does more than
         // create the instance its MARC maps to, it runs as the tree it has become. A
-        // tenant without it (or without profiles) imports as the default does.
+        // tenant without it imports as the default does. (A failed statement ends a
+        // PostgreSQL transaction, so "without it" must be a missing row, never a
+        // missing table: every tenant has the profiles component.)
         return Ok(match tree() {
             Ok(tree) if !creates_mapped_instance_only(&tree) => {
                 Plan::Profile(Arc::new(Tree::new(reader, tree)?))

@@ -24,7 +24,15 @@ fn fixture() -> Fixture {
     let store = Store::open(
         dir.path(),
         store::testing::options(),
-        &[inventory::MIGRATIONS, srs::MIGRATIONS, mapping::MIGRATIONS, import::MIGRATIONS],
+        // Profiles' tables, unseeded: jobs run FOLIO's default create profile as the
+        // plain create plan when the tenant has no such profile.
+        &[
+            inventory::MIGRATIONS,
+            srs::MIGRATIONS,
+            mapping::MIGRATIONS,
+            import::MIGRATIONS,
+            profiles::MIGRATIONS,
+        ],
     )
     .unwrap();
     let (tenant, _) = store.create_tenant("diku").unwrap();

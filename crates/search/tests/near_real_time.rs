@@ -32,11 +32,10 @@ fn follower_applies_writes_of_this_process_and_of_another() {
     // through the other process's handle for the same reason: reading it through this
     // process's would tell the follower.
     follower.stop();
-    let other =
-        store::Store::open(f.dir.path(), store::testing::options(), &[inventory::MIGRATIONS])
-            .unwrap()
-            .tenant("diku")
-            .unwrap();
+    let other = store::Store::open(f.dir.path(), f.options.clone(), &[inventory::MIGRATIONS])
+        .unwrap()
+        .tenant("diku")
+        .unwrap();
     let follower = Follower::spawn(f.tenant.clone(), index.clone());
     create_instance(&other, "elsewhere", "Written elsewhere");
     followed(&other, index.as_ref());

@@ -11,9 +11,16 @@
 //! read before they write (one open loan per item, a request queue's positions) hold
 //! for writers on different nodes as they do for threads of one process.
 
-use std::{cell::RefCell, collections::HashMap, sync::Mutex, time::Duration};
+use std::{
+    cell::RefCell,
+    collections::HashMap,
+    future::Future,
+    sync::{Arc, Mutex},
+    task::{Context, Poll, Wake},
+    time::Duration,
+};
 
-use postgres::{
+use tokio_postgres::{
     Client, NoTls, Statement,
     types::{IsNull, ToSql, Type, to_sql_checked},
 };
@@ -29,10 +36,18 @@ use crate::{
 const STATEMENTS_KEPT: usize = 512;
 
 /// The connections of one store.
+///
+/// Why tokio-postgres with a runtime of its own rather than the blocking `postgres`
+/// crate: that crate runs each call on a runtime it enters on the calling thread, which
+/// panics on a thread that is already driving async tasks, and in a destructor that
+/// aborts the process. Here the sockets are driven on the pool's own thread, and a
+/// caller only waits for a channel ([`wait`]), which any thread may do.
 pub(crate) struct Pool {
-    config: postgres::Config,
+    config: tokio_postgres::Config,
     idle: Mutex<Vec<Session>>,
     max_idle: usize,
+    // Drives every connection's socket; shut down without waiting when the pool goes.
+    runtime: Option<tokio::runtime::Runtime>,
 }
 
 impl std::fmt::Debug for Pool {
@@ -41,18 +56,32 @@ impl std::fmt::Debug for Pool {
     }
 }
 
+impl Drop for Pool {
+    fn drop(&mut self) {
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
+    }
+}
+
 impl Pool {
     /// A pool for the database at `url` (`postgresql://user@host:port/db`); connects
     /// once to check it.
     pub(crate) fn connect(url: &str, max_idle: usize) -> Result<Pool> {
-        let mut config: postgres::Config = url
+        let mut config: tokio_postgres::Config = url
             .parse()
             .map_err(|e| Error::Database(format!("invalid PostgreSQL URL {url:?}: {e}")))?;
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(Duration::from_secs(10));
         }
         config.application_name("quire");
-        let pool = Pool { config, idle: Mutex::new(Vec::new()), max_idle };
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("postgres-io")
+            .enable_all()
+            .build()
+            .map_err(|e| Error::Database(format!("cannot start PostgreSQL's I/O thread: {e}")))?;
+        let pool = Pool { config, idle: Mutex::new(Vec::new()), max_idle, runtime: Some(runtime) };
         let session = pool.get()?;
         pool.put(session);
         Ok(pool)
@@ -66,10 +95,28 @@ impl Pool {
         {
             return Ok(session);
         }
-        let client = self.config.connect(NoTls).map_err(|e| {
-            Error::Database(format!("cannot connect to PostgreSQL: {}", error_text(&e)))
-        })?;
-        Ok(Session { client: RefCell::new(client), statements: RefCell::new(HashMap::new()) })
+        let (sent, received) = std::sync::mpsc::channel();
+        let config = self.config.clone();
+        let runtime = self.runtime.as_ref().expect("a pool's runtime lives as long as it");
+        runtime.spawn(async move {
+            match config.connect(NoTls).await {
+                Ok((client, connection)) => {
+                    let _ = sent.send(Ok(client));
+                    // Runs until the client is dropped or the server goes.
+                    let _ = connection.await;
+                }
+                Err(e) => {
+                    let _ = sent.send(Err(e));
+                }
+            }
+        });
+        let client = received
+            .recv()
+            .map_err(|_| Error::Database("PostgreSQL's I/O thread stopped".to_string()))?
+            .map_err(|e| {
+                Error::Database(format!("cannot connect to PostgreSQL: {}", error_text(&e)))
+            })?;
+        Ok(Session { client, statements: RefCell::new(HashMap::new()) })
     }
 
     /// Gives a connection back, outside any transaction.
@@ -84,22 +131,42 @@ impl Pool {
     }
 }
 
+/// Waits on this thread for a future whose I/O another thread does (a client's request
+/// to its connection): parks until woken, so it needs no runtime of its own.
+fn wait<F: Future>(future: F) -> F::Output {
+    struct Unpark(std::thread::Thread);
+    impl Wake for Unpark {
+        fn wake(self: Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+    let waker = Arc::new(Unpark(std::thread::current())).into();
+    let mut cx = Context::from_waker(&waker);
+    let mut future = std::pin::pin!(future);
+    loop {
+        if let Poll::Ready(value) = future.as_mut().poll(&mut cx) {
+            return value;
+        }
+        std::thread::park();
+    }
+}
+
 /// One connection, with its prepared statements.
 pub(crate) struct Session {
-    client: RefCell<Client>,
+    client: Client,
     statements: RefCell<HashMap<String, Statement>>,
 }
 
 impl Session {
     pub(crate) fn is_closed(&self) -> bool {
-        self.client.borrow().is_closed()
+        self.client.is_closed()
     }
 
     fn statement(&self, sql: &str) -> Result<Statement> {
         if let Some(statement) = self.statements.borrow().get(sql) {
             return Ok(statement.clone());
         }
-        let statement = self.client.borrow_mut().prepare(&numbered_placeholders(sql))?;
+        let statement = wait(self.client.prepare(&numbered_placeholders(sql)))?;
         let mut statements = self.statements.borrow_mut();
         if statements.len() >= STATEMENTS_KEPT {
             statements.clear();
@@ -108,20 +175,24 @@ impl Session {
         Ok(statement)
     }
 
-    pub(crate) fn query(&self, sql: &str, params: &[Param<'_>]) -> Result<Vec<postgres::Row>> {
+    pub(crate) fn query(
+        &self,
+        sql: &str,
+        params: &[Param<'_>],
+    ) -> Result<Vec<tokio_postgres::Row>> {
         let statement = self.statement(sql)?;
         let params: Vec<&(dyn ToSql + Sync)> = params.iter().map(|p| p as _).collect();
-        Ok(self.client.borrow_mut().query(&statement, &params)?)
+        Ok(wait(self.client.query(&statement, &params))?)
     }
 
     pub(crate) fn execute(&self, sql: &str, params: &[Param<'_>]) -> Result<u64> {
         let statement = self.statement(sql)?;
         let params: Vec<&(dyn ToSql + Sync)> = params.iter().map(|p| p as _).collect();
-        Ok(self.client.borrow_mut().execute(&statement, &params)?)
+        Ok(wait(self.client.execute(&statement, &params))?)
     }
 
     pub(crate) fn batch(&self, sql: &str) -> Result<()> {
-        Ok(self.client.borrow_mut().batch_execute(sql)?)
+        Ok(wait(self.client.batch_execute(sql))?)
     }
 
     /// Starts a transaction in `schema`: a read-only snapshot, or a write that holds the
@@ -221,9 +292,9 @@ fn address(ctid: &str) -> Result<i64> {
 }
 
 /// Column `i` of a PostgreSQL row as an extracted column's value.
-pub(crate) fn value(row: &postgres::Row, i: usize) -> Result<ColumnValue> {
+pub(crate) fn value(row: &tokio_postgres::Row, i: usize) -> Result<ColumnValue> {
     let ty = row.columns()[i].type_().clone();
-    let read = |e: postgres::Error| Error::Corrupt(format!("column {i}: {e}"));
+    let read = |e: tokio_postgres::Error| Error::Corrupt(format!("column {i}: {e}"));
     Ok(match ty {
         Type::INT8 => row.try_get::<_, Option<i64>>(i).map_err(read)?.map(ColumnValue::Int),
         Type::INT4 => {
@@ -269,7 +340,7 @@ impl ToSql for Param<'_> {
 }
 
 /// PostgreSQL's words for an error, with its detail when it has one.
-fn error_text(e: &postgres::Error) -> String {
+fn error_text(e: &tokio_postgres::Error) -> String {
     match e.as_db_error() {
         Some(db) => match db.detail() {
             Some(detail) => format!("{}: {detail}", db.message()),
@@ -279,10 +350,10 @@ fn error_text(e: &postgres::Error) -> String {
     }
 }
 
-impl From<postgres::Error> for Error {
-    fn from(e: postgres::Error) -> Self {
+impl From<tokio_postgres::Error> for Error {
+    fn from(e: tokio_postgres::Error) -> Self {
         if let Some(db) = e.as_db_error()
-            && *db.code() == postgres::error::SqlState::UNIQUE_VIOLATION
+            && *db.code() == tokio_postgres::error::SqlState::UNIQUE_VIOLATION
         {
             // The detail names the index's columns: "Key (barcode)=(X) already exists."
             let column = db

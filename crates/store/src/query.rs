@@ -181,6 +181,15 @@ fn search_clause(
         return Ok(());
     }
     let field = find_field(fields, &clause.index)?;
+    // No stored text holds a NUL (PostgreSQL's text cannot), so a term with one could
+    // match nothing; it is refused the same on both databases.
+    if clause.term.contains('\0') {
+        return Err(QueryError::InvalidValue {
+            field: clause.index.clone(),
+            value: clause.term.replace('\0', "\\0"),
+            reason: "it contains a NUL character".to_string(),
+        });
+    }
     let pattern = Pattern::parse(&clause.term);
     let column = field.sql(dialect);
     let value = |text: String| -> Result<crate::ColumnValue, QueryError> {
@@ -355,6 +364,12 @@ mod tests {
             expect![[r#"WHERE n >= ? ORDER BY barcode DESC, n ASC, id [Int(3)]"#]],
         );
         check("n > x", expect![[r#"error: invalid value 'x' for index 'n': not an integer"#]]);
+        check(
+            "barcode==\"a\0b\"",
+            expect![[
+                r#"error: invalid value 'a\0b' for index 'barcode': it contains a NUL character"#
+            ]],
+        );
         check(
             "title=x",
             expect![[

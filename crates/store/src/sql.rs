@@ -162,7 +162,7 @@ impl<'a> Tx<'a> {
 /// A row, read by position.
 pub(crate) enum Row<'r> {
     Sqlite(&'r rusqlite::Row<'r>),
-    Postgres(&'r postgres::Row),
+    Postgres(&'r tokio_postgres::Row),
 }
 
 impl Row<'_> {

@@ -39,9 +39,10 @@ pub fn fresh_database(url: &str) -> String {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.subsec_nanos())
     );
-    let mut client = postgres::Client::connect(url, postgres::NoTls)
+    let pool = crate::postgres::Pool::connect(url, 1)
         .unwrap_or_else(|e| panic!("{POSTGRES_VARIABLE}={url}: {e}"));
-    client.batch_execute(&format!("CREATE DATABASE {name}")).expect("a test database");
+    let session = pool.get().expect("a connection");
+    session.batch(&format!("CREATE DATABASE {name}")).expect("a test database");
     // postgresql://user@host:port/database?options: the database is the path.
     let (base, query) = url.split_once('?').map_or((url, None), |(b, q)| (b, Some(q)));
     let scheme_end = base.find("://").map_or(0, |i| i + 3);

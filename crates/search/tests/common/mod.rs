@@ -16,15 +16,17 @@ pub(crate) struct Fixture {
     /// Kept so the directory lives as long as the fixture; not every binary reads it.
     pub(crate) dir: tempfile::TempDir,
     pub(crate) tenant: Arc<store::Tenant>,
+    /// What the store was opened with, to open it again as another process would.
+    pub(crate) options: store::Options,
 }
 
 pub(crate) fn fixture() -> Fixture {
     let dir = tempfile::tempdir().unwrap();
-    let store = store::Store::open(dir.path(), store::testing::options(), &[inventory::MIGRATIONS])
-        .unwrap();
+    let options = store::testing::options();
+    let store = store::Store::open(dir.path(), options.clone(), &[inventory::MIGRATIONS]).unwrap();
     let (tenant, _) = store.create_tenant("diku").unwrap();
     tenant.write(inventory::load_reference_data).unwrap();
-    Fixture { dir, tenant }
+    Fixture { dir, tenant, options }
 }
 
 pub(crate) fn create_instance(tenant: &store::Tenant, hrid: &str, title: &str) -> Uuid {

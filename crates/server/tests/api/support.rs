@@ -60,6 +60,13 @@ pub(crate) const PASSWORD: &str = "test-password";
 /// on the shared cores would starve it.
 pub(crate) const POLL: Duration = Duration::from_millis(20);
 
+/// Runs `f`, which uses the store, on a thread of its own: a test's body runs on the
+/// async runtime, where the store's calls must not block (on PostgreSQL its client
+/// refuses to), as the server's handlers run them on blocking threads.
+pub(crate) fn blocking<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    std::thread::scope(|scope| scope.spawn(f).join().unwrap())
+}
+
 /// A runtime over `store`, as a server process has.
 pub(crate) fn runtime(store: &Arc<store::Store>) -> Arc<runtime::Runtime> {
     Arc::new(runtime::Runtime::new(store.clone()))
@@ -73,15 +80,23 @@ impl TestApp {
 
     pub(crate) fn with_config(config: server::Config) -> TestApp {
         let dir = tempfile::tempdir().unwrap();
-        let store = Arc::new(
-            store::Store::open(dir.path(), store::testing::options(), &runtime::components())
-                .unwrap(),
-        );
-        let admin = runtime::AdminUser { username: "admin".into(), password: PASSWORD.into() };
-        for tenant in ["diku", "other"] {
-            runtime::provision_tenant(&store, tenant, Some(&admin), runtime::ExistingUsers::MayAdd)
+        let store = blocking(|| {
+            let store = Arc::new(
+                store::Store::open(dir.path(), store::testing::options(), &runtime::components())
+                    .unwrap(),
+            );
+            let admin = runtime::AdminUser { username: "admin".into(), password: PASSWORD.into() };
+            for tenant in ["diku", "other"] {
+                runtime::provision_tenant(
+                    &store,
+                    tenant,
+                    Some(&admin),
+                    runtime::ExistingUsers::MayAdd,
+                )
                 .unwrap();
-        }
+            }
+            store
+        });
         let runtime = runtime(&store);
         let state =
             server::AppState::new(runtime.clone(), auth::TokenKey::from_bytes([9; 32]), config);
