@@ -272,7 +272,11 @@ fn app_state(
     options: &ServerOptions,
     listen: SocketAddr,
 ) -> anyhow::Result<server::AppState> {
-    let key = load_or_create_key(data_dir)?;
+    // On PostgreSQL every node signs with the database's key, so a token is good on any.
+    let key = match store.shared_value("token-key", || auth::TokenKey::generate().to_hex())? {
+        Some(hex) => auth::TokenKey::from_hex(&hex).context("the store's token key")?,
+        None => load_or_create_key(data_dir)?,
+    };
     let config = server::Config {
         max_body_bytes: options.max_body_bytes,
         access_token_ttl: std::time::Duration::from_secs(options.access_token_ttl),

@@ -12,7 +12,7 @@ pub(crate) const THINGS: RecordTable =
 pub(crate) const PAIRS: RecordTable =
     RecordTable { table: "pairs", record_type: "pair", columns: &["a", "b"] };
 
-const COMPONENT: Component = Component {
+pub(crate) const COMPONENT: Component = Component {
     name: "test",
     migrations: &[Migration {
         version: 1,

@@ -37,7 +37,12 @@ use std::{
 use parking_lot::{Condvar, Mutex, MutexGuard};
 use rusqlite::TransactionBehavior;
 
-use crate::{Error, postgres::Pool, record::Writer, sql::Tx};
+use crate::{
+    Error,
+    postgres::{CHANGES_CHANNEL, Pool},
+    record::Writer,
+    sql::Tx,
+};
 
 /// A write as the queue sees it: runs against the group's [`Writer`] and says whether it
 /// succeeded (its value stays with its caller).
@@ -313,7 +318,18 @@ fn run_group(
                         Err(e) => return fail_all(jobs, &e),
                     };
                 let ran = run_jobs(Tx::Postgres(&session), &mut jobs, queue, slice);
-                let ended = session.end(ran.is_some());
+                // Announced on commit, to every process on the database.
+                let last = ran.as_ref().and_then(|kept| kept.iter().filter_map(|(_, s)| *s).max());
+                let announced = match last {
+                    Some(seq) => Tx::Postgres(&session)
+                        .execute(
+                            "SELECT pg_notify(?1, ?2)",
+                            &[CHANGES_CHANNEL.into(), format!("{schema} {seq}").as_str().into()],
+                        )
+                        .map(drop),
+                    None => Ok(()),
+                };
+                let ended = announced.and_then(|()| session.end(ran.is_some()));
                 pool.put(session);
                 match ran {
                     Some(kept) => (kept, ended),

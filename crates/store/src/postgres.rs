@@ -97,8 +97,7 @@ impl Pool {
         }
         let (sent, received) = std::sync::mpsc::channel();
         let config = self.config.clone();
-        let runtime = self.runtime.as_ref().expect("a pool's runtime lives as long as it");
-        runtime.spawn(async move {
+        self.runtime().spawn(async move {
             match config.connect(NoTls).await {
                 Ok((client, connection)) => {
                     let _ = sent.send(Ok(client));
@@ -128,6 +127,59 @@ impl Pool {
         if idle.len() < self.max_idle {
             idle.push(session);
         }
+    }
+}
+
+/// The channel every commit on PostgreSQL is announced on, as `<schema> <seq>`: a
+/// node's followers wake for another node's writes at once, not at their next poll.
+pub(crate) const CHANGES_CHANNEL: &str = "quire_changes";
+
+impl Pool {
+    fn runtime(&self) -> &tokio::runtime::Runtime {
+        self.runtime.as_ref().expect("a pool's runtime lives as long as it")
+    }
+
+    /// Calls `heard(schema, seq)` for each commit any process announces on the
+    /// database, on the pool's I/O thread, for as long as the pool lives. A dropped
+    /// connection is made again a second later; what was announced meanwhile is missed,
+    /// which followers' polls of the change log make up for.
+    pub(crate) fn listen(&self, heard: impl Fn(&str, i64) + Send + Sync + 'static) {
+        let config = self.config.clone();
+        self.runtime().spawn(async move {
+            loop {
+                if let Ok((client, mut connection)) = config.connect(NoTls).await {
+                    let sql = format!("LISTEN {CHANGES_CHANNEL}");
+                    let mut listen = std::pin::pin!(client.batch_execute(&sql));
+                    let mut listening = false;
+                    loop {
+                        // The connection is polled for its messages while the LISTEN
+                        // itself goes through it.
+                        let message = std::future::poll_fn(|cx| {
+                            if !listening && let Poll::Ready(result) = listen.as_mut().poll(cx) {
+                                listening = true;
+                                if result.is_err() {
+                                    return Poll::Ready(None);
+                                }
+                            }
+                            connection.poll_message(cx)
+                        })
+                        .await;
+                        match message {
+                            Some(Ok(tokio_postgres::AsyncMessage::Notification(note))) => {
+                                if let Some((schema, seq)) = note.payload().split_once(' ')
+                                    && let Ok(seq) = seq.parse()
+                                {
+                                    heard(schema, seq);
+                                }
+                            }
+                            Some(Ok(_)) => {}
+                            Some(Err(_)) | None => break,
+                        }
+                    }
+                }
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+        });
     }
 }
 

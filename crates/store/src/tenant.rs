@@ -73,7 +73,9 @@ pub struct Store {
     root: PathBuf,
     options: Options,
     components: Vec<Component>,
-    tenants: RwLock<HashMap<String, Arc<Tenant>>>,
+    // Shared with the PostgreSQL listener, which tells a tenant of other processes'
+    // commits.
+    tenants: Arc<RwLock<HashMap<String, Arc<Tenant>>>>,
     // The connections every tenant shares, on PostgreSQL.
     pool: Option<Arc<Pool>>,
 }
@@ -101,11 +103,22 @@ impl Store {
                 Some(Arc::new(Pool::connect(url, options.max_idle_readers.max(1) * 2)?))
             }
         };
+        let tenants: Arc<RwLock<HashMap<String, Arc<Tenant>>>> = Arc::default();
+        if let Some(pool) = &pool {
+            let open = Arc::downgrade(&tenants);
+            pool.listen(move |schema, seq| {
+                let Some(open) = open.upgrade() else { return };
+                let Some(name) = crate::postgres::tenant_of(schema) else { return };
+                if let Some(tenant) = open.read().unwrap().get(name) {
+                    tenant.note_commit(seq);
+                }
+            });
+        }
         let store = Store {
             root: root.to_path_buf(),
             options,
             components: components.to_vec(),
-            tenants: RwLock::new(HashMap::new()),
+            tenants,
             pool,
         };
         for name in store.stored_tenants()? {
@@ -147,6 +160,39 @@ impl Store {
             Some(_) => Ok(self.stored_tenants()?.iter().any(|t| t == name)),
             None => Ok(self.root.join("tenants").join(name).join(DB_FILE).exists()),
         }
+    }
+
+    /// A value every process on this store shares, made by `make` in whichever process
+    /// asks first: the key that signs tokens, so that a token from one node is good on
+    /// every node. Kept in the database on PostgreSQL (schema `quire`); `None` on SQLite,
+    /// whose data directory one process serves, which keeps such values itself.
+    pub fn shared_value(
+        &self,
+        name: &str,
+        make: impl FnOnce() -> String,
+    ) -> Result<Option<String>> {
+        let Some(pool) = &self.pool else { return Ok(None) };
+        let session = pool.get()?;
+        let candidate = make();
+        session.batch(&format!(
+            "BEGIN; SELECT pg_advisory_xact_lock({});
+             CREATE SCHEMA IF NOT EXISTS quire;
+             CREATE TABLE IF NOT EXISTS quire.shared_values (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+             COMMIT",
+            crate::postgres::SETUP_LOCK
+        ))?;
+        let tx = Tx::Postgres(&session);
+        tx.execute(
+            "INSERT INTO quire.shared_values (name, value) VALUES (?1, ?2) ON CONFLICT (name) DO NOTHING",
+            &[name.into(), candidate.as_str().into()],
+        )?;
+        let value = tx.query_one(
+            "SELECT value FROM quire.shared_values WHERE name = ?1",
+            &[name.into()],
+            |row| row.text(0),
+        )?;
+        pool.put(session);
+        Ok(Some(value))
     }
 
     /// The data directory.
@@ -391,9 +437,7 @@ impl Tenant {
         };
         let outcome = self.writer.submit(&mut run as &mut WriteFn<'_>, background, &|seq| {
             // Runs on the thread committing the group: it must not panic.
-            self.last_seq.fetch_max(seq, Ordering::SeqCst);
-            let _guard = self.changed.0.lock().unwrap_or_else(|e| e.into_inner());
-            self.changed.1.notify_all();
+            self.note_commit(seq);
         });
         match outcome {
             Outcome::Committed | Outcome::RolledBack => {
@@ -483,9 +527,20 @@ impl Tenant {
         Ok(seq)
     }
 
-    /// Waits until a write through this process commits a change after `seq`, or the
-    /// timeout passes. Returns the last sequence number known to this process; followers
-    /// should still poll [`Tenant::last_seq`] now and then for other processes' writes.
+    /// Records that changes up to `seq` are committed and wakes whoever waits for them
+    /// ([`Tenant::wait_for_change`]): this process's writes, and on PostgreSQL other
+    /// processes' as they announce them. Must not panic.
+    pub(crate) fn note_commit(&self, seq: i64) {
+        self.last_seq.fetch_max(seq, Ordering::SeqCst);
+        let _guard = self.changed.0.lock().unwrap_or_else(|e| e.into_inner());
+        self.changed.1.notify_all();
+    }
+
+    /// Waits until a write through this process (on PostgreSQL, through any process on
+    /// the database) commits a change after `seq`, or the timeout passes. Returns the
+    /// last sequence number known to this process; followers should still poll
+    /// [`Tenant::last_seq`] now and then for other processes' writes (on SQLite, or an
+    /// announcement missed while PostgreSQL's listener reconnected).
     pub fn wait_for_change(&self, seq: i64, timeout: Duration) -> i64 {
         let guard = self.changed.0.lock().unwrap();
         let current = self.last_seq.load(Ordering::SeqCst);
@@ -710,6 +765,54 @@ fn io_error(path: &Path, source: std::io::Error) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{
+        ColumnValue,
+        fixtures::{COMPONENT, THINGS},
+    };
+
+    /// Two stores on one PostgreSQL database, as two nodes: each finds the tenants the
+    /// other made and hears of its commits (announced by the database: no poll), they
+    /// share one value, and their writes to a tenant are serialised. On SQLite a store
+    /// shares nothing.
+    #[test]
+    fn two_stores_on_one_database_act_as_one() {
+        let sqlite = tempfile::tempdir().unwrap();
+        let alone = Store::open(sqlite.path(), Options::default(), &[]).unwrap();
+        assert_eq!(alone.shared_value("key", || "made".into()).unwrap(), None);
+        if crate::testing::postgres_url().is_none() {
+            return;
+        }
+        let options = crate::testing::options();
+        let (dir1, dir2) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let one = Store::open(dir1.path(), options.clone(), &[COMPONENT]).unwrap();
+        let (t1, _) = one.create_tenant("t").unwrap();
+        let two = Store::open(dir2.path(), options, &[COMPONENT]).unwrap();
+        assert_eq!(two.tenant_names(), ["t"]);
+        let t2 = two.tenant("t").unwrap();
+
+        let seq = t1.write(|w| {
+            w.insert(&THINGS, "a", 1, "{}", &[ColumnValue::Null])?;
+            w.last_seq().ok_or_else(|| Error::Corrupt("no change".into()))
+        });
+        let seq = seq.unwrap();
+        // Only the announcement can move the other store's count: it reads nothing.
+        assert!(t2.wait_for_change(0, Duration::from_secs(30)) >= seq, "not announced");
+
+        assert_eq!(one.shared_value("key", || "first".into()).unwrap().as_deref(), Some("first"));
+        assert_eq!(two.shared_value("key", || "second".into()).unwrap().as_deref(), Some("first"));
+
+        let counted = |tenant: Arc<Tenant>| {
+            std::thread::spawn(move || {
+                (0..25)
+                    .map(|_| tenant.write(|w| w.next_sequence("n", 1)).unwrap())
+                    .collect::<Vec<_>>()
+            })
+        };
+        let (a, b) = (counted(t1), counted(t2));
+        let mut values: Vec<i64> = a.join().unwrap().into_iter().chain(b.join().unwrap()).collect();
+        values.sort();
+        assert_eq!(values, (1..=50).collect::<Vec<_>>(), "a value handed out twice");
+    }
 
     /// The map covers whole databases only if SQLite was built with a larger
     /// `SQLITE_MAX_MMAP_SIZE` (`.cargo/config.toml`); without it SQLite clamps the pragma.

@@ -16,6 +16,7 @@ mod import_files;
 mod import_profiles;
 mod instances;
 mod mapping_rules;
+mod nodes;
 mod oai;
 mod profiles;
 mod query_languages;

@@ -21,6 +21,8 @@ pub(crate) struct TestApp {
     /// The runtime the router serves from: the indexes searches read are its own.
     // Invariant: the runtime of the router's `AppState`.
     pub(crate) runtime: Arc<runtime::Runtime>,
+    /// What the store was opened with: another node opens the same database with it.
+    options: store::Options,
     _dir: tempfile::TempDir,
 }
 
@@ -80,10 +82,10 @@ impl TestApp {
 
     pub(crate) fn with_config(config: server::Config) -> TestApp {
         let dir = tempfile::tempdir().unwrap();
+        let options = store::testing::options();
         let store = blocking(|| {
             let store = Arc::new(
-                store::Store::open(dir.path(), store::testing::options(), &runtime::components())
-                    .unwrap(),
+                store::Store::open(dir.path(), options.clone(), &runtime::components()).unwrap(),
             );
             let admin = runtime::AdminUser { username: "admin".into(), password: PASSWORD.into() };
             for tenant in ["diku", "other"] {
@@ -100,7 +102,28 @@ impl TestApp {
         let runtime = runtime(&store);
         let state =
             server::AppState::new(runtime.clone(), auth::TokenKey::from_bytes([9; 32]), config);
-        TestApp { router: server::router(state), store, runtime, _dir: dir }
+        TestApp { router: server::router(state), store, runtime, options, _dir: dir }
+    }
+
+    /// Another node on this server's database, with a data directory (its own indexes)
+    /// of its own and the same token key; `None` on SQLite, whose database one process
+    /// serves.
+    pub(crate) fn another_node(&self) -> Option<TestApp> {
+        if !matches!(self.options.backend, store::Backend::Postgres { .. }) {
+            return None;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let store = blocking(|| {
+            Arc::new(
+                store::Store::open(dir.path(), self.options.clone(), &runtime::components())
+                    .unwrap(),
+            )
+        });
+        let runtime = runtime(&store);
+        let key = auth::TokenKey::from_bytes([9; 32]);
+        let state = server::AppState::new(runtime.clone(), key, server::Config::default());
+        let options = self.options.clone();
+        Some(TestApp { router: server::router(state), store, runtime, options, _dir: dir })
     }
 
     /// The same server publishing its tenants' events through `publisher`.
