@@ -29,12 +29,14 @@ echo "== the store-backed tests on PostgreSQL"
 pg_dir="$(mktemp -u -d /tmp/quire-pg.XXXXXX)"
 trap 'scripts/postgres.sh stop "$pg_dir"' EXIT
 pg_url="$(scripts/postgres.sh start "$pg_dir")"
-# Every crate whose tests open a store; the command-line tests (quire-cli), which start
-# the binary on a data directory, run on SQLite only.
+# Every crate whose tests open a store; of the command-line tests (quire-cli), which
+# start the binary on a data directory, only those of tests/postgres.rs.
 QUIRE_TEST_POSTGRES="$pg_url" cargo test --locked \
     -p quire-store -p quire-auth -p quire-inventory -p quire-srs -p quire-settings \
     -p quire-calendar -p quire-circ -p quire-search -p quire-mapping -p quire-profiles \
     -p quire-import -p quire-oai -p quire-bulk -p quire-events -p quire-runtime \
     -p quire-generate -p quire-server
+# The binary on PostgreSQL: --store and `quire tenant move`.
+QUIRE_TEST_POSTGRES="$pg_url" cargo test --locked -p quire-cli --test postgres
 scripts/postgres.sh stop "$pg_dir"
 trap - EXIT

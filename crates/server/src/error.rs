@@ -212,10 +212,10 @@ impl From<store::Error> for ApiError {
             )
             .with_parameter("id", id),
             store::Error::Query(q) => ApiError::from(q),
-            e
-            @ (store::Error::Database(_) | store::Error::Io { .. } | store::Error::Corrupt(_)) => {
-                ApiError::internal(e)
-            }
+            e @ (store::Error::Database(_)
+            | store::Error::Io { .. }
+            | store::Error::Corrupt(_)
+            | store::Error::Copy(_)) => ApiError::internal(e),
         }
     }
 }

@@ -24,6 +24,9 @@ pub enum Error {
     /// A stored value does not have the shape it must have.
     #[error("corrupt data: {0}")]
     Corrupt(String),
+    /// A tenant could not be copied between stores, or its copy differs.
+    #[error("tenant copy: {0}")]
+    Copy(String),
 }
 
 /// A CQL query that the storage endpoints cannot answer.

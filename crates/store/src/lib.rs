@@ -22,6 +22,7 @@
 //! ```
 
 mod changes;
+mod copy;
 mod dialect;
 mod error;
 mod files;
@@ -47,6 +48,7 @@ mod warm;
 
 pub use crate::{
     changes::{Bodies, Change, Operation, Publisher},
+    copy::TableSum,
     error::{Error, QueryError, Result},
     ids::new_record_id,
     memory::sqlite_memory_bytes,

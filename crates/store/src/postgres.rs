@@ -398,7 +398,10 @@ fn error_text(e: &tokio_postgres::Error) -> String {
             Some(detail) => format!("{}: {detail}", db.message()),
             None => db.message().to_string(),
         },
-        None => e.to_string(),
+        None => match std::error::Error::source(e) {
+            Some(cause) => format!("{e}: {cause}"),
+            None => e.to_string(),
+        },
     }
 }
 

@@ -73,6 +73,12 @@ impl<'a> Reader<'a> {
         Reader { tx }
     }
 
+    /// The transaction's statement handle, for the store's own passes over whole
+    /// tables (`copy`).
+    pub(crate) fn tx(&self) -> Tx<'a> {
+        self.tx
+    }
+
     /// The record with this id, if any.
     pub fn get(&self, table: &RecordTable, id: &str) -> Result<Option<StoredRecord>> {
         let sql = format!("SELECT id, version, body FROM {} WHERE id = ?1", table.table);
@@ -535,6 +541,12 @@ impl<'a> Writer<'a> {
 
     pub(crate) fn last_seq(&self) -> Option<i64> {
         self.last_seq
+    }
+
+    /// The highest sequence number in the change log as this transaction sees it
+    /// ([`Reader::last_seq`], which [`Writer::last_seq`] hides).
+    pub(crate) fn last_seq_stored(&self) -> Result<i64> {
+        self.reader.last_seq()
     }
 
     /// Inserts a new record; fails with [`Error::DuplicateId`] if the id is taken.
