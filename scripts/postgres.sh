@@ -2,9 +2,14 @@
 # A throwaway PostgreSQL cluster on loopback, for the tests and benchmarks that run Quire
 # on PostgreSQL. Debian's PostgreSQL 15 is installed when missing.
 #
-#   scripts/postgres.sh start DIR   initdb a cluster in DIR (which must not exist), start it
+#   scripts/postgres.sh start DIR [durable]
+#                                   initdb a cluster in DIR (which must not exist), start it
 #                                   on a free port, and print its URL (the only stdout
-#                                   line): postgresql://quire@127.0.0.1:PORT/quire
+#                                   line): postgresql://quire@127.0.0.1:PORT/quire.
+#                                   Tests run without fsync; `durable` (benchmarks) keeps
+#                                   fsync and full-page writes, with asynchronous commit:
+#                                   a crash of Quire loses nothing, a power loss may lose
+#                                   the last commits, as SQLite's `synchronous=NORMAL`
 #   scripts/postgres.sh stop DIR    stop that cluster and remove DIR
 #
 # The cluster trusts loopback connections (it is a test cluster: nothing but this machine
@@ -13,7 +18,7 @@
 set -euo pipefail
 
 usage() {
-    echo "usage: $0 start DIR | stop DIR" >&2
+    echo "usage: $0 start DIR [durable] | stop DIR" >&2
     exit 2
 }
 
@@ -52,7 +57,7 @@ free_port() {
 }
 
 start() {
-    local dir="$1"
+    local dir="$1" durable="${2:-}"
     [[ ! -e "$dir" ]] || { echo "$dir exists" >&2; exit 1; }
     install
     local bin port
@@ -64,18 +69,20 @@ start() {
     fi
     as_owner "$bin/initdb" -D "$dir/data" -U quire -A trust -E UTF8 --locale=C.UTF-8 --no-sync >"$dir/initdb.log" 2>&1 \
         || { cat "$dir/initdb.log" >&2; exit 1; }
-    # A test cluster: no fsync (the tests kill Quire, never PostgreSQL), room for several
-    # nodes' pools, and the socket kept inside DIR.
+    # Room for several nodes' pools, and the socket kept inside DIR.
     cat >>"$dir/data/postgresql.conf" <<EOF
 listen_addresses = '127.0.0.1'
 port = $port
 unix_socket_directories = '$dir'
-fsync = off
-synchronous_commit = off
-full_page_writes = off
 max_connections = 300
-shared_buffers = 256MB
+synchronous_commit = off
 EOF
+    if [[ "$durable" == durable ]]; then
+        printf "shared_buffers = 2GB\nmax_wal_size = 8GB\n" >>"$dir/data/postgresql.conf"
+    else
+        # A test cluster: the tests kill Quire, never PostgreSQL.
+        printf "fsync = off\nfull_page_writes = off\nshared_buffers = 256MB\n" >>"$dir/data/postgresql.conf"
+    fi
     as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start >/dev/null \
         || { cat "$dir/server.log" >&2; exit 1; }
     as_owner "$bin/createdb" -h 127.0.0.1 -p "$port" -U quire quire
@@ -91,9 +98,9 @@ stop() {
     rm -rf "$dir"
 }
 
-[[ $# -eq 2 ]] || usage
+[[ $# -ge 2 && $# -le 3 ]] || usage
 case "$1" in
-    start) start "$2" ;;
+    start) start "$2" "${3:-}" ;;
     stop) stop "$2" ;;
     *) usage ;;
 esac
