@@ -27,16 +27,34 @@ bash scripts/oai-harvest-test.sh
 echo "== the store-backed tests on PostgreSQL"
 # Under /tmp: the cluster runs as the postgres account, which must reach it.
 pg_dir="$(mktemp -u -d /tmp/quire-pg.XXXXXX)"
-trap 'scripts/postgres.sh stop "$pg_dir"' EXIT
+trap 'scripts/postgres.sh stop "$pg_dir"; rm -f "$pg_dir.tests"' EXIT
 pg_url="$(scripts/postgres.sh start "$pg_dir")"
-# Every crate whose tests open a store; of the command-line tests (quire-cli), which
-# start the binary on a data directory, only those of tests/postgres.rs.
-QUIRE_TEST_POSTGRES="$pg_url" cargo test --locked \
-    -p quire-store -p quire-auth -p quire-inventory -p quire-srs -p quire-settings \
-    -p quire-calendar -p quire-circ -p quire-search -p quire-mapping -p quire-profiles \
-    -p quire-import -p quire-oai -p quire-bulk -p quire-events -p quire-runtime \
-    -p quire-generate -p quire-server
-# The binary on PostgreSQL: --store and `quire tenant move`.
-QUIRE_TEST_POSTGRES="$pg_url" cargo test --locked -p quire-cli --test postgres
+# The test executables the run above built, run again on PostgreSQL: those of every
+# crate whose tests open a store, and of the command-line tests only tests/postgres.rs
+# (the others start the binary on a data directory). They are run as cargo runs them,
+# from their package's directory; `cargo test -p ...` would resolve features for those
+# packages alone and build most of the workspace again.
+cargo test --workspace --locked --no-run --message-format=json 2>/dev/null | python3 -c '
+import json, sys
+crates = {"store", "auth", "inventory", "srs", "settings", "calendar", "circ", "search",
+          "mapping", "profiles", "import", "oai", "bulk", "events", "runtime", "generate",
+          "server"}
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") != "compiler-artifact" or not m.get("executable"):
+        continue
+    if not m["profile"]["test"] or m["target"]["kind"] not in (["lib"], ["test"]):
+        continue
+    crate_dir = m["manifest_path"].rsplit("/", 1)[0]
+    crate = crate_dir.rsplit("/", 1)[-1]
+    if crate in crates or (crate == "cli" and m["target"]["name"] == "postgres"):
+        print(crate_dir + "\t" + m["executable"])
+' > "$pg_dir.tests"
+[[ $(wc -l < "$pg_dir.tests") -ge 25 ]] || { echo "too few test executables found" >&2; exit 1; }
+while IFS=$'\t' read -r crate_dir executable; do
+    echo "-- $executable"
+    (cd "$crate_dir" && QUIRE_TEST_POSTGRES="$pg_url" "$executable" -q)
+done < "$pg_dir.tests"
 scripts/postgres.sh stop "$pg_dir"
+rm -f "$pg_dir.tests"
 trap - EXIT

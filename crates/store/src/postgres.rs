@@ -140,7 +140,8 @@ impl Pool {
     }
 
     /// Calls `heard(schema, seq)` for each commit any process announces on the
-    /// database, on the pool's I/O thread, for as long as the pool lives. A dropped
+    /// database, on the pool's I/O thread, for as long as the pool lives. `heard` must
+    /// not block: every connection's I/O waits while it runs. A dropped
     /// connection is made again a second later; what was announced meanwhile is missed,
     /// which followers' polls of the change log make up for.
     pub(crate) fn listen(&self, heard: impl Fn(&str, i64) + Send + Sync + 'static) {

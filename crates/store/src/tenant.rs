@@ -109,7 +109,11 @@ impl Store {
             pool.listen(move |schema, seq| {
                 let Some(open) = open.upgrade() else { return };
                 let Some(name) = crate::postgres::tenant_of(schema) else { return };
-                if let Some(tenant) = open.read().unwrap().get(name) {
+                // This runs on the pool's I/O thread, which must never wait: a tenant
+                // being opened holds the map while its migrations wait on that thread.
+                // Missed, the commit is found by the followers' poll of the change log.
+                let Ok(tenants) = open.try_read() else { return };
+                if let Some(tenant) = tenants.get(name) {
                     tenant.note_commit(seq);
                 }
             });
