@@ -230,13 +230,8 @@ impl TableSum {
     /// Adds a row: its values hashed (FNV-1a over a tagged form, so NULL, 1 and '1'
     /// differ), the hashes summed, so the order rows come in does not matter.
     fn add(&mut self, row: &[ColumnValue]) {
-        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-        let mut feed = |bytes: &[u8]| {
-            for byte in bytes {
-                hash ^= u64::from(*byte);
-                hash = hash.wrapping_mul(0x0100_0000_01b3);
-            }
-        };
+        let mut hash = crate::ids::FNV_START;
+        let mut feed = |bytes: &[u8]| hash = crate::ids::fnv1a(hash, bytes);
         for value in row {
             match value {
                 ColumnValue::Null => feed(b"N"),

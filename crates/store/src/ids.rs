@@ -4,6 +4,15 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use uuid::Uuid;
 
+/// FNV-1a's starting value: [`fnv1a`] from here hashes a byte string from its start.
+pub(crate) const FNV_START: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// FNV-1a over `bytes`, continuing from `hash`: a stable hash every process derives
+/// alike (PostgreSQL's lock keys, a copied table's checksum), where std's is seeded.
+pub(crate) fn fnv1a(hash: u64, bytes: &[u8]) -> u64 {
+    bytes.iter().fold(hash, |hash, b| (hash ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3))
+}
+
 /// An id for a new record: a UUID of FOLIO's shape (version 4, RFC 4122 variant) whose
 /// first 48 bits are the Unix time in milliseconds and whose other 74 are random.
 ///

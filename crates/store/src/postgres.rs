@@ -271,12 +271,7 @@ impl Session {
 /// The advisory-lock key of a tenant's writes: its schema name hashed (FNV-1a), so
 /// every process derives the same key.
 pub(crate) fn lock_key(schema: &str) -> i64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in schema.bytes() {
-        hash ^= u64::from(byte);
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
-    }
-    hash as i64
+    crate::ids::fnv1a(crate::ids::FNV_START, schema.as_bytes()) as i64
 }
 
 /// The advisory-lock key that serialises creating schemas and extensions.

@@ -160,10 +160,15 @@ impl Store {
 
     /// Whether a tenant is stored, open here or not.
     fn is_stored(&self, name: &str) -> Result<bool> {
-        match &self.pool {
-            Some(_) => Ok(self.stored_tenants()?.iter().any(|t| t == name)),
-            None => Ok(self.root.join("tenants").join(name).join(DB_FILE).exists()),
-        }
+        let Some(pool) = &self.pool else {
+            return Ok(self.root.join("tenants").join(name).join(DB_FILE).exists());
+        };
+        let session = pool.get()?;
+        let schema = crate::postgres::schema_of(name);
+        let rows = session
+            .query("SELECT 1 FROM pg_namespace WHERE nspname = ?1", &[schema.as_str().into()])?;
+        pool.put(session);
+        Ok(!rows.is_empty())
     }
 
     /// A value every process on this store shares, made by `make` in whichever process
