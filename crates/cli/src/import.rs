@@ -105,6 +105,15 @@ fn into_data_dir(args: &ImportArgs, file: &std::path::Path, name: &str) -> anyho
     let by = import::RunBy { first_name: Some("quire".into()), last_name: Some("import".into()) };
     let path = file.to_string_lossy().into_owned();
     let job = tenant.write(|w| import::new_file_job(w, Uuid::nil(), by, name, &path, profile))?;
+    // Held while this command runs the job, so that a server on the same store leaves it
+    // alone, and takes it up should this command die.
+    let lease = runtime::import_lease(job.id);
+    let mut held = runtime::Held::default();
+    anyhow::ensure!(
+        held.keep(&tenant, &lease),
+        "a server took up job {} before this command",
+        job.id
+    );
     let import_dir = runtime::import_dir(&tenant);
     let setup = match import::open(&tenant, job.id, &import_dir)? {
         Ok(setup) => setup,
@@ -122,6 +131,7 @@ fn into_data_dir(args: &ImportArgs, file: &std::path::Path, name: &str) -> anyho
     let started = Instant::now();
     let mut records_done = None;
     loop {
+        anyhow::ensure!(held.keep(&tenant, &lease), "another node took job {} over", job.id);
         match import::step(&tenant, &setup, &import_dir)? {
             import::Step::More => {
                 bar.set_position(tenant.read(|r| import::get_job(r, job.id))?.progress.current);
@@ -137,6 +147,7 @@ fn into_data_dir(args: &ImportArgs, file: &std::path::Path, name: &str) -> anyho
         }
     }
     bar.finish_and_clear();
+    held.release(&tenant, &lease);
     let job = tenant.read(|r| import::get_job(r, job.id))?;
     let summary = tenant.read(|r| import::summary(r, job.id))?;
     let mut value = serde_json::to_value(&job)?;

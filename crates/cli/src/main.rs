@@ -372,10 +372,9 @@ fn serve(state: server::AppState, listen: SocketAddr) -> anyhow::Result<()> {
         .runtime()
         .follow_harvest_indexes()
         .context("cannot follow the OAI-PMH harvest indexes")?;
-    // Import jobs and bulk operations that were running when the process stopped go on
-    // from their last chunk.
-    state.runtime().resume_imports();
-    state.runtime().resume_bulk_operations();
+    // Import jobs and bulk operations that were running when the process stopped, or
+    // whose node died, go on from their last chunk.
+    state.runtime().keep_jobs_running().context("cannot start the job keeper")?;
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(listen)

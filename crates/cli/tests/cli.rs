@@ -307,23 +307,7 @@ fn sigkill_during_an_import_neither_loses_nor_repeats_a_record() {
     assert!(
         quire(&["tenant", "create", "imp", "--admin-password", "pw"], dir.path()).status.success()
     );
-    // The shared bibliographic records, over and over, each with its own 001.
-    let shared = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/marc/");
-    let mut records = Vec::new();
-    for file in ["100.mrc", "61PRINT160129.mrc", "CornellFOLIOExemplars.mrc"] {
-        let bytes = std::fs::read(format!("{shared}{file}")).unwrap();
-        records.extend(marc::Reader::new(bytes.as_slice()).lenient().map(|r| r.unwrap().0));
-    }
-    let mut file = Vec::new();
-    for n in 0..N {
-        let mut record = records[n % records.len()].clone();
-        record.fields_mut().retain(|f| f.tag().as_str() != "001");
-        record.fields_mut().insert(
-            0,
-            marc::Field::control(marc::Tag::new("001").unwrap(), format!("crash{n}")).unwrap(),
-        );
-        file.extend(marc::encode(&record).unwrap());
-    }
+    let file = support::numbered_marc(N, "crash");
 
     let server = Server::start(dir.path());
     let token = server.login("imp", "pw");

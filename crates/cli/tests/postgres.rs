@@ -1,12 +1,15 @@
-//! The binary on PostgreSQL: `--store`, and `quire tenant move` between the backends.
+//! The binary on PostgreSQL: `--store`, several nodes on one database, and `quire
+//! tenant move` between the backends.
 //! They need a server: `scripts/test.sh` runs this file with `QUIRE_TEST_POSTGRES` set
 //! to a throwaway cluster's URL; without it they say they are skipped.
 
-use std::process::Command;
+use std::{process::Command, time::Duration};
+
+use serde_json::{Value, json};
 
 mod support;
 
-use support::{QUIRE, quire};
+use support::{QUIRE, Server, quire};
 
 fn postgres() -> Option<String> {
     let url = store::testing::postgres_url().map(|url| store::testing::fresh_database(&url));
@@ -55,4 +58,97 @@ fn a_tenant_moves_to_postgresql_and_back() {
         .unwrap();
     assert!(!again.status.success());
     assert!(String::from_utf8_lossy(&again.stderr).contains("already holds a tenant lib"));
+}
+
+/// Three nodes on one database, an import started through node 1. The node running it
+/// is killed with SIGKILL midway; another takes the job up once its lease runs out, and
+/// it ends `COMMITTED` with every record once, searchable through both nodes left.
+#[test]
+fn an_import_whose_node_dies_is_finished_by_another() {
+    const N: usize = 5_000;
+    let Some(url) = postgres() else { return };
+    let dirs: Vec<tempfile::TempDir> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
+    let out = quire(
+        &["tenant", "create", "imp", "--admin-password", "pw", "--store", &url],
+        dirs[0].path(),
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut nodes: Vec<Option<Server>> =
+        dirs.iter().map(|dir| Some(Server::start_with(dir.path(), &["--store", &url]))).collect();
+    let token = nodes[0].as_ref().unwrap().login("imp", "pw");
+    let call = |server: &Server, method: &str, path: &str| {
+        ureq::request(method, &format!("{}{path}", server.url))
+            .set("x-okapi-tenant", "imp")
+            .set("x-okapi-token", &token)
+    };
+    let get = |server: &Server, path: &str| -> Value {
+        call(server, "GET", path).call().unwrap().into_json().unwrap()
+    };
+    let health = |server: &Server| -> Value {
+        ureq::get(&format!("{}/admin/health", server.url)).call().unwrap().into_json().unwrap()
+    };
+
+    let first = nodes[0].as_ref().unwrap();
+    let definition: Value = call(first, "POST", "/data-import/uploadDefinitions")
+        .send_json(json!({"fileDefinitions": [{"name": "nodes.mrc"}]}))
+        .unwrap()
+        .into_json()
+        .unwrap();
+    let id = definition["id"].as_str().unwrap();
+    let file_id = definition["fileDefinitions"][0]["id"].as_str().unwrap();
+    let job = definition["fileDefinitions"][0]["jobExecutionId"].as_str().unwrap().to_string();
+    let uploaded: Value =
+        call(first, "POST", &format!("/data-import/uploadDefinitions/{id}/files/{file_id}"))
+            .send_bytes(&support::numbered_marc(N, "node"))
+            .unwrap()
+            .into_json()
+            .unwrap();
+    let profile = json!({"id": "e34d7b92-9b83-11eb-a8b3-0242ac130003", "name": "Default - Create instance and SRS MARC Bib", "dataType": "MARC"});
+    call(first, "POST", &format!("/data-import/uploadDefinitions/{id}/processFiles"))
+        .send_json(json!({"uploadDefinition": uploaded, "jobProfileInfo": profile}))
+        .unwrap();
+
+    // The node holding the job's lease, once some chunks have committed and many remain.
+    let lease = json!(format!("import:{job}"));
+    let holder = loop {
+        let holder = nodes.iter().position(|node| {
+            let held = health(node.as_ref().unwrap())["replicas"]["imp"]["jobs"].clone();
+            held.as_array().is_some_and(|jobs| jobs.contains(&lease))
+        });
+        let state = get(first, &format!("/change-manager/jobExecutions/{job}"));
+        assert_ne!(state["status"], "COMMITTED", "the job ended before the kill");
+        if let Some(holder) = holder
+            && state["progress"]["current"].as_u64().unwrap() >= 500
+        {
+            break holder;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    nodes[holder].take().unwrap().kill();
+    let left: Vec<&Server> = nodes.iter().flatten().collect();
+
+    let ended = loop {
+        let state = get(left[0], &format!("/change-manager/jobExecutions/{job}"));
+        if state["status"] != "PARSING_IN_PROGRESS" {
+            break state;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(ended["status"], "COMMITTED", "{ended}");
+    assert_eq!(ended["progress"]["current"], N);
+    let total = |server: &Server, path: &str| get(server, path)["totalRecords"].as_u64().unwrap();
+    assert_eq!(total(left[0], "/instance-storage/instances?limit=0"), N as u64);
+    assert_eq!(total(left[0], "/source-storage/records?limit=0"), N as u64);
+    assert_eq!(
+        total(left[0], &format!("/metadata-provider/jobLogEntries/{job}?limit=0")),
+        N as u64
+    );
+    for node in &left {
+        // Searched once this node's index has applied the whole log.
+        while health(node)["replicas"]["imp"]["indexes"]["lag"] != 0 {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        assert_eq!(total(node, "/search/instances?query=cql.allRecords%3D1&limit=0"), N as u64);
+        assert!(health(node)["replicas"]["imp"]["jobs"].as_array().unwrap().is_empty());
+    }
 }

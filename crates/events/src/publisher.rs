@@ -77,6 +77,9 @@ pub struct TenantStatus {
     pub lag_ms: LagSummary,
     /// The last failure, cleared by the next success.
     pub last_error: Option<String>,
+    /// Whether this node publishes the tenant's events now: it holds the publisher's
+    /// lease. Other nodes on the store stand by, and take over if it dies.
+    pub publishing: bool,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
@@ -240,6 +243,13 @@ impl Drop for Publisher {
         if let Some(runtime) = self.runtime.take() {
             runtime.shutdown_background();
         }
+        // Another node takes over at once rather than when the leases run out.
+        let store = &self.shared.store;
+        for tenant in store.tenant_names().iter().filter_map(|name| store.tenant(name).ok()) {
+            if let Err(e) = tenant.release_lease(PUBLISHER_LEASE) {
+                tracing::warn!(tenant = tenant.name(), error = %e, "cannot hand on publishing");
+            }
+        }
     }
 }
 
@@ -327,6 +337,12 @@ struct Position {
 /// (docs/benchmarks.md, row AC).
 const NICENESS: u8 = 10;
 
+/// The lease a tenant's publishing node holds (`store::Tenant::hold_lease`).
+const PUBLISHER_LEASE: &str = "publisher:events";
+
+/// How often a standing-by node asks for the lease.
+const STANDBY_LOOK: Duration = Duration::from_secs(1);
+
 /// How often the cursor is written while events flow. Writing it after every batch
 /// would put a write on the desk's writer many times a second and the write's wait in
 /// every batch's lag; a crash sends at most this much again (at least once).
@@ -345,7 +361,35 @@ async fn follow(shared: Arc<Shared>, tenant: Arc<Tenant>) {
     let mut backoff = Duration::from_millis(100);
     let mut cursor_written = Instant::now();
     let mut last_compaction = Instant::now();
+    let mut leased: Option<Instant> = None;
     while !shared.stopping.load(Ordering::SeqCst) {
+        // One node at a time publishes a tenant's events: the one holding the lease.
+        if leased.is_none_or(|at| at.elapsed() >= store::LEASE_TTL / 3) {
+            let held = {
+                let tenant = tenant.clone();
+                shared
+                    .writes
+                    .run(move || tenant.hold_lease(PUBLISHER_LEASE, store::LEASE_TTL))
+                    .await
+            };
+            let holds = matches!(held, Some(Ok(true)));
+            shared.status.lock().unwrap().entry(name.clone()).or_default().status.publishing =
+                holds;
+            if holds {
+                leased = Some(Instant::now());
+            } else {
+                if leased.take().is_some() {
+                    tracing::warn!(tenant = %name, "another node publishes this tenant's events now");
+                }
+                if let Some(Err(e)) = held {
+                    shared.failed(&name, &e.to_string());
+                }
+                // Standing by: whoever publishes reads from the stored cursor.
+                (position, pending, ready) = (None, None, None);
+                tokio::time::sleep(STANDBY_LOOK).await;
+                continue;
+            }
+        }
         let batch = match pending.take() {
             Some(batch) => batch,
             None => {

@@ -275,6 +275,14 @@ pub fn get_cursor(r: &Reader<'_>, id: Uuid) -> Result<Cursor> {
     decode(&row.body)
 }
 
+/// The file a job imports, relative to the tenant's import directory, if it imports one.
+pub fn source_file(r: &Reader<'_>, id: Uuid) -> Result<Option<String>> {
+    Ok(match get_cursor(r, id)?.source {
+        Source::File { path } => Some(path),
+        Source::None | Source::Chunks => None,
+    })
+}
+
 pub(crate) fn save_job(w: &mut Writer<'_>, job: &JobExecution) -> Result<()> {
     let id = job.id.to_string();
     let version = w.get(&JOBS, &id)?.map_or(1, |r| r.version + 1);

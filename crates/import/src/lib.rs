@@ -35,7 +35,7 @@ pub use crate::extensions::{
 };
 pub use crate::job::{
     Cursor, JobExecution, JobFilter, ProfileInfo, Progress, RunBy, Source, Status, get_cursor,
-    get_job, list_jobs, next_job_hrid, sort_index, unfinished_jobs,
+    get_job, list_jobs, next_job_hrid, sort_index, source_file, unfinished_jobs,
 };
 pub use crate::journal::{
     Action, Counts, Entry, Related, RelatedRecord, SortBy, Summary, entries, entry, summary,

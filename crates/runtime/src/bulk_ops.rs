@@ -1,7 +1,7 @@
 //! The bulk edit runner: one thread that runs every tenant's bulk operations, a chunk
-//! of one operation at a time in turn. An operation is woken when a step starts; at
-//! start-up the runner takes back those that were running, which go on from their last
-//! committed chunk.
+//! of one operation at a time in turn. An operation is woken when a step starts, or
+//! found unfinished with no node holding its lease (`leases.rs`): it goes on from its
+//! last committed chunk.
 //!
 //! While a commit writes, a thread of its own keeps the instance search index up with
 //! it, and applies its last changes just after the operation reports COMPLETED: the
@@ -16,6 +16,7 @@ use std::time::Duration;
 use uuid::Uuid;
 
 use crate::indexes::Indexes;
+use crate::leases::{Held, bulk_lease, is_free};
 use crate::standings::Standings;
 
 /// An operation to run: its tenant and id.
@@ -59,6 +60,7 @@ impl BulkOperations {
 fn run(store: &store::Store, indexes: &Indexes, standings: &Standings, rx: Receiver<OperationKey>) {
     let mut active: VecDeque<OperationKey> = VecDeque::new();
     let mut indexers: HashMap<OperationKey, Indexer> = HashMap::new();
+    let mut held = Held::default();
     loop {
         if active.is_empty() {
             match rx.recv() {
@@ -74,12 +76,20 @@ fn run(store: &store::Store, indexes: &Indexes, standings: &Standings, rx: Recei
             }
         }
         let Some(key) = active.pop_front() else { continue };
-        match step(store, indexes, standings, &key, &mut indexers) {
+        let Ok(tenant) = store.tenant(&key.0) else { continue };
+        let lease = bulk_lease(key.1);
+        if !held.keep(&tenant, &lease) {
+            tracing::debug!(tenant = %key.0, operation = %key.1, "bulk operation held by another node");
+            indexers.remove(&key);
+            continue;
+        }
+        match step(&tenant, indexes, standings, &key, &mut indexers) {
             Ok(true) => active.push_back(key),
             Ok(false) => {
                 if let Some(indexer) = indexers.remove(&key) {
                     indexer.finish();
                 }
+                held.release(&tenant, &lease);
             }
             Err(e) => {
                 // The chunk did not commit; the operation goes on from it when woken
@@ -140,19 +150,19 @@ impl Indexer {
 
 /// One chunk of an operation; `true` while it has more to do now.
 fn step(
-    store: &store::Store,
+    tenant: &Arc<store::Tenant>,
     indexes: &Indexes,
     standings: &Standings,
     key: &OperationKey,
     indexers: &mut HashMap<OperationKey, Indexer>,
 ) -> Result<bool, crate::Error> {
-    let (tenant, id) = (store.tenant(&key.0)?, key.1);
-    let progress = bulk::step(&tenant, id)?;
+    let id = key.1;
+    let progress = bulk::step(tenant, id)?;
     for user in &progress.users {
         standings.invalidate(tenant.name(), *user);
     }
     if progress.committing && !indexers.contains_key(key) {
-        let index = indexes.instances(&tenant)?;
+        let index = indexes.instances(tenant)?;
         indexers.extend(Indexer::start(tenant.clone(), index).map(|i| (key.clone(), i)));
     }
     if progress.written {
@@ -161,7 +171,7 @@ fn step(
         let indexer = match indexers.remove(key) {
             Some(indexer) => Some(indexer),
             // A commit resumed after a restart had none beside it.
-            None => Indexer::start(tenant.clone(), indexes.instances(&tenant)?),
+            None => Indexer::start(tenant.clone(), indexes.instances(tenant)?),
         };
         if let Some(indexer) = indexer {
             indexer.finish();
@@ -172,15 +182,15 @@ fn step(
     Ok(progress.more)
 }
 
-/// The operations of every tenant that were running when the process stopped.
-pub(crate) fn unfinished(store: &store::Store) -> Vec<OperationKey> {
-    let mut keys = Vec::new();
-    for name in store.tenant_names() {
-        let Ok(tenant) = store.tenant(&name) else { continue };
-        match tenant.read(bulk::unfinished_operations) {
-            Ok(ids) => keys.extend(ids.into_iter().map(|id| (name.clone(), id))),
-            Err(e) => tracing::error!(tenant = %name, error = %e, "cannot list bulk operations"),
+/// The tenant's unfinished operations that no node holds: those whose node stopped or
+/// died.
+pub(crate) fn unheld(tenant: &store::Tenant, leases: &[store::Lease]) -> Vec<Uuid> {
+    let now = store::now_ms();
+    match tenant.read(bulk::unfinished_operations) {
+        Ok(ids) => ids.into_iter().filter(|id| is_free(leases, &bulk_lease(*id), now)).collect(),
+        Err(e) => {
+            tracing::error!(tenant = tenant.name(), error = %e, "cannot list bulk operations");
+            Vec::new()
         }
     }
-    keys
 }

@@ -1,7 +1,7 @@
 //! The import runner: one thread that runs every tenant's import jobs, a chunk of one
 //! job at a time in turn, so two jobs share the machine and neither waits for the other
-//! to end. A job is woken when it is started or sent a chunk; at start-up the runner
-//! takes back the jobs that were running, which go on from their last committed chunk.
+//! to end. A job is woken when it is started or sent a chunk, or found unfinished with
+//! no node holding its lease (`leases.rs`): it goes on from its last committed chunk.
 //!
 //! Before a job reports `COMMITTED` the runner brings the instance search index up to
 //! date, so every record the job made is searchable when it says it is done.
@@ -10,12 +10,13 @@ use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use uuid::Uuid;
 
 use crate::candidates::IndexCandidates;
 use crate::indexes::Indexes;
+use crate::leases::{Held, import_lease, is_free};
 use crate::marc_indexes::MarcIndexes;
 
 /// A job to run: its tenant and id.
@@ -62,6 +63,10 @@ impl Imports {
     }
 }
 
+/// How often a job waiting for its next chunk is looked at again: the chunk may have
+/// been posted to another node, which leaves the job to the node holding its lease.
+const WAITING_POLL: Duration = Duration::from_secs(1);
+
 /// The runner's loop: takes woken jobs, and does a chunk of each active job in turn.
 fn run(
     store: &Arc<store::Store>,
@@ -73,13 +78,23 @@ fn run(
     // at the lowest niceness (`import::step`), its writes here at ordinary priority and
     // in the background: they end early when a check-out queues behind them.
     let mut active: VecDeque<(JobKey, import::Setup)> = VecDeque::new();
+    // Jobs fed by posted chunks, waiting for the next; their leases are kept.
+    let mut waiting: Vec<(JobKey, import::Setup)> = Vec::new();
+    let mut looked_at_waiting = Instant::now();
+    let mut held = Held::default();
     loop {
         // Wait for work when there is none; take what has come otherwise.
         let mut woken = Vec::new();
         if active.is_empty() {
-            match rx.recv() {
+            let next = if waiting.is_empty() {
+                rx.recv().map_err(|_| RecvTimeoutError::Disconnected)
+            } else {
+                rx.recv_timeout(WAITING_POLL)
+            };
+            match next {
                 Ok(key) => woken.push(key),
-                Err(_) => return,
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => return,
             }
         }
         loop {
@@ -89,22 +104,43 @@ fn run(
                 Err(RecvTimeoutError::Disconnected) => break,
             }
         }
+        if looked_at_waiting.elapsed() >= WAITING_POLL {
+            active.extend(waiting.drain(..));
+            looked_at_waiting = Instant::now();
+        }
         for key in woken {
             if active.iter().any(|(k, _)| *k == key) {
                 continue;
             }
-            match open(store, indexes, marc, &key) {
+            if let Some(at) = waiting.iter().position(|(k, _)| *k == key) {
+                active.push_back(waiting.swap_remove(at));
+                continue;
+            }
+            let Ok(tenant) = store.tenant(&key.0) else { continue };
+            let lease = import_lease(key.1);
+            if !held.keep(&tenant, &lease) {
+                tracing::debug!(tenant = %key.0, job = %key.1, "import job held by another node");
+                continue;
+            }
+            match open(&tenant, indexes, marc, key.1) {
                 Ok(Some(setup)) => active.push_back((key, setup)),
-                Ok(None) => {}
+                Ok(None) => held.release(&tenant, &lease),
                 Err(e) => {
-                    tracing::error!(tenant = %key.0, job = %key.1, error = %e, "import job cannot start")
+                    tracing::error!(tenant = %key.0, job = %key.1, error = %e, "import job cannot start");
+                    held.release(&tenant, &lease);
                 }
             }
         }
         let Some((key, setup)) = active.pop_front() else { continue };
-        match step(store, indexes, &key, &setup) {
-            Ok(true) => active.push_back((key, setup)),
-            Ok(false) => {}
+        let Ok(tenant) = store.tenant(&key.0) else { continue };
+        let lease = import_lease(key.1);
+        if !held.keep(&tenant, &lease) {
+            continue;
+        }
+        match step(&tenant, indexes, key.1, &setup) {
+            Ok(Stepped::More) => active.push_back((key, setup)),
+            Ok(Stepped::Waiting) => waiting.push((key, setup)),
+            Ok(Stepped::Ended) => held.release(&tenant, &lease),
             Err(e) => {
                 // The chunk did not commit; the job goes on from it when woken again
                 // (at the latest, at the next start).
@@ -116,52 +152,68 @@ fn run(
     }
 }
 
+/// Opens a job to run: `None` when it has ended. A job importing a file another node
+/// took in fetches it from the store first (on PostgreSQL).
 fn open(
-    store: &store::Store,
+    tenant: &Arc<store::Tenant>,
     indexes: &Indexes,
     marc: &MarcIndexes,
-    (tenant, id): &JobKey,
+    id: Uuid,
 ) -> Result<Option<import::Setup>, crate::Error> {
-    let tenant = store.tenant(tenant)?;
-    let Ok(setup) = import::open(&tenant, *id, &import_dir(&tenant))? else { return Ok(None) };
+    let import_dir = import_dir(tenant);
+    if let Some(path) = tenant.read(|r| import::source_file(r, id))?
+        && !tenant.fetch_shared_file(&path, &import_dir.join(&path))?
+    {
+        // Not here nor in the store: the job fails as it reads it, saying so.
+        tracing::warn!(tenant = tenant.name(), job = %id, path, "an import's file is missing");
+    }
+    let Ok(setup) = import::open(tenant, id, &import_dir)? else { return Ok(None) };
     // Only profiles that match on indexed values need the indexes (the MARC index is
     // built in memory on first use).
     if !setup.uses_candidates() {
         return Ok(Some(setup));
     }
-    let candidates = IndexCandidates::open(&tenant, indexes, marc)?;
+    let candidates = IndexCandidates::open(tenant, indexes, marc)?;
     Ok(Some(setup.with_candidates(Arc::new(candidates))))
 }
 
-/// One chunk of a job; `true` while the job has more to do now.
+/// What a step left a job doing.
+enum Stepped {
+    /// It has more to do now.
+    More,
+    /// It waits for a chunk to be posted.
+    Waiting,
+    Ended,
+}
+
+/// One chunk of a job.
 fn step(
-    store: &store::Store,
+    tenant: &Arc<store::Tenant>,
     indexes: &Indexes,
-    (tenant, id): &JobKey,
+    id: Uuid,
     setup: &import::Setup,
-) -> Result<bool, crate::Error> {
-    let tenant = store.tenant(tenant)?;
-    match import::step(&tenant, setup, &import_dir(&tenant))? {
-        import::Step::More => Ok(true),
-        import::Step::Waiting | import::Step::Done(_) => Ok(false),
+) -> Result<Stepped, crate::Error> {
+    match import::step(tenant, setup, &import_dir(tenant))? {
+        import::Step::More => Ok(Stepped::More),
+        import::Step::Waiting => Ok(Stepped::Waiting),
+        import::Step::Done(_) => Ok(Stepped::Ended),
         import::Step::Ended(status) => {
-            indexes.instances(&tenant)?.catch_up(&tenant)?;
-            let status = import::finish(&tenant, *id, status)?;
+            indexes.instances(tenant)?.catch_up(tenant)?;
+            let status = import::finish(tenant, id, status)?;
             tracing::info!(tenant = tenant.name(), job = %id, status = status.as_str(), "import job ended");
-            Ok(false)
+            Ok(Stepped::Ended)
         }
     }
 }
 
-/// The jobs of every tenant that were running when the process stopped.
-pub(crate) fn unfinished(store: &store::Store) -> Vec<JobKey> {
-    let mut keys = Vec::new();
-    for name in store.tenant_names() {
-        let Ok(tenant) = store.tenant(&name) else { continue };
-        match tenant.read(import::unfinished_jobs) {
-            Ok(ids) => keys.extend(ids.into_iter().map(|id| (name.clone(), id))),
-            Err(e) => tracing::error!(tenant = %name, error = %e, "cannot list import jobs"),
+/// The tenant's unfinished jobs that no node holds: those whose node stopped or died.
+pub(crate) fn unheld(tenant: &store::Tenant, leases: &[store::Lease]) -> Vec<Uuid> {
+    let now = store::now_ms();
+    match tenant.read(import::unfinished_jobs) {
+        Ok(ids) => ids.into_iter().filter(|id| is_free(leases, &import_lease(*id), now)).collect(),
+        Err(e) => {
+            tracing::error!(tenant = tenant.name(), error = %e, "cannot list import jobs");
+            Vec::new()
         }
     }
-    keys
 }

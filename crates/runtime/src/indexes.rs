@@ -43,6 +43,13 @@ impl Indexes {
         Ok(self.tenant(tenant)?.authorities.clone())
     }
 
+    /// How far the tenant's open indexes have applied its change log (instances,
+    /// authorities); `None` while they are not open here.
+    pub(crate) fn applied(&self, tenant: &str) -> Option<(i64, i64)> {
+        let open = self.open.lock().unwrap().get(tenant)?.clone();
+        Some((open.instances.applied_seq(), open.authorities.applied_seq()))
+    }
+
     fn tenant(&self, tenant: &Arc<store::Tenant>) -> Result<Arc<TenantIndexes>> {
         if let Some(open) = self.open.lock().unwrap().get(tenant.name()) {
             return Ok(open.clone());

@@ -6,7 +6,8 @@
 //! own; the compiled circulation rules of each tenant; the standing of each user's
 //! tokens (their permissions and token epoch), cached; the import runner, one thread
 //! that runs every tenant's import jobs, and the bulk edit runner, one for every
-//! tenant's bulk operations; provisioning a tenant (database,
+//! tenant's bulk operations, each job under a lease so that one node runs it and
+//! another takes it up when that one dies (`leases.rs`); provisioning a tenant (database,
 //! reference data, administrator); the list of every component's migrations. What it
 //! does not own: HTTP (the server), or any rule about records (the domain crates).
 //!
@@ -21,6 +22,7 @@ mod candidates;
 mod error;
 mod imports;
 mod indexes;
+mod leases;
 mod marc_indexes;
 mod provision;
 mod standings;
@@ -33,6 +35,7 @@ use std::{
 pub use crate::{
     error::{Error, Result},
     imports::import_dir,
+    leases::{Held, import_lease},
     provision::{AdminUser, ExistingUsers, Provisioned, provision_tenant},
     standings::Standings,
 };
@@ -55,11 +58,38 @@ pub fn components() -> Vec<store::Component> {
     ]
 }
 
+/// How often a node looks for jobs no node holds: with the lease's length, how soon a
+/// dead node's job goes on elsewhere.
+const JOB_LOOK: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// Which index a reindex rebuilds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Resource {
     Instances,
     Authorities,
+}
+
+impl Resource {
+    /// The tenant's counter of reindex requests of this index, shared by every node.
+    fn request_counter(self) -> &'static str {
+        match self {
+            Resource::Instances => "reindex-requests:instances",
+            Resource::Authorities => "reindex-requests:authorities",
+        }
+    }
+}
+
+/// One tenant as a node sees it ([`Runtime::health`]).
+#[derive(Debug, Clone)]
+pub struct TenantHealth {
+    pub name: String,
+    /// The last change-log sequence number committed, by any node.
+    pub head: i64,
+    /// How far this node's instance and authority indexes have applied the log, when
+    /// they are open.
+    pub applied: Option<(i64, i64)>,
+    /// The leases on the tenant's jobs this node holds (`import:<id>`, ...).
+    pub jobs: Vec<String>,
 }
 
 /// The runtime of every tenant of one store.
@@ -72,6 +102,8 @@ pub struct Runtime {
     imports: imports::Imports,
     bulk: bulk_ops::BulkOperations,
     harvest_followers: std::sync::Mutex<HashMap<String, oai::Follower>>,
+    // The last reindex request of each tenant's index this node acted on.
+    reindexes_seen: std::sync::Mutex<HashMap<(String, Resource), i64>>,
 }
 
 impl Runtime {
@@ -85,6 +117,7 @@ impl Runtime {
             bulk: bulk_ops::BulkOperations::default(),
             imports: imports::Imports::default(),
             harvest_followers: Default::default(),
+            reindexes_seen: Default::default(),
         }
     }
 
@@ -136,9 +169,28 @@ impl Runtime {
         self.marc_indexes.get(tenant)
     }
 
-    /// Starts a full reindex of one of the tenant's indexes on a thread of its own; its
-    /// progress is in the index's status, its end in the log.
+    /// Starts a full reindex of one of the tenant's indexes on this node, on a thread of
+    /// its own, and records the request in the store, where every other node on it
+    /// finds it within seconds ([`Runtime::resume_jobs`]) and rebuilds its own copy: each
+    /// node keeps its own indexes. Progress is in the index's status, the end in the log.
     pub fn start_reindex(&self, tenant: Arc<store::Tenant>, resource: Resource) -> Result<()> {
+        let requested = tenant.write(|w| w.next_sequence(resource.request_counter(), 1))?;
+        self.note_reindex(tenant.name(), resource, requested);
+        self.rebuild(tenant, resource)
+    }
+
+    /// Records the last reindex request of a tenant's index this node has acted on (or
+    /// found standing when it first looked); true when `requested` is newer than that.
+    fn note_reindex(&self, tenant: &str, resource: Resource, requested: i64) -> bool {
+        let mut seen = self.reindexes_seen.lock().unwrap_or_else(|e| e.into_inner());
+        match seen.insert((tenant.to_string(), resource), requested) {
+            Some(before) => requested > before,
+            None => false,
+        }
+    }
+
+    /// Rebuilds one of the tenant's indexes on this node, on a thread of its own.
+    fn rebuild(&self, tenant: Arc<store::Tenant>, resource: Resource) -> Result<()> {
         let indexes = self.indexes.clone();
         std::thread::Builder::new()
             .name(format!("reindex-{}", tenant.name()))
@@ -157,6 +209,24 @@ impl Runtime {
                 }
             })
             .map_err(|e| Error::Thread(e.to_string()))?;
+        Ok(())
+    }
+
+    /// Starts this node's rebuild of each index another node was asked to reindex since
+    /// this node last looked.
+    fn follow_reindex_requests(&self, tenant: &Arc<store::Tenant>) -> Result<()> {
+        for resource in [Resource::Instances, Resource::Authorities] {
+            let requested =
+                tenant.read(|r| r.sequence_value(resource.request_counter()))?.unwrap_or(0);
+            if self.note_reindex(tenant.name(), resource, requested) {
+                tracing::info!(
+                    tenant = tenant.name(),
+                    ?resource,
+                    "reindexing as another node was asked"
+                );
+                self.rebuild(tenant.clone(), resource)?;
+            }
+        }
         Ok(())
     }
 
@@ -188,28 +258,83 @@ impl Runtime {
         Ok(Arc::new(candidates::IndexCandidates::open(tenant, &self.indexes, &self.marc_indexes)?))
     }
 
-    /// Takes back the import jobs that were running when the process last stopped; they
-    /// go on from their last committed chunk. A server calls it as it starts.
-    pub fn resume_imports(&self) {
-        for key in imports::unfinished(&self.store) {
-            tracing::info!(tenant = %key.0, job = %key.1, "resuming import job");
-            self.imports.wake(&self.store, &self.indexes, &self.marc_indexes, key);
-        }
-    }
-
     /// Has the bulk edit runner run (or go on with) an operation: after a step starts.
     pub fn run_bulk(&self, tenant: &str, operation: uuid::Uuid) {
         let key = (tenant.to_string(), operation);
         self.bulk.wake(&self.store, &self.indexes, &self.standings, key);
     }
 
-    /// Takes back the bulk operations that were running when the process last stopped;
-    /// they go on from their last committed chunk. A server calls it as it starts.
-    pub fn resume_bulk_operations(&self) {
-        for key in bulk_ops::unfinished(&self.store) {
-            tracing::info!(tenant = %key.0, operation = %key.1, "resuming bulk operation");
-            self.bulk.wake(&self.store, &self.indexes, &self.standings, key);
+    /// Wakes the runners for every tenant's unfinished import jobs and bulk operations
+    /// that no node holds (`leases.rs`): at start-up, those that were running when the
+    /// process stopped; later, those whose node died. They go on from their last
+    /// committed chunk. Also starts this node's share of a reindex another node was
+    /// asked for.
+    pub fn resume_jobs(&self) {
+        for name in self.store.tenant_names() {
+            let Ok(tenant) = self.store.tenant(&name) else { continue };
+            let leases = match tenant.leases() {
+                Ok(leases) => leases,
+                Err(e) => {
+                    tracing::warn!(tenant = %name, error = %e, "cannot read job leases");
+                    continue;
+                }
+            };
+            for job in imports::unheld(&tenant, &leases) {
+                tracing::info!(tenant = %name, %job, "taking up an import job");
+                self.imports.wake(
+                    &self.store,
+                    &self.indexes,
+                    &self.marc_indexes,
+                    (name.clone(), job),
+                );
+            }
+            for operation in bulk_ops::unheld(&tenant, &leases) {
+                tracing::info!(tenant = %name, %operation, "taking up a bulk operation");
+                let key = (name.clone(), operation);
+                self.bulk.wake(&self.store, &self.indexes, &self.standings, key);
+            }
+            if let Err(e) = self.follow_reindex_requests(&tenant) {
+                tracing::warn!(tenant = %name, error = %e, "cannot follow reindex requests");
+            }
         }
+    }
+
+    /// Looks for jobs to take up ([`Runtime::resume_jobs`]) now and every few seconds
+    /// after, on a thread of its own, for as long as the runtime lives. A server calls
+    /// it as it starts.
+    pub fn keep_jobs_running(self: &Arc<Self>) -> Result<()> {
+        let runtime = Arc::downgrade(self);
+        std::thread::Builder::new()
+            .name("job-keeper".into())
+            .spawn(move || {
+                while let Some(runtime) = runtime.upgrade() {
+                    runtime.resume_jobs();
+                    drop(runtime);
+                    std::thread::sleep(JOB_LOOK);
+                }
+            })
+            .map_err(|e| Error::Thread(e.to_string()))?;
+        Ok(())
+    }
+
+    /// This node's view of each tenant for `/admin/health`: the head of its change
+    /// log, how far this node's search indexes have applied it, and the job leases this
+    /// node holds. Reads the store: an error means it cannot be reached.
+    pub fn health(&self) -> Result<Vec<TenantHealth>> {
+        let mut report = Vec::new();
+        for name in self.store.tenant_names() {
+            let tenant = self.store.tenant(&name)?;
+            let head = tenant.last_seq()?;
+            let applied = self.indexes.applied(&name);
+            let jobs = tenant
+                .leases()?
+                .into_iter()
+                .filter(|lease| lease.node == self.store.node())
+                .map(|lease| lease.job)
+                .collect();
+            report.push(TenantHealth { name, head, applied, jobs });
+        }
+        Ok(report)
     }
 
     /// What each user's tokens may do, cached.

@@ -31,6 +31,7 @@ mod fixtures;
 #[allow(unsafe_code)]
 mod group;
 mod ids;
+mod lease;
 #[allow(unsafe_code)]
 mod memory;
 mod migrate;
@@ -51,6 +52,7 @@ pub use crate::{
     copy::TableSum,
     error::{Error, QueryError, Result},
     ids::new_record_id,
+    lease::{LEASE_TTL, Lease, now_ms},
     memory::sqlite_memory_bytes,
     migrate::{Component, Migration},
     priority::{lower_current_thread, nice_current_thread, nice_current_thread_to},

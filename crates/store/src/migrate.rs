@@ -29,8 +29,8 @@ pub struct Component {
     pub migrations: &'static [Migration],
 }
 
-/// The store's own tables: the change log, named sequences, and the bodies kept for
-/// publishers with their cursors.
+/// The store's own tables: the change log, named sequences, the bodies kept for
+/// publishers with their cursors, the leases on long jobs and the files nodes share.
 pub(crate) const CORE: Component = Component {
     name: "store",
     migrations: &[
@@ -64,6 +64,23 @@ pub(crate) const CORE: Component = Component {
                 name TEXT PRIMARY KEY,
                 published INTEGER NOT NULL,
                 record_types TEXT NOT NULL
+            );
+        ",
+        },
+        Migration {
+            version: 3,
+            description: "job leases and files shared between nodes",
+            sql: "
+            CREATE TABLE job_leases (
+                job TEXT PRIMARY KEY,
+                node TEXT NOT NULL,
+                expires INTEGER NOT NULL
+            );
+            CREATE TABLE shared_files (
+                name TEXT NOT NULL,
+                part INTEGER NOT NULL,
+                data TEXT NOT NULL,
+                PRIMARY KEY (name, part)
             );
         ",
         },

@@ -78,6 +78,8 @@ pub struct Store {
     tenants: Arc<RwLock<HashMap<String, Arc<Tenant>>>>,
     // The connections every tenant shares, on PostgreSQL.
     pool: Option<Arc<Pool>>,
+    // Who this process is among the nodes on the store, for job leases.
+    node: Arc<str>,
 }
 
 /// Checks FOLIO's tenant-name rule: `[a-z][a-z0-9_]{0,30}`.
@@ -124,6 +126,7 @@ impl Store {
             components: components.to_vec(),
             tenants,
             pool,
+            node: crate::lease::node_name().into(),
         };
         for name in store.stored_tenants()? {
             store.open_tenant(&name)?;
@@ -204,6 +207,18 @@ impl Store {
         Ok(Some(value))
     }
 
+    /// Whether the store is a PostgreSQL database that several nodes may share, rather
+    /// than a data directory one process serves.
+    pub fn is_shared(&self) -> bool {
+        self.pool.is_some()
+    }
+
+    /// This node's name among the processes on the store, as its job leases carry it:
+    /// host, process id and a number of the store within the process.
+    pub fn node(&self) -> &str {
+        &self.node
+    }
+
     /// The data directory.
     pub fn root(&self) -> &Path {
         &self.root
@@ -247,10 +262,14 @@ impl Store {
         }
         let dir = self.root.join("tenants").join(name);
         std::fs::create_dir_all(&dir).map_err(|e| io_error(&dir, e))?;
+        let node = self.node.clone();
         let tenant = match &self.pool {
-            Some(pool) => Arc::new(Tenant::open_postgres(name, &dir, pool, &self.components)?),
+            Some(pool) => {
+                Arc::new(Tenant::open_postgres(name, &dir, pool, &self.components, node)?)
+            }
             None => {
-                let tenant = Arc::new(Tenant::open(name, &dir, &self.options, &self.components)?);
+                let tenant =
+                    Arc::new(Tenant::open(name, &dir, &self.options, &self.components, node)?);
                 spawn_checkpointer(&tenant);
                 if self.options.prewarm {
                     crate::warm::spawn(&tenant);
@@ -281,6 +300,8 @@ pub struct Tenant {
     // Invariant: the highest change-log sequence number committed through this process.
     last_seq: AtomicI64,
     changed: (Mutex<()>, Condvar),
+    // The store's node name (`Store::node`).
+    pub(crate) node: Arc<str>,
 }
 
 impl std::fmt::Debug for Tenant {
@@ -290,7 +311,13 @@ impl std::fmt::Debug for Tenant {
 }
 
 impl Tenant {
-    fn open(name: &str, dir: &Path, options: &Options, components: &[Component]) -> Result<Tenant> {
+    fn open(
+        name: &str,
+        dir: &Path,
+        options: &Options,
+        components: &[Component],
+        node: Arc<str>,
+    ) -> Result<Tenant> {
         let db_path = dir.join(DB_FILE);
         let mut writer = open_connection(&db_path, options, false)?;
         // Commits never checkpoint the WAL themselves: copying pages into the database
@@ -315,6 +342,7 @@ impl Tenant {
             postgres: None,
             last_seq: AtomicI64::new(last_seq),
             changed: (Mutex::new(()), Condvar::new()),
+            node,
         })
     }
 
@@ -323,6 +351,7 @@ impl Tenant {
         dir: &Path,
         pool: &Arc<Pool>,
         components: &[Component],
+        node: Arc<str>,
     ) -> Result<Tenant> {
         let schema = crate::postgres::schema_of(name);
         let session = pool.get()?;
@@ -344,6 +373,7 @@ impl Tenant {
             postgres: Some((pool.clone(), schema)),
             last_seq: AtomicI64::new(0),
             changed: (Mutex::new(()), Condvar::new()),
+            node,
         };
         let (last_seq, publishers) =
             tenant.read(|r| Ok::<_, Error>((r.last_seq()?, r.publishers()?)))?;
@@ -354,6 +384,12 @@ impl Tenant {
 
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// Whether the tenant lives in PostgreSQL, shared by every node, rather than in this
+    /// node's data directory.
+    pub fn is_shared(&self) -> bool {
+        self.postgres.is_some()
     }
 
     /// The tenant's own directory, where derived state such as search indexes lives.
@@ -767,7 +803,7 @@ fn read_last_seq(conn: &Connection) -> Result<i64> {
     Ok(conn.query_row("SELECT COALESCE(MAX(seq), 0) FROM change_log", [], |row| row.get(0))?)
 }
 
-fn io_error(path: &Path, source: std::io::Error) -> Error {
+pub(crate) fn io_error(path: &Path, source: std::io::Error) -> Error {
     Error::Io { path: path.display().to_string(), source }
 }
 

@@ -91,3 +91,25 @@ impl Drop for Server {
         let _ = self.child.wait();
     }
 }
+
+/// `n` MARC records: the shared bibliographic records over and over, each with its own
+/// 001 (`prefix` and its number).
+pub(crate) fn numbered_marc(n: usize, prefix: &str) -> Vec<u8> {
+    let shared = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/marc/");
+    let mut records = Vec::new();
+    for file in ["100.mrc", "61PRINT160129.mrc", "CornellFOLIOExemplars.mrc"] {
+        let bytes = std::fs::read(format!("{shared}{file}")).unwrap();
+        records.extend(marc::Reader::new(bytes.as_slice()).lenient().map(|r| r.unwrap().0));
+    }
+    let mut out = Vec::new();
+    for i in 0..n {
+        let mut record = records[i % records.len()].clone();
+        record.fields_mut().retain(|f| f.tag().as_str() != "001");
+        record.fields_mut().insert(
+            0,
+            marc::Field::control(marc::Tag::new("001").unwrap(), format!("{prefix}{i}")).unwrap(),
+        );
+        out.extend(marc::encode(&record).unwrap());
+    }
+    out
+}

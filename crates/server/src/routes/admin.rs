@@ -12,6 +12,8 @@ use axum::{
     routing::{get, post},
 };
 
+use serde_json::json;
+
 use crate::{AppState, error::ApiError};
 
 pub(super) fn router() -> Router<AppState> {
@@ -21,19 +23,59 @@ pub(super) fn router() -> Router<AppState> {
         .route("/admin/events/replay", post(replay))
 }
 
+/// This node's health: `UP` with what it knows of each tenant (the head of the change
+/// log, its search indexes' lag behind it, the jobs it holds), or 503 `DOWN` when the
+/// store cannot be reached. A load balancer routes to the nodes that answer `UP`.
 async fn health(State(state): State<AppState>) -> Result<Response, ApiError> {
     let events = match events_status(&state).await? {
-        None => serde_json::json!({ "enabled": false }),
-        Some(status) => serde_json::json!({ "enabled": true, "tenants": status }),
+        None => json!({ "enabled": false }),
+        Some(status) => json!({ "enabled": true, "tenants": status }),
     };
-    Ok(super::json::value(
-        axum::http::StatusCode::OK,
-        &serde_json::json!({
-            "status": "UP",
-            "tenants": state.store().tenant_names().len(),
-            "events": events,
-        }),
-    ))
+    let runtime = state.runtime.clone();
+    let store = state.store();
+    let backend = match store.is_shared() {
+        true => "postgresql",
+        false => "sqlite",
+    };
+    let node = store.node().to_string();
+    let report =
+        tokio::task::spawn_blocking(move || runtime.health()).await.map_err(ApiError::internal)?;
+    let (status, body) = match report {
+        Ok(tenants) => {
+            let tenants: serde_json::Map<String, serde_json::Value> = tenants
+                .into_iter()
+                .map(|t| {
+                    let indexes = t.applied.map(|(instances, authorities)| {
+                        json!({
+                            "instancesApplied": instances,
+                            "authoritiesApplied": authorities,
+                            "lag": (t.head - instances.min(authorities)).max(0),
+                        })
+                    });
+                    (t.name, json!({"head": t.head, "indexes": indexes, "jobs": t.jobs}))
+                })
+                .collect();
+            let body = json!({
+                "status": "UP",
+                "node": node,
+                "store": {"backend": backend, "reachable": true},
+                "tenants": tenants.len(),
+                "replicas": tenants,
+                "events": events,
+            });
+            (axum::http::StatusCode::OK, body)
+        }
+        Err(e) => {
+            let body = json!({
+                "status": "DOWN",
+                "node": node,
+                "store": {"backend": backend, "reachable": false, "error": e.to_string()},
+                "events": events,
+            });
+            (axum::http::StatusCode::SERVICE_UNAVAILABLE, body)
+        }
+    };
+    Ok(super::json::value(status, &body))
 }
 
 async fn metrics(State(state): State<AppState>) -> Result<Response, ApiError> {

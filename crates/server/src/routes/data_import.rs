@@ -317,6 +317,7 @@ async fn delete_upload(caller: Caller, Path(id): Path<String>) -> Result<Respons
     let tenant = caller.tenant.clone();
     blocking(move || {
         tenant.write(|w| import::delete_upload(w, id))?;
+        tenant.forget_shared_files(&id.to_string())?;
         let dir = runtime::import_dir(&tenant).join(id.to_string());
         if dir.exists() {
             std::fs::remove_dir_all(&dir).map_err(ApiError::internal)?;
@@ -373,6 +374,8 @@ async fn upload_file(
     let definition = blocking(move || {
         file.sync_all().map_err(ApiError::internal)?;
         std::fs::rename(&partial, &path).map_err(ApiError::internal)?;
+        // On PostgreSQL every node must find the file: whichever runs the job.
+        tenant.share_file(&import::file_path(id, file_id), &path)?;
         Ok(tenant.write(|w| import::file_uploaded(w, id, file_id, size))?)
     })
     .await?;

@@ -168,12 +168,13 @@ async fn instance_ids(
 }
 
 /// Starts a full reindex on a background thread; its progress is in the status.
-fn start_reindex(
+async fn start_reindex(
     state: &AppState,
     caller: &Caller,
     resource: runtime::Resource,
 ) -> Result<(), ApiError> {
-    Ok(state.runtime.start_reindex(caller.tenant.clone(), resource)?)
+    let (runtime, tenant) = (state.runtime.clone(), caller.tenant.clone());
+    blocking(move || Ok(runtime.start_reindex(tenant, resource)?)).await
 }
 
 /// The legacy reindex: `{"resourceName": "authority"}` rebuilds the authority index;
@@ -195,7 +196,7 @@ async fn reindex_legacy(
         }
         _ => runtime::Resource::Instances,
     };
-    start_reindex(&state, &caller, resource)?;
+    start_reindex(&state, &caller, resource).await?;
     let submitted = folio::Timestamp::now().to_string();
     Ok(super::json::value(
         StatusCode::OK,
@@ -205,7 +206,7 @@ async fn reindex_legacy(
 
 async fn reindex_full(State(state): State<AppState>, caller: Caller) -> Result<Response, ApiError> {
     caller.require("search.index.instance-records.reindex.full.post")?;
-    start_reindex(&state, &caller, runtime::Resource::Instances)?;
+    start_reindex(&state, &caller, runtime::Resource::Instances).await?;
     Ok(StatusCode::OK.into_response())
 }
 

@@ -1,6 +1,6 @@
 use axum::http::{Method, StatusCode};
 
-use crate::support::{Client, TestApp};
+use crate::support::{Client, TestApp, blocking};
 
 #[tokio::test]
 async fn health_and_metrics() {
@@ -8,6 +8,9 @@ async fn health_and_metrics() {
     let r = app.send(Method::GET, "/admin/health", None, None, None).await;
     assert_eq!(r.status, StatusCode::OK);
     assert_eq!(r.body["status"], "UP");
+    assert_eq!(r.body["node"], app.store.node());
+    assert_eq!(r.body["store"]["reachable"], true);
+    assert_eq!(r.body["tenants"], 2);
 
     let client = Client::admin(&app, "diku").await;
     client.get("/instance-storage/instances").await;
@@ -18,6 +21,28 @@ async fn health_and_metrics() {
         "quire_http_requests_total{method=\"GET\",route=\"/instance-storage/instances/{id}\",status=\"404\"} 1"
     ), "{}", r.text);
     assert!(r.text.contains("quire_http_request_duration_seconds_count{method=\"GET\",route=\"/instance-storage/instances\"} 1"));
+}
+
+/// A node's health shows, per tenant, the head of the change log, how far its search
+/// indexes have applied it, and the job leases it holds.
+#[tokio::test]
+async fn health_shows_replica_lag_and_the_jobs_a_node_holds() {
+    let app = TestApp::new();
+    let client = Client::admin(&app, "diku").await;
+    client.create_instance("Health of the replicas").await;
+    let tenant = app.store.tenant("diku").unwrap();
+    let index = blocking(|| app.runtime.instances(&tenant).unwrap());
+    let head = blocking(|| tenant.last_seq().unwrap());
+    blocking(|| index.catch_up(&tenant).unwrap());
+    assert!(blocking(|| tenant
+        .hold_lease("import:health", std::time::Duration::from_secs(60))
+        .unwrap()));
+    let r = app.send(Method::GET, "/admin/health", None, None, None).await;
+    let diku = &r.body["replicas"]["diku"];
+    assert!(diku["head"].as_i64().unwrap() >= head, "{}", r.text);
+    assert!(diku["indexes"]["instancesApplied"].as_i64().unwrap() >= head, "{}", r.text);
+    assert_eq!(diku["jobs"], serde_json::json!(["import:health"]), "{}", r.text);
+    assert_eq!(r.body["replicas"]["other"]["jobs"], serde_json::json!([]), "{}", r.text);
 }
 
 #[tokio::test]

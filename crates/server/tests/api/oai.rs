@@ -24,7 +24,7 @@ fn texts(xml: &str, name: &str) -> Vec<String> {
 }
 
 /// The resumption token's text, if the response has the element.
-fn token(xml: &str) -> Option<String> {
+pub(crate) fn token(xml: &str) -> Option<String> {
     load::resumption_token(xml)
 }
 
@@ -34,13 +34,13 @@ fn error_code(xml: &str) -> Option<String> {
     Some(xml[start..start + xml[start..].find('"')?].to_string())
 }
 
-struct Harvester<'a> {
-    app: &'a TestApp,
-    key: String,
+pub(crate) struct Harvester<'a> {
+    pub(crate) app: &'a TestApp,
+    pub(crate) key: String,
 }
 
 impl Harvester<'_> {
-    async fn get(&self, query: &str) -> String {
+    pub(crate) async fn get(&self, query: &str) -> String {
         let r = self
             .app
             .send(Method::GET, &format!("/oai?{query}&apikey={}", self.key), None, None, None)
@@ -78,7 +78,7 @@ impl Harvester<'_> {
 /// A tenant with the 100 records of `100.mrc` (SRS-sourced) and three FOLIO instances
 /// (103 in all),
 /// one with a holdings record and an item; an edge key for its administrator.
-async fn library(app: &TestApp) -> (Client<'_>, Harvester<'_>, serde_json::Value) {
+pub(crate) async fn library(app: &TestApp) -> (Client<'_>, Harvester<'_>, serde_json::Value) {
     let c = Client::admin(app, "diku").await;
     let job = upload_and_process(app, &c, "100.mrc", shared("100.mrc")).await;
     assert_eq!(app.wait_for_job("diku", &job).await["status"], "COMMITTED");
