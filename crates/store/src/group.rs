@@ -306,31 +306,52 @@ fn run_group(
                     Ok(tx) => tx,
                     Err(e) => return fail_all(jobs, &e.into()),
                 };
-                match run_jobs(Tx::Sqlite(&tx), &mut jobs, queue, slice) {
-                    Some(kept) => (kept, tx.commit().map_err(Error::from)),
+                match run_jobs(Tx::Sqlite(&tx), Savepoint::None, &mut jobs, queue, slice) {
+                    // A savepoint left open is committed with the transaction.
+                    Some((kept, _)) => (kept, tx.commit().map_err(Error::from)),
                     None => continue,
                 }
             }
             WriterConn::Postgres { pool, schema, lock } => {
-                let session =
-                    match pool.get().and_then(|s| s.begin(schema, Some(*lock)).map(|()| s)) {
-                        Ok(session) => session,
-                        Err(e) => return fail_all(jobs, &e),
-                    };
-                let ran = run_jobs(Tx::Postgres(&session), &mut jobs, queue, slice);
-                // Announced on commit, to every process on the database.
-                let last = ran.as_ref().and_then(|kept| kept.iter().filter_map(|(_, s)| *s).max());
-                let announced = match last {
-                    Some(seq) => Tx::Postgres(&session)
-                        .execute(
-                            "SELECT pg_notify(?1, ?2)",
-                            &[CHANGES_CHANNEL.into(), format!("{schema} {seq}").as_str().into()],
-                        )
-                        .map(drop),
-                    None => Ok(()),
+                // Each statement is a round trip, made while the tenant's lock is held:
+                // the first job's savepoint goes with the `BEGIN`, and the announcement
+                // (delivered on commit, to every process on the database) with the
+                // `COMMIT`.
+                let session = match pool
+                    .get()
+                    .and_then(|s| s.begin_write(schema, *lock, SAVEPOINT).map(|()| s))
+                {
+                    Ok(session) => session,
+                    Err(e) => return fail_all(jobs, &e),
                 };
-                let ended = announced.and_then(|()| session.end(ran.is_some()));
+                let ran =
+                    run_jobs(Tx::Postgres(&session), Savepoint::Fresh, &mut jobs, queue, slice);
+                let ended = match &ran {
+                    None => session.end(false),
+                    Some((kept, savepoint)) => {
+                        // The release fails if a statement of the last job failed and
+                        // the job went on (PostgreSQL then refuses all but a rollback);
+                        // a bare `COMMIT` would roll back without a word.
+                        let release = match savepoint {
+                            Savepoint::Used => format!("RELEASE {SAVEPOINT}; "),
+                            _ => String::new(),
+                        };
+                        // Schema names are `[a-z][a-z0-9_]*`: safe as a literal.
+                        let notify = match kept.iter().filter_map(|(_, seq)| *seq).max() {
+                            Some(seq) => {
+                                format!("SELECT pg_notify('{CHANGES_CHANNEL}', '{schema} {seq}'); ")
+                            }
+                            None => String::new(),
+                        };
+                        let done = session.batch(&format!("{release}{notify}COMMIT"));
+                        if done.is_err() {
+                            let _ = session.end(false);
+                        }
+                        done
+                    }
+                };
                 pool.put(session);
+                let ran = ran.map(|(kept, _)| kept);
                 match ran {
                     Some(kept) => (kept, ended),
                     None => continue,
@@ -366,37 +387,67 @@ fn fail_all(jobs: impl Iterator<Item = Job>, e: &Error) {
 /// transaction up (those jobs are failed; the rest are left to the next transaction).
 fn run_jobs(
     tx: Tx<'_>,
+    mut savepoint: Savepoint,
     jobs: &mut dyn Iterator<Item = Job>,
     queue: (&AtomicUsize, &crate::changes::KeptTypes),
     slice: Option<Duration>,
-) -> Option<Vec<(Job, Option<i64>)>> {
-    let mut kept: Vec<(Job, Option<i64>)> = Vec::new();
+) -> Option<(Vec<Kept>, Savepoint)> {
+    let mut kept: Vec<Kept> = Vec::new();
     for job in &mut *jobs {
-        match run_job(tx, &job, queue, slice) {
+        match run_job(tx, &mut savepoint, &job, queue, slice) {
             Ok(seq) => kept.push((job, seq)),
             Err(outcome) => job.done.finish(outcome),
         }
-        if tx.lost() {
+        if tx.lost() || savepoint == Savepoint::Broken {
             // The kept jobs' changes are gone with the transaction.
             let lost = Error::Database("the transaction was rolled back by the database".into());
             fail_all(kept.into_iter().map(|(job, _)| job), &lost);
             return None;
         }
     }
-    Some(kept)
+    Some((kept, savepoint))
+}
+
+/// A job whose changes are to be committed, with its last sequence number.
+type Kept = (Job, Option<i64>);
+
+/// The savepoint each job of a group runs in, so that one failing leaves the others'
+/// changes: its name, and where the group stands with it.
+const SAVEPOINT: &str = "quire_write";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Savepoint {
+    /// None open.
+    None,
+    /// Open and unused: the next job runs in it.
+    Fresh,
+    /// Open, holding a job's kept changes: released as the next one starts, or as the
+    /// group commits.
+    Used,
+    /// The transaction cannot go on: a job's statement failed and the job went on, or
+    /// a rollback to the savepoint failed. The group is rolled back.
+    Broken,
 }
 
 /// Runs one job in a savepoint: `Ok` with its last sequence number when it is to be
 /// committed, or the outcome it ends with now.
 fn run_job(
     tx: Tx<'_>,
+    savepoint: &mut Savepoint,
     job: &Job,
     (interactive, kept): (&AtomicUsize, &crate::changes::KeptTypes),
     slice: Option<Duration>,
 ) -> Result<Option<i64>, Outcome> {
-    // Every write passes here: the two statements of the common path are prepared once.
-    let statement = |sql| tx.execute(sql, &[]).map(drop);
-    statement("SAVEPOINT quire_write").map_err(Outcome::Failed)?;
+    let opened = match *savepoint {
+        Savepoint::Fresh => Ok(()),
+        Savepoint::None | Savepoint::Broken => tx.batch(&format!("SAVEPOINT {SAVEPOINT}")),
+        Savepoint::Used => tx.batch(&format!("RELEASE {SAVEPOINT}; SAVEPOINT {SAVEPOINT}")),
+    };
+    if let Err(e) = opened {
+        *savepoint = Savepoint::Broken;
+        return Err(Outcome::Failed(e));
+    }
+    *savepoint = Savepoint::None;
     // Read per job, not per group: a job that starts a publisher keeps the bodies of
     // every job after it, in its own group too.
     let mut writer = Writer::new(tx, interactive, slice, kept.get());
@@ -410,21 +461,17 @@ fn run_job(
         Err(payload) => Err(Outcome::Panicked(payload)),
     };
     drop(writer);
-    let undo = || tx.batch("ROLLBACK TO quire_write; RELEASE quire_write");
-    let ended = if result.is_ok() { statement("RELEASE quire_write") } else { undo() };
-    match ended {
-        Ok(()) => result,
-        // The release failed (on PostgreSQL, a statement of the job failed and the job
-        // went on), or the rollback did because the database had already rolled
-        // everything back; either way this job's changes are not kept. The rollback
-        // leaves PostgreSQL's transaction usable for the rest of the group.
-        Err(e) => {
-            if result.is_ok() {
-                let _ = undo();
-            }
-            Err(result.err().unwrap_or(Outcome::Failed(e)))
-        }
+    if result.is_ok() {
+        // Released as the next job starts, or by the commit.
+        *savepoint = Savepoint::Used;
+        return result;
     }
+    // This job's changes go, and PostgreSQL's transaction is usable again for the rest
+    // of the group.
+    if tx.batch(&format!("ROLLBACK TO {SAVEPOINT}; RELEASE {SAVEPOINT}")).is_err() {
+        *savepoint = Savepoint::Broken;
+    }
+    result
 }
 
 #[cfg(test)]
@@ -440,6 +487,24 @@ mod tests {
     fn counter(tenant: &Tenant) -> i64 {
         let body = tenant.read(|r| r.get(&THINGS, "counter")).unwrap().unwrap().body;
         body.parse().unwrap()
+    }
+
+    /// A write that carries on past a failed statement: SQLite keeps its other changes,
+    /// PostgreSQL gives the whole transaction up. Either way what the write reports is
+    /// what the database holds, and the next write goes through.
+    #[test]
+    fn a_write_past_a_failed_statement_reports_what_was_kept() {
+        let (_dir, tenant) = tenant();
+        let written = tenant.write(|w| {
+            w.insert(&THINGS, "once", 1, "{}", &NO_PARENT)?;
+            let again = w.insert(&THINGS, "once", 1, "{}", &NO_PARENT);
+            assert!(again.is_err(), "a second insert of one id");
+            Ok::<_, Error>(())
+        });
+        let kept = tenant.read(|r| r.exists(&THINGS, "once")).unwrap();
+        assert_eq!(written.is_ok(), kept, "{written:?}");
+        tenant.write(|w| w.insert(&THINGS, "next", 1, "{}", &NO_PARENT)).unwrap();
+        assert!(tenant.read(|r| r.exists(&THINGS, "next")).unwrap());
     }
 
     /// Eight threads write at once: each write reads a counter, bumps it and adds a

@@ -15,13 +15,19 @@ use std::{
     cell::RefCell,
     collections::HashMap,
     future::Future,
-    sync::{Arc, Mutex},
-    task::{Context, Poll, Wake},
+    os::fd::RawFd,
+    pin::Pin,
+    sync::{
+        Arc, Mutex,
+        atomic::{AtomicBool, Ordering},
+    },
+    task::{Context, Poll, Waker},
     time::Duration,
 };
 
 use tokio_postgres::{
-    Client, NoTls, Statement,
+    Client, Connection, NoTls, Statement,
+    tls::NoTlsStream,
     types::{IsNull, ToSql, Type, to_sql_checked},
 };
 
@@ -37,16 +43,20 @@ const STATEMENTS_KEPT: usize = 512;
 
 /// The connections of one store.
 ///
-/// Why tokio-postgres with a runtime of its own rather than the blocking `postgres`
-/// crate: that crate runs each call on a runtime it enters on the calling thread, which
-/// panics on a thread that is already driving async tasks, and in a destructor that
-/// aborts the process. Here the sockets are driven on the pool's own thread, and a
-/// caller only waits for a channel ([`wait`]), which any thread may do.
+/// Each connection is driven on the thread that uses it ([`Session::drive`]): a
+/// statement's request is written, and its answer read, by the caller itself, which
+/// blocks in `poll(2)` on the socket while the database works. A hop to an I/O thread
+/// and back per statement cost more than PostgreSQL's own work on a loopback
+/// connection. tokio-postgres speaks the protocol over a socket of ours
+/// ([`Socket`]); the blocking `postgres` crate could not be used instead, as it enters
+/// a tokio runtime on the calling thread, which panics on the server's blocking threads
+/// (they belong to a runtime). The pool's own runtime thread only drives the listener
+/// connection ([`Pool::listen`]).
 pub(crate) struct Pool {
     config: tokio_postgres::Config,
     idle: Mutex<Vec<Session>>,
     max_idle: usize,
-    // Drives every connection's socket; shut down without waiting when the pool goes.
+    // Drives the listener's socket; shut down without waiting when the pool goes.
     runtime: Option<tokio::runtime::Runtime>,
 }
 
@@ -87,35 +97,16 @@ impl Pool {
         Ok(pool)
     }
 
-    /// A connection: an idle one, or a new one.
+    /// A connection: an idle one still open, or a new one.
     pub(crate) fn get(&self) -> Result<Session> {
-        let idle = self.idle.lock().unwrap().pop();
-        if let Some(session) = idle
-            && !session.is_closed()
-        {
-            return Ok(session);
-        }
-        let (sent, received) = std::sync::mpsc::channel();
-        let config = self.config.clone();
-        self.runtime().spawn(async move {
-            match config.connect(NoTls).await {
-                Ok((client, connection)) => {
-                    let _ = sent.send(Ok(client));
-                    // Runs until the client is dropped or the server goes.
-                    let _ = connection.await;
-                }
-                Err(e) => {
-                    let _ = sent.send(Err(e));
-                }
+        loop {
+            let idle = self.idle.lock().unwrap().pop();
+            match idle {
+                Some(session) if session.is_open() => return Ok(session),
+                Some(_closed) => continue,
+                None => return Session::connect(&self.config),
             }
-        });
-        let client = received
-            .recv()
-            .map_err(|_| Error::Database("PostgreSQL's I/O thread stopped".to_string()))?
-            .map_err(|e| {
-                Error::Database(format!("cannot connect to PostgreSQL: {}", error_text(&e)))
-            })?;
-        Ok(Session { client, statements: RefCell::new(HashMap::new()) })
+        }
     }
 
     /// Gives a connection back, outside any transaction.
@@ -184,42 +175,90 @@ impl Pool {
     }
 }
 
-/// Waits on this thread for a future whose I/O another thread does (a client's request
-/// to its connection): parks until woken, so it needs no runtime of its own.
-fn wait<F: Future>(future: F) -> F::Output {
-    struct Unpark(std::thread::Thread);
-    impl Wake for Unpark {
-        fn wake(self: Arc<Self>) {
-            self.0.unpark();
-        }
-    }
-    let waker = Arc::new(Unpark(std::thread::current())).into();
-    let mut cx = Context::from_waker(&waker);
-    let mut future = std::pin::pin!(future);
-    loop {
-        if let Poll::Ready(value) = future.as_mut().poll(&mut cx) {
-            return value;
-        }
-        std::thread::park();
-    }
-}
+/// A connection's half that reads and writes its socket.
+type Driven = Connection<Socket, NoTlsStream>;
 
-/// One connection, with its prepared statements.
+/// One connection, with its prepared statements, driven by the thread using it.
 pub(crate) struct Session {
     client: Client,
+    // `None` once the connection has ended: dropping it fails the requests it held.
+    connection: RefCell<Option<Pin<Box<Driven>>>>,
+    socket: RawFd,
+    blocked: Arc<Blocked>,
     statements: RefCell<HashMap<String, Statement>>,
 }
 
 impl Session {
+    /// Opens a connection to the first of the configuration's hosts that answers.
+    fn connect(config: &tokio_postgres::Config) -> Result<Session> {
+        let failed = |e: &dyn std::fmt::Display| {
+            Error::Database(format!("cannot connect to PostgreSQL: {e}"))
+        };
+        let socket = Socket::connect(config).map_err(|e| failed(&e))?;
+        let (fd, blocked) = (socket.fd(), socket.blocked.clone());
+        let (client, connection) = drive_socket(fd, &blocked, config.connect_raw(socket, NoTls))
+            .map_err(|e| failed(&error_text(&e)))?;
+        Ok(Session {
+            client,
+            connection: RefCell::new(Some(Box::pin(connection))),
+            socket: fd,
+            blocked,
+            statements: RefCell::new(HashMap::new()),
+        })
+    }
+
+    /// Runs `future` (a request of the client's) to its end on this thread, polling
+    /// the connection, which writes the request and reads the answer, and waiting on
+    /// the socket between.
+    fn drive<F: Future>(&self, future: F) -> F::Output {
+        let mut connection = self.connection.borrow_mut();
+        let mut future = std::pin::pin!(future);
+        // Woken when the request hands the connection a message to send, or the
+        // connection hands the request an answer: then there is more to do at once.
+        let woken = Arc::new(Woken::default());
+        let waker = Waker::from(woken.clone());
+        let mut cx = Context::from_waker(&waker);
+        loop {
+            woken.0.store(false, Ordering::Relaxed);
+            if let Poll::Ready(value) = future.as_mut().poll(&mut cx) {
+                return value;
+            }
+            // Writes what the request queued and reads what came. Once the connection
+            // ends (the server went), it is dropped, which fails the request.
+            self.blocked.clear();
+            if connection.as_mut().is_some_and(|c| c.as_mut().poll(&mut cx).is_ready()) {
+                *connection = None;
+                continue;
+            }
+            // Nothing moved between the two, and the socket had nothing more: wait on
+            // it. (The connection also stops when the request's channel is full; the
+            // request, polled again, takes what waits and wakes it.)
+            if !woken.0.load(Ordering::Relaxed) {
+                self.blocked.wait(self.socket);
+            }
+        }
+    }
+
+    /// Whether the connection is still open: an idle one is looked at without waiting,
+    /// so one the server closed meanwhile is found before a request is sent on it.
+    fn is_open(&self) -> bool {
+        let mut connection = self.connection.borrow_mut();
+        let mut cx = Context::from_waker(Waker::noop());
+        if connection.as_mut().is_some_and(|c| c.as_mut().poll(&mut cx).is_ready()) {
+            *connection = None;
+        }
+        connection.is_some() && !self.client.is_closed()
+    }
+
     pub(crate) fn is_closed(&self) -> bool {
-        self.client.is_closed()
+        self.connection.borrow().is_none() || self.client.is_closed()
     }
 
     fn statement(&self, sql: &str) -> Result<Statement> {
         if let Some(statement) = self.statements.borrow().get(sql) {
             return Ok(statement.clone());
         }
-        let statement = wait(self.client.prepare(&numbered_placeholders(sql)))?;
+        let statement = self.drive(self.client.prepare(&numbered_placeholders(sql)))?;
         let mut statements = self.statements.borrow_mut();
         if statements.len() >= STATEMENTS_KEPT {
             statements.clear();
@@ -235,17 +274,17 @@ impl Session {
     ) -> Result<Vec<tokio_postgres::Row>> {
         let statement = self.statement(sql)?;
         let params: Vec<&(dyn ToSql + Sync)> = params.iter().map(|p| p as _).collect();
-        Ok(wait(self.client.query(&statement, &params))?)
+        Ok(self.drive(self.client.query(&statement, &params))?)
     }
 
     pub(crate) fn execute(&self, sql: &str, params: &[Param<'_>]) -> Result<u64> {
         let statement = self.statement(sql)?;
         let params: Vec<&(dyn ToSql + Sync)> = params.iter().map(|p| p as _).collect();
-        Ok(wait(self.client.execute(&statement, &params))?)
+        Ok(self.drive(self.client.execute(&statement, &params))?)
     }
 
     pub(crate) fn batch(&self, sql: &str) -> Result<()> {
-        Ok(wait(self.client.batch_execute(sql))?)
+        Ok(self.drive(self.client.batch_execute(sql))?)
     }
 
     /// Starts a transaction in `schema`: a read-only snapshot, or a write that holds the
@@ -262,9 +301,202 @@ impl Session {
         self.batch(&sql)
     }
 
+    /// Starts a write transaction in `schema` holding the tenant's write lock (`lock`)
+    /// until it ends, with a savepoint named `savepoint` open: one round trip.
+    pub(crate) fn begin_write(&self, schema: &str, lock: i64, savepoint: &str) -> Result<()> {
+        self.batch(&format!(
+            "BEGIN; SET LOCAL search_path TO \"{schema}\", public; \
+             SELECT pg_advisory_xact_lock({lock}); SAVEPOINT {savepoint}"
+        ))
+    }
+
     /// Ends the transaction: commits it on `Ok`, rolls it back otherwise.
     pub(crate) fn end(&self, commit: bool) -> Result<()> {
         self.batch(if commit { "COMMIT" } else { "ROLLBACK" })
+    }
+}
+
+/// Runs the connection handshake to its end on this thread.
+fn drive_socket<F: Future>(fd: RawFd, blocked: &Blocked, future: F) -> F::Output {
+    let mut future = std::pin::pin!(future);
+    let mut cx = Context::from_waker(Waker::noop());
+    loop {
+        blocked.clear();
+        if let Poll::Ready(value) = future.as_mut().poll(&mut cx) {
+            return value;
+        }
+        blocked.wait(fd);
+    }
+}
+
+/// A waker that only notes it was woken: the driver polls again instead of waiting.
+#[derive(Default)]
+struct Woken(AtomicBool);
+
+impl std::task::Wake for Woken {
+    fn wake(self: Arc<Self>) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Which way the socket would have blocked since last cleared: what the driver must
+/// wait for before polling again.
+#[derive(Default)]
+struct Blocked {
+    read: AtomicBool,
+    write: AtomicBool,
+}
+
+impl Blocked {
+    fn clear(&self) {
+        self.read.store(false, Ordering::Relaxed);
+        self.write.store(false, Ordering::Relaxed);
+    }
+
+    /// Blocks until the socket can do what it could not (read, write), or has closed;
+    /// returns at once when it refused nothing.
+    fn wait(&self, fd: RawFd) {
+        let mut events = 0;
+        if self.read.load(Ordering::Relaxed) {
+            events |= libc::POLLIN;
+        }
+        if self.write.load(Ordering::Relaxed) {
+            events |= libc::POLLOUT;
+        }
+        if events == 0 {
+            return;
+        }
+        let mut poll = libc::pollfd { fd, events, revents: 0 };
+        // SAFETY: one valid pollfd, for the call's duration; an interrupted wait just
+        // returns to the driver, which polls again.
+        #[allow(unsafe_code)]
+        unsafe {
+            libc::poll(&mut poll, 1, -1);
+        }
+    }
+}
+
+/// A connection's socket, nonblocking, read and written by whichever thread drives
+/// the connection: a read or write that would block is `Pending`, noted in
+/// [`Blocked`], and the driver then waits in `poll(2)` rather than on a waker.
+pub(crate) struct Socket {
+    stream: Stream,
+    blocked: Arc<Blocked>,
+}
+
+enum Stream {
+    Tcp(std::net::TcpStream),
+    Unix(std::os::unix::net::UnixStream),
+}
+
+impl Socket {
+    /// Connects to the first host of `config` that answers, as libpq does: a TCP host
+    /// and port, or a Unix socket directory (`<dir>/.s.PGSQL.<port>`).
+    fn connect(config: &tokio_postgres::Config) -> std::io::Result<Socket> {
+        use tokio_postgres::config::Host;
+        let ports = config.get_ports();
+        let timeout = config.get_connect_timeout().copied().unwrap_or(Duration::from_secs(10));
+        let mut last = std::io::Error::other("no host to connect to");
+        for (i, host) in config.get_hosts().iter().enumerate() {
+            let port = ports.get(i).or(ports.first()).copied().unwrap_or(5432);
+            let stream = match host {
+                Host::Tcp(name) => {
+                    use std::net::ToSocketAddrs;
+                    let mut connected = Err(std::io::Error::other(format!("{name} not found")));
+                    for address in (name.as_str(), port).to_socket_addrs()? {
+                        connected = std::net::TcpStream::connect_timeout(&address, timeout);
+                        if connected.is_ok() {
+                            break;
+                        }
+                    }
+                    connected.and_then(|tcp| {
+                        tcp.set_nodelay(true)?;
+                        Ok(Stream::Tcp(tcp))
+                    })
+                }
+                Host::Unix(dir) => {
+                    std::os::unix::net::UnixStream::connect(dir.join(format!(".s.PGSQL.{port}")))
+                        .map(Stream::Unix)
+                }
+            };
+            match stream {
+                Ok(stream) => {
+                    match &stream {
+                        Stream::Tcp(tcp) => tcp.set_nonblocking(true)?,
+                        Stream::Unix(unix) => unix.set_nonblocking(true)?,
+                    }
+                    return Ok(Socket { stream, blocked: Arc::default() });
+                }
+                Err(e) => last = e,
+            }
+        }
+        Err(last)
+    }
+
+    fn fd(&self) -> RawFd {
+        use std::os::fd::AsRawFd;
+        match &self.stream {
+            Stream::Tcp(tcp) => tcp.as_raw_fd(),
+            Stream::Unix(unix) => unix.as_raw_fd(),
+        }
+    }
+
+    fn io<T>(&self, result: std::io::Result<T>, writing: bool) -> Poll<std::io::Result<T>> {
+        match result {
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                let way = if writing { &self.blocked.write } else { &self.blocked.read };
+                way.store(true, Ordering::Relaxed);
+                Poll::Pending
+            }
+            result => Poll::Ready(result),
+        }
+    }
+}
+
+impl tokio::io::AsyncRead for Socket {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        use std::io::Read;
+        let unfilled = buf.initialize_unfilled();
+        let read = match &self.stream {
+            Stream::Tcp(tcp) => (&*tcp).read(unfilled),
+            Stream::Unix(unix) => (&*unix).read(unfilled),
+        };
+        self.io(read, false).map_ok(|n| buf.advance(n))
+    }
+}
+
+impl tokio::io::AsyncWrite for Socket {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+        data: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        use std::io::Write;
+        let written = match &self.stream {
+            Stream::Tcp(tcp) => (&*tcp).write(data),
+            Stream::Unix(unix) => (&*unix).write(data),
+        };
+        self.io(written, true)
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        let shut = match &self.stream {
+            Stream::Tcp(tcp) => tcp.shutdown(std::net::Shutdown::Write),
+            Stream::Unix(unix) => unix.shutdown(std::net::Shutdown::Write),
+        };
+        Poll::Ready(shut)
     }
 }
 
