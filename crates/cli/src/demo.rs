@@ -28,7 +28,11 @@ pub(crate) fn run(args: DemoArgs) -> anyhow::Result<()> {
     }
     std::fs::create_dir_all(&data_dir)
         .with_context(|| format!("creating {}", data_dir.display()))?;
-    let data = crate::DataDirArg { data_dir: data_dir.clone(), store: "sqlite".to_string() };
+    let data = crate::DataDirArg {
+        data_dir: data_dir.clone(),
+        store: "sqlite".to_string(),
+        store_connections: store::Options::default().connections,
+    };
     let store = crate::open_store(&data, &args.server)?;
     let admin = runtime::AdminUser {
         username: ADMIN_USER.to_string(),

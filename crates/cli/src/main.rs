@@ -58,6 +58,10 @@ pub(crate) struct DataDirArg {
     /// schema per tenant, the data directory then holding this node's search indexes.
     #[arg(long, env = "QUIRE_STORE", default_value = "sqlite")]
     pub(crate) store: String,
+    /// On PostgreSQL: connections kept open for reuse, shared by every tenant. Timeouts
+    /// go in the URL: `connect_timeout=SECONDS`, and `options=-c statement_timeout=MS`.
+    #[arg(long, env = "QUIRE_STORE_CONNECTIONS", default_value_t = 16)]
+    pub(crate) store_connections: usize,
 }
 
 impl DataDirArg {
@@ -72,7 +76,12 @@ impl DataDirArg {
                 "--store {other:?}: expected sqlite or a postgresql://user@host:port/database URL"
             ),
         };
-        Ok(store::Options { backend, ..store::Options::default() })
+        anyhow::ensure!(self.store_connections >= 1, "--store-connections must be at least 1");
+        Ok(store::Options {
+            backend,
+            connections: self.store_connections,
+            ..store::Options::default()
+        })
     }
 
     /// Opens the store with `options` (from [`DataDirArg::options`]) and every

@@ -152,3 +152,47 @@ fn an_import_whose_node_dies_is_finished_by_another() {
         assert!(health(node)["replicas"]["imp"]["jobs"].as_array().unwrap().is_empty());
     }
 }
+
+/// The pool's size is a setting, and the URL carries the timeouts (`connect_timeout`,
+/// and `statement_timeout` among the session's `options`); a pool of none is refused,
+/// and a server that is not there is reported as such.
+#[test]
+fn pool_size_and_timeouts_are_settings() {
+    let Some(url) = postgres() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path().to_str().unwrap();
+    let tuned = format!("{url}?connect_timeout=5&options=-c%20statement_timeout%3D60000");
+    run(&[
+        "tenant",
+        "create",
+        "tuned",
+        "--admin-password",
+        "pw",
+        "--store",
+        &tuned,
+        "--store-connections",
+        "2",
+        "--data-dir",
+        dir,
+    ]);
+    assert_eq!(
+        run(&["tenant", "list", "--store", &tuned, "--store-connections", "1"]).trim(),
+        "tuned"
+    );
+
+    let refused = |args: &[&str]| {
+        let out = Command::new(QUIRE).args(args).env("QUIRE_LOG", "warn").output().unwrap();
+        assert!(!out.status.success(), "{args:?} succeeded");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let none = refused(&["tenant", "list", "--store", &url, "--store-connections", "0"]);
+    assert!(none.contains("--store-connections must be at least 1"), "{none}");
+    // Nothing listens on port 1.
+    let away = refused(&[
+        "tenant",
+        "list",
+        "--store",
+        "postgresql://quire@127.0.0.1:1/quire?connect_timeout=2",
+    ]);
+    assert!(away.contains("cannot connect to PostgreSQL"), "{away}");
+}

@@ -52,6 +52,9 @@ pub struct Options {
     pub durability: Durability,
     /// Read connections kept open per tenant.
     pub max_idle_readers: usize,
+    /// On PostgreSQL: how many connections the store keeps open for reuse, shared by
+    /// every tenant; more are opened while the load needs them, and closed after.
+    pub connections: usize,
     /// Map each open tenant's database and read it into memory in the background, and
     /// keep it mapped (`warm.rs`): for a server, not for a one-off command.
     pub prewarm: bool,
@@ -63,6 +66,7 @@ impl Default for Options {
             backend: Backend::Sqlite,
             durability: Durability::Normal,
             max_idle_readers: 8,
+            connections: 16,
             prewarm: false,
         }
     }
@@ -102,7 +106,7 @@ impl Store {
             Backend::Sqlite => None,
             Backend::Postgres { url } => {
                 // Readers and writers of every tenant draw on it.
-                Some(Arc::new(Pool::connect(url, options.max_idle_readers.max(1) * 2)?))
+                Some(Arc::new(Pool::connect(url, options.connections.max(1))?))
             }
         };
         let tenants: Arc<RwLock<HashMap<String, Arc<Tenant>>>> = Arc::default();
