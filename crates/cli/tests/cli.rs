@@ -316,28 +316,7 @@ fn sigkill_during_an_import_neither_loses_nor_repeats_a_record() {
             .set("x-okapi-tenant", "imp")
             .set("x-okapi-token", token)
     };
-    let definition: Value = call(&server, &token, "POST", "/data-import/uploadDefinitions")
-        .send_json(json!({"fileDefinitions": [{"name": "crash.mrc"}]}))
-        .unwrap()
-        .into_json()
-        .unwrap();
-    let id = definition["id"].as_str().unwrap();
-    let file_id = definition["fileDefinitions"][0]["id"].as_str().unwrap();
-    let job = definition["fileDefinitions"][0]["jobExecutionId"].as_str().unwrap().to_string();
-    let uploaded: Value = call(
-        &server,
-        &token,
-        "POST",
-        &format!("/data-import/uploadDefinitions/{id}/files/{file_id}"),
-    )
-    .send_bytes(&file)
-    .unwrap()
-    .into_json()
-    .unwrap();
-    let profile = json!({"id": "e34d7b92-9b83-11eb-a8b3-0242ac130003", "name": "Default - Create instance and SRS MARC Bib", "dataType": "MARC"});
-    call(&server, &token, "POST", &format!("/data-import/uploadDefinitions/{id}/processFiles"))
-        .send_json(json!({"uploadDefinition": uploaded, "jobProfileInfo": profile}))
-        .unwrap();
+    let job = server.start_import("imp", &token, "crash.mrc", &file);
     let progress = |server: &Server, token: &str| -> Value {
         call(server, token, "GET", &format!("/change-manager/jobExecutions/{job}"))
             .call()

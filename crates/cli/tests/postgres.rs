@@ -89,24 +89,7 @@ fn an_import_whose_node_dies_is_finished_by_another() {
     };
 
     let first = nodes[0].as_ref().unwrap();
-    let definition: Value = call(first, "POST", "/data-import/uploadDefinitions")
-        .send_json(json!({"fileDefinitions": [{"name": "nodes.mrc"}]}))
-        .unwrap()
-        .into_json()
-        .unwrap();
-    let id = definition["id"].as_str().unwrap();
-    let file_id = definition["fileDefinitions"][0]["id"].as_str().unwrap();
-    let job = definition["fileDefinitions"][0]["jobExecutionId"].as_str().unwrap().to_string();
-    let uploaded: Value =
-        call(first, "POST", &format!("/data-import/uploadDefinitions/{id}/files/{file_id}"))
-            .send_bytes(&support::numbered_marc(N, "node"))
-            .unwrap()
-            .into_json()
-            .unwrap();
-    let profile = json!({"id": "e34d7b92-9b83-11eb-a8b3-0242ac130003", "name": "Default - Create instance and SRS MARC Bib", "dataType": "MARC"});
-    call(first, "POST", &format!("/data-import/uploadDefinitions/{id}/processFiles"))
-        .send_json(json!({"uploadDefinition": uploaded, "jobProfileInfo": profile}))
-        .unwrap();
+    let job = first.start_import("imp", &token, "nodes.mrc", &support::numbered_marc(N, "node"));
 
     // The node holding the job's lease, once some chunks have committed and many remain.
     let lease = json!(format!("import:{job}"));

@@ -16,7 +16,7 @@ use std::time::Duration;
 use uuid::Uuid;
 
 use crate::indexes::Indexes;
-use crate::leases::{Held, bulk_lease, is_free};
+use crate::leases::{Held, bulk_lease};
 use crate::standings::Standings;
 
 /// An operation to run: its tenant and id.
@@ -180,17 +180,4 @@ fn step(
         return Ok(false);
     }
     Ok(progress.more)
-}
-
-/// The tenant's unfinished operations that no node holds: those whose node stopped or
-/// died.
-pub(crate) fn unheld(tenant: &store::Tenant, leases: &[store::Lease]) -> Vec<Uuid> {
-    let now = store::now_ms();
-    match tenant.read(bulk::unfinished_operations) {
-        Ok(ids) => ids.into_iter().filter(|id| is_free(leases, &bulk_lease(*id), now)).collect(),
-        Err(e) => {
-            tracing::error!(tenant = tenant.name(), error = %e, "cannot list bulk operations");
-            Vec::new()
-        }
-    }
 }

@@ -16,7 +16,7 @@ use uuid::Uuid;
 
 use crate::candidates::IndexCandidates;
 use crate::indexes::Indexes;
-use crate::leases::{Held, import_lease, is_free};
+use crate::leases::{Held, import_lease};
 use crate::marc_indexes::MarcIndexes;
 
 /// A job to run: its tenant and id.
@@ -202,18 +202,6 @@ fn step(
             let status = import::finish(tenant, id, status)?;
             tracing::info!(tenant = tenant.name(), job = %id, status = status.as_str(), "import job ended");
             Ok(Stepped::Ended)
-        }
-    }
-}
-
-/// The tenant's unfinished jobs that no node holds: those whose node stopped or died.
-pub(crate) fn unheld(tenant: &store::Tenant, leases: &[store::Lease]) -> Vec<Uuid> {
-    let now = store::now_ms();
-    match tenant.read(import::unfinished_jobs) {
-        Ok(ids) => ids.into_iter().filter(|id| is_free(leases, &import_lease(*id), now)).collect(),
-        Err(e) => {
-            tracing::error!(tenant = tenant.name(), error = %e, "cannot list import jobs");
-            Vec::new()
         }
     }
 }

@@ -63,7 +63,27 @@ impl Held {
     }
 }
 
-/// Whether a job is left for any node to take: no lease on it, or one run out.
-pub(crate) fn is_free(leases: &[store::Lease], job: &str, now_ms: i64) -> bool {
-    leases.iter().find(|lease| lease.job == job).is_none_or(|lease| lease.expires_ms <= now_ms)
+/// The jobs `unfinished` lists that no node holds (no lease on them, or one run out):
+/// those whose node stopped or died. `kind` names them in the log.
+pub(crate) fn unheld<E: std::fmt::Display>(
+    tenant: &store::Tenant,
+    leases: &[store::Lease],
+    unfinished: impl FnOnce(&store::Reader<'_>) -> Result<Vec<Uuid>, E>,
+    lease: fn(Uuid) -> String,
+    kind: &str,
+) -> Vec<Uuid> {
+    let now = store::now_ms();
+    let is_free =
+        |job: &str| leases.iter().find(|l| l.job == job).is_none_or(|l| l.expires_ms <= now);
+    let listed = tenant
+        .read(|r| Ok::<_, store::Error>(unfinished(r)))
+        .map_err(|e| e.to_string())
+        .and_then(|listed| listed.map_err(|e| e.to_string()));
+    match listed {
+        Ok(ids) => ids.into_iter().filter(|id| is_free(&lease(*id))).collect(),
+        Err(e) => {
+            tracing::error!(tenant = tenant.name(), kind, error = %e, "cannot list unfinished jobs");
+            Vec::new()
+        }
+    }
 }

@@ -279,7 +279,9 @@ impl Runtime {
                     continue;
                 }
             };
-            for job in imports::unheld(&tenant, &leases) {
+            let imports =
+                leases::unheld(&tenant, &leases, import::unfinished_jobs, import_lease, "imports");
+            for job in imports {
                 tracing::info!(tenant = %name, %job, "taking up an import job");
                 self.imports.wake(
                     &self.store,
@@ -288,7 +290,14 @@ impl Runtime {
                     (name.clone(), job),
                 );
             }
-            for operation in bulk_ops::unheld(&tenant, &leases) {
+            let operations = leases::unheld(
+                &tenant,
+                &leases,
+                bulk::unfinished_operations,
+                leases::bulk_lease,
+                "bulk operations",
+            );
+            for operation in operations {
                 tracing::info!(tenant = %name, %operation, "taking up a bulk operation");
                 let key = (name.clone(), operation);
                 self.bulk.wake(&self.store, &self.indexes, &self.standings, key);

@@ -78,6 +78,40 @@ impl Server {
         r.header("x-okapi-token").unwrap().to_string()
     }
 
+    /// Uploads `file` as a MARC file through the web client's API and starts its import
+    /// with FOLIO's default create-instance profile; returns the job's id.
+    pub(crate) fn start_import(
+        &self,
+        tenant: &str,
+        token: &str,
+        name: &str,
+        file: &[u8],
+    ) -> String {
+        let call = |method: &str, path: &str| {
+            ureq::request(method, &format!("{}{path}", self.url))
+                .set("x-okapi-tenant", tenant)
+                .set("x-okapi-token", token)
+        };
+        let definition: serde_json::Value = call("POST", "/data-import/uploadDefinitions")
+            .send_json(json!({"fileDefinitions": [{"name": name}]}))
+            .unwrap()
+            .into_json()
+            .unwrap();
+        let id = definition["id"].as_str().unwrap();
+        let file_id = definition["fileDefinitions"][0]["id"].as_str().unwrap();
+        let uploaded: serde_json::Value =
+            call("POST", &format!("/data-import/uploadDefinitions/{id}/files/{file_id}"))
+                .send_bytes(file)
+                .unwrap()
+                .into_json()
+                .unwrap();
+        let profile = json!({"id": "e34d7b92-9b83-11eb-a8b3-0242ac130003", "name": "Default - Create instance and SRS MARC Bib", "dataType": "MARC"});
+        call("POST", &format!("/data-import/uploadDefinitions/{id}/processFiles"))
+            .send_json(json!({"uploadDefinition": uploaded, "jobProfileInfo": profile}))
+            .unwrap();
+        definition["fileDefinitions"][0]["jobExecutionId"].as_str().unwrap().to_string()
+    }
+
     pub(crate) fn kill(mut self) {
         // SIGKILL: no shutdown hook runs.
         self.child.kill().unwrap();
