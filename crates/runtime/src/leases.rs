@@ -5,7 +5,7 @@
 //! no node took up, and wakes its runners for them. On SQLite the same holds between a
 //! server and a `quire import` on its data directory.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
 use uuid::Uuid;
@@ -63,27 +63,15 @@ impl Held {
     }
 }
 
-/// The jobs `unfinished` lists that no node holds (no lease on them, or one run out):
-/// those whose node stopped or died. `kind` names them in the log.
-pub(crate) fn unheld<E: std::fmt::Display>(
-    tenant: &store::Tenant,
+/// Of the jobs `unfinished` names (with their lease's name), those no node holds: no
+/// lease on them, or one run out. Their node stopped or died.
+pub(crate) fn unheld(
     leases: &[store::Lease],
-    unfinished: impl FnOnce(&store::Reader<'_>) -> Result<Vec<Uuid>, E>,
+    unfinished: Vec<Uuid>,
     lease: fn(Uuid) -> String,
-    kind: &str,
 ) -> Vec<Uuid> {
     let now = store::now_ms();
-    let is_free =
-        |job: &str| leases.iter().find(|l| l.job == job).is_none_or(|l| l.expires_ms <= now);
-    let listed = tenant
-        .read(|r| Ok::<_, store::Error>(unfinished(r)))
-        .map_err(|e| e.to_string())
-        .and_then(|listed| listed.map_err(|e| e.to_string()));
-    match listed {
-        Ok(ids) => ids.into_iter().filter(|id| is_free(&lease(*id))).collect(),
-        Err(e) => {
-            tracing::error!(tenant = tenant.name(), kind, error = %e, "cannot list unfinished jobs");
-            Vec::new()
-        }
-    }
+    let held: HashSet<&str> =
+        leases.iter().filter(|l| l.expires_ms > now).map(|l| l.job.as_str()).collect();
+    unfinished.into_iter().filter(|id| !held.contains(lease(*id).as_str())).collect()
 }

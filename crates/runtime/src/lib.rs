@@ -213,12 +213,17 @@ impl Runtime {
     }
 
     /// Starts this node's rebuild of each index another node was asked to reindex since
-    /// this node last looked.
-    fn follow_reindex_requests(&self, tenant: &Arc<store::Tenant>) -> Result<()> {
-        for resource in [Resource::Instances, Resource::Authorities] {
-            let requested =
-                tenant.read(|r| r.sequence_value(resource.request_counter()))?.unwrap_or(0);
-            if self.note_reindex(tenant.name(), resource, requested) {
+    /// this node last looked; `requested` holds the request counters of the instance
+    /// and authority indexes.
+    fn follow_reindex_requests(
+        &self,
+        tenant: &Arc<store::Tenant>,
+        requested: [Option<i64>; 2],
+    ) -> Result<()> {
+        for (resource, requested) in
+            [Resource::Instances, Resource::Authorities].into_iter().zip(requested)
+        {
+            if self.note_reindex(tenant.name(), resource, requested.unwrap_or(0)) {
                 tracing::info!(
                     tenant = tenant.name(),
                     ?resource,
@@ -272,37 +277,37 @@ impl Runtime {
     pub fn resume_jobs(&self) {
         for name in self.store.tenant_names() {
             let Ok(tenant) = self.store.tenant(&name) else { continue };
-            let leases = match tenant.leases() {
-                Ok(leases) => leases,
+            // One snapshot per tenant and look: this runs every few seconds on every node.
+            let looked = tenant.read(|r| {
+                let requested = [
+                    r.sequence_value(Resource::Instances.request_counter())?,
+                    r.sequence_value(Resource::Authorities.request_counter())?,
+                ];
+                Ok::<_, Error>((
+                    r.leases()?,
+                    import::unfinished_jobs(r)?,
+                    bulk::unfinished_operations(r)?,
+                    requested,
+                ))
+            });
+            let (leases, imports, operations, requested) = match looked {
+                Ok(looked) => looked,
                 Err(e) => {
-                    tracing::warn!(tenant = %name, error = %e, "cannot read job leases");
+                    tracing::warn!(tenant = %name, error = %e, "cannot look for jobs to take up");
                     continue;
                 }
             };
-            let imports =
-                leases::unheld(&tenant, &leases, import::unfinished_jobs, import_lease, "imports");
-            for job in imports {
+            for job in leases::unheld(&leases, imports, import_lease) {
                 tracing::info!(tenant = %name, %job, "taking up an import job");
-                self.imports.wake(
-                    &self.store,
-                    &self.indexes,
-                    &self.marc_indexes,
-                    (name.clone(), job),
-                );
+                let key = (name.clone(), job);
+                self.imports.wake(&self.store, &self.indexes, &self.marc_indexes, key);
             }
-            let operations = leases::unheld(
-                &tenant,
-                &leases,
-                bulk::unfinished_operations,
-                leases::bulk_lease,
-                "bulk operations",
-            );
-            for operation in operations {
+            for operation in leases::unheld(&leases, operations, leases::bulk_lease) {
                 tracing::info!(tenant = %name, %operation, "taking up a bulk operation");
                 let key = (name.clone(), operation);
                 self.bulk.wake(&self.store, &self.indexes, &self.standings, key);
             }
-            if let Err(e) = self.follow_reindex_requests(&tenant) {
+            if let Err(e) = self.follow_reindex_requests(&tenant, requested) {
                 tracing::warn!(tenant = %name, error = %e, "cannot follow reindex requests");
             }
         }
@@ -333,10 +338,9 @@ impl Runtime {
         let mut report = Vec::new();
         for name in self.store.tenant_names() {
             let tenant = self.store.tenant(&name)?;
-            let head = tenant.last_seq()?;
+            let (head, leases) = tenant.read(|r| Ok::<_, Error>((r.last_seq()?, r.leases()?)))?;
             let applied = self.indexes.applied(&name);
-            let jobs = tenant
-                .leases()?
+            let jobs = leases
                 .into_iter()
                 .filter(|lease| lease.node == self.store.node())
                 .map(|lease| lease.job)

@@ -319,7 +319,7 @@ fn run_group(
                 // `COMMIT`.
                 let session = match pool
                     .get()
-                    .and_then(|s| s.begin_write(schema, *lock, SAVEPOINT).map(|()| s))
+                    .and_then(|s| s.begin_write(schema, *lock, Some(SAVEPOINT)).map(|()| s))
                 {
                     Ok(session) => session,
                     Err(e) => return fail_all(jobs, &e),

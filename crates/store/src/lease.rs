@@ -18,7 +18,7 @@ use std::{
 
 use base64::Engine;
 
-use crate::{Error, Result, Tenant, tenant::io_error};
+use crate::{Error, Reader, Result, Tenant, tenant::io_error};
 
 /// Who holds a job's lease, and until when.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,6 +48,15 @@ pub const LEASE_TTL: Duration = Duration::from_secs(10);
 /// Milliseconds since the Unix epoch: the clock leases run by.
 pub fn now_ms() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
+}
+
+impl Reader<'_> {
+    /// Every lease on the tenant's jobs, run out or not, by job.
+    pub fn leases(&self) -> Result<Vec<Lease>> {
+        self.tx().query("SELECT job, node, expires FROM job_leases ORDER BY job", &[], |row| {
+            Ok(Lease { job: row.text(0)?, node: row.text(1)?, expires_ms: row.int(2)? })
+        })
+    }
 }
 
 /// Raw bytes per stored part of a shared file (kept as base64 text, so that every table
@@ -98,15 +107,6 @@ impl Tenant {
                 &[job.into(), (*node).into()],
             )?;
             Ok::<_, Error>(())
-        })
-    }
-
-    /// Every lease on the tenant's jobs, run out or not, by job.
-    pub fn leases(&self) -> Result<Vec<Lease>> {
-        self.read(|r| {
-            r.tx().query("SELECT job, node, expires FROM job_leases ORDER BY job", &[], |row| {
-                Ok(Lease { job: row.text(0)?, node: row.text(1)?, expires_ms: row.int(2)? })
-            })
         })
     }
 
@@ -283,7 +283,7 @@ mod tests {
         std::thread::sleep(Duration::from_millis(2));
         assert!(two.hold_lease("import:c", long).unwrap());
         let held: Vec<(String, bool)> = one
-            .leases()
+            .read(|r| r.leases())
             .unwrap()
             .into_iter()
             .map(|lease| (lease.job, lease.node == *one.node))

@@ -127,7 +127,7 @@ pub(crate) fn apply_postgres(
     ))?;
     let lock = crate::postgres::lock_key(schema);
     apply_each(components, &mut |step| {
-        session.begin(schema, Some(lock))?;
+        session.begin_write(schema, lock, None)?;
         let ran = step(Tx::Postgres(session));
         session.end(ran.is_ok())?;
         ran

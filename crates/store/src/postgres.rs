@@ -185,6 +185,10 @@ pub(crate) struct Session {
     connection: RefCell<Option<Pin<Box<Driven>>>>,
     socket: RawFd,
     blocked: Arc<Blocked>,
+    // Woken when a request hands the connection a message to send, or the connection
+    // hands a request an answer: then the driver has more to do at once.
+    woken: Arc<Woken>,
+    waker: Waker,
     statements: RefCell<HashMap<String, Statement>>,
 }
 
@@ -198,11 +202,14 @@ impl Session {
         let (fd, blocked) = (socket.fd(), socket.blocked.clone());
         let (client, connection) = drive_socket(fd, &blocked, config.connect_raw(socket, NoTls))
             .map_err(|e| failed(&error_text(&e)))?;
+        let woken = Arc::new(Woken::default());
         Ok(Session {
             client,
             connection: RefCell::new(Some(Box::pin(connection))),
             socket: fd,
             blocked,
+            waker: Waker::from(woken.clone()),
+            woken,
             statements: RefCell::new(HashMap::new()),
         })
     }
@@ -213,13 +220,9 @@ impl Session {
     fn drive<F: Future>(&self, future: F) -> F::Output {
         let mut connection = self.connection.borrow_mut();
         let mut future = std::pin::pin!(future);
-        // Woken when the request hands the connection a message to send, or the
-        // connection hands the request an answer: then there is more to do at once.
-        let woken = Arc::new(Woken::default());
-        let waker = Waker::from(woken.clone());
-        let mut cx = Context::from_waker(&waker);
+        let mut cx = Context::from_waker(&self.waker);
         loop {
-            woken.0.store(false, Ordering::Relaxed);
+            self.woken.0.store(false, Ordering::Relaxed);
             if let Poll::Ready(value) = future.as_mut().poll(&mut cx) {
                 return value;
             }
@@ -233,7 +236,7 @@ impl Session {
             // Nothing moved between the two, and the socket had nothing more: wait on
             // it. (The connection also stops when the request's channel is full; the
             // request, polled again, takes what waits and wakes it.)
-            if !woken.0.load(Ordering::Relaxed) {
+            if !self.woken.0.load(Ordering::Relaxed) {
                 self.blocked.wait(self.socket);
             }
         }
@@ -287,26 +290,25 @@ impl Session {
         Ok(self.drive(self.client.batch_execute(sql))?)
     }
 
-    /// Starts a transaction in `schema`: a read-only snapshot, or a write that holds the
-    /// tenant's write lock (`lock`) until it ends.
-    pub(crate) fn begin(&self, schema: &str, write_lock: Option<i64>) -> Result<()> {
-        let sql = match write_lock {
-            None => format!(
-                "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET LOCAL search_path TO \"{schema}\", public"
-            ),
-            Some(key) => format!(
-                "BEGIN; SET LOCAL search_path TO \"{schema}\", public; SELECT pg_advisory_xact_lock({key})"
-            ),
-        };
-        self.batch(&sql)
+    /// Starts a read-only snapshot in `schema`.
+    pub(crate) fn begin_read(&self, schema: &str) -> Result<()> {
+        self.batch(&format!(
+            "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET LOCAL search_path TO \"{schema}\", public"
+        ))
     }
 
-    /// Starts a write transaction in `schema` holding the tenant's write lock (`lock`)
-    /// until it ends, with a savepoint named `savepoint` open: one round trip.
-    pub(crate) fn begin_write(&self, schema: &str, lock: i64, savepoint: &str) -> Result<()> {
+    /// Starts a write in `schema` that holds the tenant's write lock (`lock`) until it
+    /// ends, with `savepoint` open when named: one round trip.
+    pub(crate) fn begin_write(
+        &self,
+        schema: &str,
+        lock: i64,
+        savepoint: Option<&str>,
+    ) -> Result<()> {
+        let savepoint = savepoint.map(|name| format!("; SAVEPOINT {name}")).unwrap_or_default();
         self.batch(&format!(
             "BEGIN; SET LOCAL search_path TO \"{schema}\", public; \
-             SELECT pg_advisory_xact_lock({lock}); SAVEPOINT {savepoint}"
+             SELECT pg_advisory_xact_lock({lock}){savepoint}"
         ))
     }
 

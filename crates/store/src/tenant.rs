@@ -408,7 +408,7 @@ impl Tenant {
     ) -> Result<T, E> {
         if let Some((pool, schema)) = &self.postgres {
             let session = pool.get()?;
-            session.begin(schema, None)?;
+            session.begin_read(schema)?;
             let result = f(&Reader::new(Tx::Postgres(&session)));
             let ended = session.end(result.is_ok());
             pool.put(session);
