@@ -135,8 +135,15 @@ impl Pool {
     /// not block: every connection's I/O waits while it runs. A dropped
     /// connection is made again a second later; what was announced meanwhile is missed,
     /// which followers' polls of the change log make up for.
+    ///
+    /// Returns once the database has taken the first `LISTEN` (or the connect timeout
+    /// has passed), so a commit made after the store opened is never announced before
+    /// this node hears announcements.
     pub(crate) fn listen(&self, heard: impl Fn(&str, i64) + Send + Sync + 'static) {
         let config = self.config.clone();
+        let (ready, listening_now) = std::sync::mpsc::sync_channel::<()>(1);
+        let patience = config.get_connect_timeout().copied().unwrap_or(Duration::from_secs(10))
+            + Duration::from_secs(5);
         self.runtime().spawn(async move {
             loop {
                 if let Ok((client, mut connection)) = config.connect(NoTls).await {
@@ -152,6 +159,7 @@ impl Pool {
                                 if result.is_err() {
                                     return Poll::Ready(None);
                                 }
+                                let _ = ready.try_send(());
                             }
                             connection.poll_message(cx)
                         })
@@ -172,6 +180,8 @@ impl Pool {
                 tokio::time::sleep(Duration::from_secs(1)).await;
             }
         });
+        // Past the wait the store opens anyway: followers poll the change log.
+        let _ = listening_now.recv_timeout(patience);
     }
 }
 
