@@ -30,6 +30,8 @@ pub trait FollowedIndex: Send + Sync + sealed::Sealed {
     fn status(&self) -> IndexStatus;
     /// Rebuilds the index while it keeps serving (a reindex, at background priority).
     fn rebuild(&self, tenant: &Tenant) -> Result<()>;
+    /// Serves the segments background merges made since the last commit.
+    fn serve_merges(&self) -> Result<bool>;
 }
 
 impl FollowedIndex for InstanceIndex {
@@ -45,6 +47,9 @@ impl FollowedIndex for InstanceIndex {
     fn rebuild(&self, tenant: &Tenant) -> Result<()> {
         InstanceIndex::reindex(self, tenant, |_| {}).map(drop)
     }
+    fn serve_merges(&self) -> Result<bool> {
+        InstanceIndex::serve_merges(self)
+    }
 }
 
 impl FollowedIndex for AuthorityIndex {
@@ -59,6 +64,9 @@ impl FollowedIndex for AuthorityIndex {
     }
     fn rebuild(&self, tenant: &Tenant) -> Result<()> {
         AuthorityIndex::reindex(self, tenant, |_| {}).map(drop)
+    }
+    fn serve_merges(&self) -> Result<bool> {
+        AuthorityIndex::serve_merges(self)
     }
 }
 
@@ -176,6 +184,9 @@ fn run<I: FollowedIndex + 'static>(
                 Err(e) => {
                     tracing::warn!(tenant = tenant.name(), error = %e, "reading the change log failed")
                 }
+            }
+            if let Err(e) = index.serve_merges() {
+                tracing::warn!(tenant = tenant.name(), error = %e, "serving merged segments failed");
             }
         }
         if target <= applied {

@@ -10,6 +10,7 @@
 //! records it touches from the store as they are now, so replaying from there is
 //! idempotent and a crash between a store commit and an index commit loses nothing.
 
+use std::collections::HashSet;
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
@@ -17,9 +18,10 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use store::{Change, Reader, RecordTable, StoredRecord, Tenant};
-use tantivy::directory::MmapDirectory;
+use tantivy::directory::{FileSlice, MmapDirectory};
+use tantivy::index::SegmentId;
 use tantivy::schema::Schema;
-use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, Searcher};
+use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, SegmentReader};
 
 use crate::build_dir::BuildDirectory;
 use crate::error::{Error, Result, io_error};
@@ -175,6 +177,39 @@ struct Generation {
     // Invariant: while set, the writer merges nothing; cleared when it may
     // (`Lifecycle::resume_merges`).
     unmerged: AtomicBool,
+    // The gram files of the segments served now and of those served before the last
+    // reload, which searches begun then may still read ([`grams::hold_files`]).
+    held: Mutex<[Vec<FileSlice>; 2]>,
+}
+
+impl Generation {
+    /// Serves what was committed (and merged) since the last reload.
+    fn reload(&self) -> Result<()> {
+        self.reader.reload()?;
+        self.hold_files();
+        Ok(())
+    }
+
+    fn hold_files(&self) {
+        let files = grams::hold_files(&self.reader.searcher());
+        let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
+        held.swap(0, 1);
+        held[0] = files;
+    }
+
+    /// Whether the writer's merges have changed the committed segments since the
+    /// reader last loaded them.
+    fn merged_since_reload(&self) -> Result<bool> {
+        // A retired generation's directory may be gone already.
+        if self.writer.lock().unwrap_or_else(|p| p.into_inner()).is_none() {
+            return Ok(false);
+        }
+        let searcher = self.reader.searcher();
+        let served: HashSet<SegmentId> =
+            searcher.segment_readers().iter().map(SegmentReader::segment_id).collect();
+        let committed = searcher.index().searchable_segment_ids()?;
+        Ok(committed.len() != served.len() || committed.iter().any(|id| !served.contains(id)))
+    }
 }
 
 #[derive(Default)]
@@ -282,6 +317,19 @@ impl<K: Kind> Lifecycle<K> {
         let target = tenant.last_seq()?;
         let _guard = self.apply_lock.lock().unwrap_or_else(|p| p.into_inner());
         apply_until::<K>(&self.current(), tenant, &self.options, target)
+    }
+
+    /// Serves the segments the writer's background merges made since the last
+    /// commit: without it they wait for the next write, however long, and the
+    /// searches meanwhile visit every segment the merges replaced. Returns whether
+    /// the reader was reloaded.
+    pub(crate) fn serve_merges(&self) -> Result<bool> {
+        let generation = self.current();
+        if !generation.merged_since_reload()? {
+            return Ok(false);
+        }
+        generation.reload()?;
+        Ok(true)
     }
 
     pub(crate) fn status(&self) -> IndexStatus {
@@ -653,13 +701,16 @@ fn open_generation<K: Kind>(
         Merges::Held => Box::new(tantivy::indexer::NoMergePolicy),
         Merges::Follow => K::merge_policy(),
     });
-    Ok(Generation {
+    let generation = Generation {
         name: name.to_string(),
         reader,
         writer: Mutex::new(Some(writer)),
         seq: AtomicI64::new(payload.seq),
         unmerged: AtomicBool::new(payload.unmerged),
-    })
+        held: Mutex::default(),
+    };
+    generation.hold_files();
+    Ok(generation)
 }
 
 /// Merges the index hard-linked at `snapshot` into one segment in `dir`, committed
@@ -889,7 +940,7 @@ fn publish<U: Default>(generation: &Generation, pending: &mut Pending<U>) -> Res
     }
     generation.seq.store(pending.last, Ordering::SeqCst);
     if pending.changed {
-        generation.reader.reload()?;
+        generation.reload()?;
     }
     pending.rows = 0;
     pending.changed = false;
@@ -975,6 +1026,43 @@ mod tests {
         assert!(!unmerged(&index), "the merged generation says so");
         assert_eq!(index.resume_merge(&tenant), None);
         assert_eq!(index.searcher().num_docs(), 22);
+    }
+
+    /// A merge of the writer's own replaces served segments and deletes their files
+    /// at once: the follower's next look serves the merged segment without waiting for
+    /// a write, and until then the replaced segments' gram maps stay readable (else
+    /// every infix query would scan whole dictionaries).
+    #[test]
+    fn merged_segments_are_served_and_the_replaced_stay_readable() {
+        let (_dir, tenant) = tenant();
+        add_instance(&tenant, "in0");
+        let index = Lifecycle::<Instances>::open(&tenant, IndexOptions::default()).unwrap();
+        for n in 1..4 {
+            add_instance(&tenant, &format!("in{n}"));
+            index.catch_up(&tenant).unwrap();
+        }
+        assert!(!index.serve_merges().unwrap(), "nothing merged yet");
+        let served = index.searcher();
+        let ids: Vec<_> = served.segment_readers().iter().map(|s| s.segment_id()).collect();
+        assert_eq!(ids.len(), 4, "the build's segment and one a commit");
+        let generation = index.current();
+        let mut writer = generation.writer.lock().unwrap();
+        writer.as_mut().unwrap().merge(&ids).wait().unwrap();
+        drop(writer);
+
+        let dir = index.root.join(&generation.name);
+        for id in &ids {
+            let file = dir.join(format!("{}.grams", id.uuid_string()));
+            assert!(!file.exists(), "the merge deleted {}", file.display());
+        }
+        for segment in served.segment_readers() {
+            assert!(crate::grams::gram_file(segment).is_some(), "a served gram map was lost");
+        }
+        assert_eq!(index.searcher().segment_readers().len(), 4, "not yet served");
+        assert!(index.serve_merges().unwrap());
+        assert_eq!(index.searcher().segment_readers().len(), 1);
+        assert_eq!(index.searcher().num_docs(), 4);
+        assert!(!index.serve_merges().unwrap());
     }
 
     /// What a batch adds stays unseen by searchers until the commit. A holding indexed

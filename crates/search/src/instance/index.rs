@@ -100,6 +100,12 @@ impl InstanceIndex {
         self.lifecycle.status()
     }
 
+    /// Serves the segments the writer's background merges made since the last commit
+    /// (a follower calls it every second). Returns whether it reloaded.
+    pub fn serve_merges(&self) -> Result<bool> {
+        self.lifecycle.serve_merges()
+    }
+
     /// Merges into one segment a reindexed generation whose merge a stop interrupted
     /// (a reindex serves its build's segments first and merges them after), at
     /// background priority; for a server to call once it has opened the index. Returns
