@@ -97,6 +97,9 @@ pub struct IndexStatus {
     /// merged segment.
     pub segments: usize,
     pub deleted_documents: u64,
+    /// Live documents in the largest segment: the rest came with writes since the
+    /// last merge into one.
+    pub largest_segment_documents: u64,
     /// Set while a reindex runs.
     pub reindex: Option<ReindexProgress>,
     /// Set while a finished reindex's generation is merged into one segment.
@@ -343,6 +346,11 @@ impl<K: Kind> Lifecycle<K> {
             documents: searcher.num_docs(),
             segments: segments.len(),
             deleted_documents: segments.iter().map(|s| u64::from(s.num_deleted_docs())).sum(),
+            largest_segment_documents: segments
+                .iter()
+                .map(|s| u64::from(s.num_docs()))
+                .max()
+                .unwrap_or(0),
             reindex: status.reindex,
             compacting: status.compacting,
             last_reindex: status.last_reindex.clone(),
@@ -1037,6 +1045,11 @@ mod tests {
         let (_dir, tenant) = tenant();
         add_instance(&tenant, "in0");
         let index = Lifecycle::<Instances>::open(&tenant, IndexOptions::default()).unwrap();
+        // The only merge is the test's own.
+        let generation = index.current();
+        let mut writer = generation.writer.lock().unwrap();
+        writer.as_mut().unwrap().set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
+        drop(writer);
         for n in 1..4 {
             add_instance(&tenant, &format!("in{n}"));
             index.catch_up(&tenant).unwrap();
@@ -1045,7 +1058,6 @@ mod tests {
         let served = index.searcher();
         let ids: Vec<_> = served.segment_readers().iter().map(|s| s.segment_id()).collect();
         assert_eq!(ids.len(), 4, "the build's segment and one a commit");
-        let generation = index.current();
         let mut writer = generation.writer.lock().unwrap();
         writer.as_mut().unwrap().merge(&ids).wait().unwrap();
         drop(writer);
