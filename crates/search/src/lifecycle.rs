@@ -15,7 +15,7 @@ use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use store::{Change, Reader, RecordTable, StoredRecord, Tenant};
 use tantivy::directory::{FileSlice, MmapDirectory};
@@ -183,14 +183,26 @@ struct Generation {
     // The gram files of the segments served now and of those served before the last
     // reload, which searches begun then may still read ([`grams::hold_files`]).
     held: Mutex<[Vec<FileSlice>; 2]>,
+    // The generation's `meta.json`, which every commit and every merge rewrites, and
+    // its modification time when the reader last loaded it: an unchanged file spares
+    // parsing it (schema included) every second ([`Generation::merged_since_reload`]).
+    meta: PathBuf,
+    meta_seen: Mutex<Option<SystemTime>>,
 }
 
 impl Generation {
     /// Serves what was committed (and merged) since the last reload.
     fn reload(&self) -> Result<()> {
+        // Noted before the reload: a change after it is then seen as one.
+        let modified = self.meta_modified();
         self.reader.reload()?;
         self.hold_files();
+        *self.meta_seen.lock().unwrap_or_else(|p| p.into_inner()) = modified;
         Ok(())
+    }
+
+    fn meta_modified(&self) -> Option<SystemTime> {
+        std::fs::metadata(&self.meta).and_then(|m| m.modified()).ok()
     }
 
     fn hold_files(&self) {
@@ -207,11 +219,21 @@ impl Generation {
         if self.writer.lock().unwrap_or_else(|p| p.into_inner()).is_none() {
             return Ok(false);
         }
+        let modified = self.meta_modified();
+        let mut seen = self.meta_seen.lock().unwrap_or_else(|p| p.into_inner());
+        if modified.is_some() && modified == *seen {
+            return Ok(false);
+        }
         let searcher = self.reader.searcher();
         let served: HashSet<SegmentId> =
             searcher.segment_readers().iter().map(SegmentReader::segment_id).collect();
         let committed = searcher.index().searchable_segment_ids()?;
-        Ok(committed.len() != served.len() || committed.iter().any(|id| !served.contains(id)))
+        let merged =
+            committed.len() != served.len() || committed.iter().any(|id| !served.contains(id));
+        if !merged {
+            *seen = modified;
+        }
+        Ok(merged)
     }
 }
 
@@ -716,6 +738,8 @@ fn open_generation<K: Kind>(
         seq: AtomicI64::new(payload.seq),
         unmerged: AtomicBool::new(payload.unmerged),
         held: Mutex::default(),
+        meta: dir.join("meta.json"),
+        meta_seen: Mutex::default(),
     };
     generation.hold_files();
     Ok(generation)

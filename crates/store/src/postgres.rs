@@ -81,9 +81,7 @@ impl Pool {
         let mut config: tokio_postgres::Config = url
             .parse()
             .map_err(|e| Error::Database(format!("invalid PostgreSQL URL {url:?}: {e}")))?;
-        if config.get_connect_timeout().is_none() {
-            config.connect_timeout(Duration::from_secs(10));
-        }
+        config.connect_timeout(connect_timeout(&config));
         config.application_name("quire");
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
@@ -121,6 +119,11 @@ impl Pool {
     }
 }
 
+/// The URL's `connect_timeout`, or ten seconds.
+fn connect_timeout(config: &tokio_postgres::Config) -> Duration {
+    config.get_connect_timeout().copied().unwrap_or(Duration::from_secs(10))
+}
+
 /// The channel every commit on PostgreSQL is announced on, as `<schema> <seq>`: a
 /// node's followers wake for another node's writes at once, not at their next poll.
 pub(crate) const CHANGES_CHANNEL: &str = "quire_changes";
@@ -142,8 +145,7 @@ impl Pool {
     pub(crate) fn listen(&self, heard: impl Fn(&str, i64) + Send + Sync + 'static) {
         let config = self.config.clone();
         let (ready, listening_now) = std::sync::mpsc::sync_channel::<()>(1);
-        let patience = config.get_connect_timeout().copied().unwrap_or(Duration::from_secs(10))
-            + Duration::from_secs(5);
+        let patience = connect_timeout(&config) + Duration::from_secs(5);
         self.runtime().spawn(async move {
             loop {
                 if let Ok((client, mut connection)) = config.connect(NoTls).await {
@@ -411,7 +413,7 @@ impl Socket {
     fn connect(config: &tokio_postgres::Config) -> std::io::Result<Socket> {
         use tokio_postgres::config::Host;
         let ports = config.get_ports();
-        let timeout = config.get_connect_timeout().copied().unwrap_or(Duration::from_secs(10));
+        let timeout = connect_timeout(config);
         let mut last = std::io::Error::other("no host to connect to");
         for (i, host) in config.get_hosts().iter().enumerate() {
             let port = ports.get(i).or(ports.first()).copied().unwrap_or(5432);
