@@ -1,6 +1,6 @@
 //! Group commit: writes that queue up behind the one writer are run by whichever thread
-//! holds it, one after another in a single SQLite transaction, each in a savepoint of its
-//! own, and committed together.
+//! holds it, one after another in a single SQLite transaction, each after the first in a
+//! savepoint of its own, and committed together.
 //!
 //! Why: on a busy desk every check-out and check-in waits its turn for the writer. Handing
 //! the writer from thread to thread costs a wake-up each time (on two busy cores about as
@@ -11,7 +11,8 @@
 //! Invariants:
 //! - A write sees every write queued before it and none after, as if it ran alone.
 //! - A write whose closure fails (or panics) rolls back to its savepoint and leaves the
-//!   others of its group alone; a group whose commit fails fails every write in it.
+//!   others of its group alone (the first, which has none, rolls back the transaction,
+//!   and the rest run in another); a group whose commit fails fails every write in it.
 //! - A write's caller returns its value only after its group has committed.
 //! - No job waits in the queue with nobody to run it: whoever takes the writer runs the
 //!   queue, and whoever lets it go wakes the first job still queued.
