@@ -232,6 +232,10 @@ pub(crate) struct LoadArgs {
     /// cico: how many Available items to fetch for check-outs.
     #[arg(long, default_value_t = 20_000)]
     pool: usize,
+    /// cico: this load generator's share of the items, K/N (every N-th from the K-th,
+    /// counting from 0), for N generators run at once, one per node.
+    #[arg(long, value_parser = parse_share)]
+    share: Option<(usize, usize)>,
     /// import: the MARC file to import (FOLIO's default create profile) during the
     /// second cico run.
     #[arg(long)]
@@ -269,7 +273,18 @@ impl LoadArgs {
             pool: self.pool,
             skip_missing: self.skip_missing,
             folio_think_time: self.folio_think_time,
+            share: self.share,
         }
+    }
+}
+
+fn parse_share(text: &str) -> Result<(usize, usize), String> {
+    let parsed = text
+        .split_once('/')
+        .and_then(|(k, n)| Some((k.trim().parse().ok()?, n.trim().parse().ok()?)));
+    match parsed {
+        Some((k, n)) if k < n => Ok((k, n)),
+        _ => Err(format!("{text:?}: expected K/N with K < N, e.g. 0/2")),
     }
 }
 

@@ -57,6 +57,9 @@ pub struct CicoOptions {
     /// Pause between iterations as PTF's script does (1-5 s plus 2-4 s, at random)
     /// instead of `think_time`.
     pub folio_think_time: bool,
+    /// This desk's share of the items, (K, N): every N-th from the K-th, counting from
+    /// 0, so that N load generators (one per node) do not race for the same items.
+    pub share: Option<(usize, usize)>,
 }
 
 impl Default for CicoOptions {
@@ -66,6 +69,7 @@ impl Default for CicoOptions {
             pool: 20_000,
             skip_missing: false,
             folio_think_time: false,
+            share: None,
         }
     }
 }
@@ -421,6 +425,13 @@ async fn prepare(
         }
         checked_out
             .extend(loans.iter().filter_map(|l| l["item"]["barcode"].as_str().map(str::to_string)));
+    }
+    if let Some((k, n)) = cico.share {
+        let mine = |items: VecDeque<String>| -> VecDeque<String> {
+            items.into_iter().enumerate().filter(|(i, _)| i % n == k).map(|(_, b)| b).collect()
+        };
+        available = mine(available);
+        checked_out = mine(checked_out);
     }
     let today = chrono::Utc::now().to_rfc3339();
     let mut patrons = Vec::new();
