@@ -32,7 +32,9 @@ node2=$(mktemp -d)
 back=$(mktemp -d)
 server=
 server2=
+sampler=
 cleanup() {
+    [ -n "$sampler" ] && kill "$sampler" 2>/dev/null
     [ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null
     [ -n "$server2" ] && kill "$server2" 2>/dev/null && wait "$server2" 2>/dev/null
     scripts/postgres.sh stop "$pg_dir"
@@ -86,16 +88,47 @@ pg_cpu() { # PostgreSQL's CPU seconds so far: the postmaster, its live backends,
             '{ t += $14 + $15; if ($1 == pm) t += $16 + $17 } END { printf "%.2f", t / hz }'
 }
 
-per_request() { # name report node-cpu-before pg-cpu-before pid...: CPU per request of the run
-    local name=$1 report=$2 before=$3 pg_before=$4
-    shift 4
-    local after pg_after requests
-    after=$(cpu_of "$@")
-    pg_after=$(pg_cpu)
-    requests=$(grep -E '^All requests' "$report" | head -1 | awk -F'|' '{ gsub(/ /, "", $2); print $2 }')
-    awk -v n="$name" -v a="$after" -v b="$before" -v pa="$pg_after" -v pb="$pg_before" -v r="$requests" \
-        'BEGIN { printf "%s: %d requests; CPU a request: node %.0f us, PostgreSQL %.0f us\n", n, r, (a - b) * 1e6 / r, (pa - pb) * 1e6 / r }' |
-        tee -a "$out/cpu.txt"
+seconds=$(echo "$duration" | sed -E 's/^([0-9.]+)s$/\1/; s/^([0-9.]+)m$/\1*60/' | bc)
+
+sample() { # file pid...: every half second, "time node-cpu postgresql-cpu"
+    local file=$1
+    shift
+    while true; do
+        echo "$(date +%s.%N) $(cpu_of "$@") $(pg_cpu)" >> "$file"
+        sleep 0.5
+    done
+}
+
+measured() { # name report pid... -- load arguments: runs the load, then its CPU per request
+    local name=$1 report=$2 pids=()
+    shift 2
+    while [ "$1" != -- ]; do pids+=("$1"); shift; done
+    shift
+    rm -f "$out/$name.cpu"
+    sample "$out/$name.cpu" "${pids[@]}" &
+    sampler=$!
+    $quire load "$@" > "$report"
+    kill $sampler
+    wait $sampler 2>/dev/null || true
+    sampler=
+    grep -hE '^All requests' "$report" | sed "s/^/$name: /"
+    per_request "$name" "$out/$name.cpu" "$report"
+}
+
+per_request() { # name samples report...: the server's and PostgreSQL's CPU per request
+    local name=$1 samples=$2 requests
+    shift 2
+    requests=$(grep -hE '^All requests' "$@" | awk -F'|' '{ gsub(/ /, "", $2); n += $2 } END { print n }')
+    # Only the last DURATION seconds are the measured run: the load first fetches its
+    # items, patrons and loans through the server.
+    awk -v n="$name" -v r="$requests" -v d="$seconds" '
+        { t[NR] = $1; c[NR] = $2; p[NR] = $3 }
+        END {
+            i = NR; while (i > 1 && t[NR] - t[i - 1] <= d) i--;
+            if (i > 1) i--;
+            printf "%s: %d requests; CPU a request: node %.0f us, PostgreSQL %.0f us (the last %.1f s)\n",
+                n, r, (c[NR] - c[i]) * 1e6 / r, (p[NR] - p[i]) * 1e6 / r, t[NR] - t[i]
+        }' "$samples" | tee -a "$out/cpu.txt"
 }
 
 cpu_of() { # pid...: their CPU seconds together
@@ -149,23 +182,15 @@ measure() { # name store [serve args]
     shift 2
     start $url server "$store" "$@"
     sleep 10
-    local before pg_before
-    before=$(cpu_of $server)
-    pg_before=$(pg_cpu)
-    $quire load cico --url $url --tenant perf --username admin --password bench \
-        --users 8 --duration "$duration" --posts-only > "$out/$name-cico.txt"
-    grep -E '^All requests' "$out/$name-cico.txt" | sed "s/^/$name cico: /"
-    per_request "$name cico" "$out/$name-cico.txt" "$before" "$pg_before" $server
-    before=$(cpu_of $server)
-    pg_before=$(pg_cpu)
-    $quire load search --url $url --tenant perf --username admin --password bench \
-        --users 20 --duration "$duration" --skip-missing > "$out/$name-search.txt"
-    grep -E '^All requests' "$out/$name-search.txt" | sed "s/^/$name search: /"
-    per_request "$name search" "$out/$name-search.txt" "$before" "$pg_before" $server
+    measured "$name cico" "$out/$name-cico.txt" $server -- cico --url $url --tenant perf \
+        --username admin --password bench --users 8 --duration "$duration" --posts-only
+    measured "$name search" "$out/$name-search.txt" $server -- search --url $url --tenant perf \
+        --username admin --password bench --users 20 --duration "$duration" --skip-missing
     local key
     key=$($quire tenant oai-key perf --user admin "$@")
     # The harvest index follows the desk's changes first; the harvest starts after.
     wait_for_oai "$store"
+    local before pg_before
     before=$(cpu_of $server)
     pg_before=$(pg_cpu)
     $quire load oai --url $url --tenant perf --username admin --password bench \
@@ -194,23 +219,25 @@ start $url server "$pg_url" --store "$pg_url" --data-dir "$node"
 start $url2 server2 "$pg_url" --store "$pg_url" --data-dir "$node2"
 sleep 10
 two() { # scenario users
-    local scenario=$1 users=$2 before pg_before
-    before=$(cpu_of $server $server2)
-    pg_before=$(pg_cpu)
+    local scenario=$1 users=$2
     # Each CICO generator takes its own half of the items, or they race for the same.
     local one=(--skip-missing) other=(--skip-missing)
     [ "$scenario" = cico ] && one=(--posts-only --share 0/2) && other=(--posts-only --share 1/2)
+    rm -f "$out/two-$scenario.cpu"
+    sample "$out/two-$scenario.cpu" $server $server2 &
+    sampler=$!
     $quire load "$scenario" --url $url --tenant perf --username admin --password bench \
         --users "$users" --duration "$duration" "${one[@]}" > "$out/two-$scenario-1.txt" &
     local first=$!
     $quire load "$scenario" --url $url2 --tenant perf --username admin --password bench \
         --users "$users" --duration "$duration" "${other[@]}" > "$out/two-$scenario-2.txt"
     wait $first
+    kill $sampler
+    wait $sampler 2>/dev/null || true
+    sampler=
     grep -hE '^All requests' "$out/two-$scenario-1.txt" "$out/two-$scenario-2.txt" |
         sed "s/^/two nodes $scenario: /"
-    cat "$out/two-$scenario-1.txt" "$out/two-$scenario-2.txt" | grep -E '^All requests' |
-        awk -F'|' '{ gsub(/ /, "", $2); n += $2 } END { print "All requests | " n }' > "$out/two-$scenario.txt"
-    per_request "two nodes $scenario" "$out/two-$scenario.txt" "$before" "$pg_before" $server $server2
+    per_request "two nodes $scenario" "$out/two-$scenario.cpu" "$out/two-$scenario-1.txt" "$out/two-$scenario-2.txt"
 }
 two cico 4
 two search 10
