@@ -384,8 +384,9 @@ fn fail_all(jobs: impl Iterator<Item = Job>, e: &Error) {
 }
 
 /// Runs jobs one after another in `tx`, finishing those that fail: the ones to commit,
-/// with their last sequence numbers, or `None` when the database gave the whole
-/// transaction up (those jobs are failed; the rest are left to the next transaction).
+/// with their last sequence numbers, or `None` when the transaction is given up, by the
+/// database or by a first job that failed without a savepoint (the jobs run so far are
+/// failed; the rest are left to the next transaction).
 fn run_jobs(
     tx: Tx<'_>,
     mut savepoint: Savepoint,
