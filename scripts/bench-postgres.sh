@@ -49,11 +49,11 @@ if [ ! -d "$data/tenants/perf" ]; then
     $quire tenant create perf --admin-password bench --data-dir "$data" >/dev/null
     $quire generate --tenant perf --instances "$instances" --data-dir "$data"
 fi
-instances_in() { # store: the tenant's instances there (a data directory or a URL)
+ask() { # store sql: the one value the tenant's database answers (a data directory or a URL)
     case $1 in
-    postgresql://*) psql "$1" -Atc "SELECT count(*) FROM perf_quire.instances" ;;
-    *) python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT count(*) FROM instances').fetchone()[0])" \
-        "$1/tenants/perf/quire.sqlite" ;;
+    postgresql://*) psql "$1" -Atc "SET search_path TO perf_quire; $2" | tail -1 ;;
+    *) python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])" \
+        "$1/tenants/perf/quire.sqlite" "$2" ;;
     esac
 }
 
@@ -71,13 +71,21 @@ start() { # url pid-variable store [serve args]: serves, and waits for the node'
         sed 's/.*"okapiToken":"\([^"]*\)".*/\1/')
     until [ "$(curl -s -H 'X-Okapi-Tenant: perf' -H "X-Okapi-Token: $token" \
         "$at/search/instances?query=cql.allRecords%3D1&limit=0" |
-        grep -o '"totalRecords":[0-9]*' | cut -d: -f2)" = "$(instances_in "$store")" ]; do
+        grep -o '"totalRecords":[0-9]*' | cut -d: -f2)" = "$(ask "$store" "SELECT count(*) FROM instances")" ]; do
         sleep 1
     done
 }
 
-cpu() { # pid: the process's user and system CPU seconds so far
-    awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / hz }' "/proc/$1/stat"
+stop() { # stops the node whose pid is in $server
+    kill "$server"
+    wait "$server" 2>/dev/null || true
+    server=
+}
+
+cpu_of() { # pid...: their user and system CPU seconds so far, together
+    local pid
+    for pid in "$@"; do cat "/proc/$pid/stat"; done |
+        awk -v hz="$(getconf CLK_TCK)" '{ t += $14 + $15 } END { printf "%.2f", t / hz }'
 }
 
 pg_cpu() { # PostgreSQL's CPU seconds so far: the postmaster, its live backends, and those ended
@@ -90,13 +98,21 @@ pg_cpu() { # PostgreSQL's CPU seconds so far: the postmaster, its live backends,
 
 seconds=$(echo "$duration" | sed -E 's/^([0-9.]+)s$/\1/; s/^([0-9.]+)m$/\1*60/' | bc)
 
-sample() { # file pid...: every half second, "time node-cpu postgresql-cpu"
+sample() { # file pid...: from now until `unsample`, every half second, "time node-cpu postgresql-cpu"
     local file=$1
     shift
+    rm -f "$file"
     while true; do
         echo "$(date +%s.%N) $(cpu_of "$@") $(pg_cpu)" >> "$file"
         sleep 0.5
-    done
+    done &
+    sampler=$!
+}
+
+unsample() {
+    kill $sampler
+    wait $sampler 2>/dev/null || true
+    sampler=
 }
 
 measured() { # name report pid... -- load arguments: runs the load, then its CPU per request
@@ -104,13 +120,9 @@ measured() { # name report pid... -- load arguments: runs the load, then its CPU
     shift 2
     while [ "$1" != -- ]; do pids+=("$1"); shift; done
     shift
-    rm -f "$out/$name.cpu"
-    sample "$out/$name.cpu" "${pids[@]}" &
-    sampler=$!
+    sample "$out/$name.cpu" "${pids[@]}"
     $quire load "$@" > "$report"
-    kill $sampler
-    wait $sampler 2>/dev/null || true
-    sampler=
+    unsample
     grep -hE '^All requests' "$report" | sed "s/^/$name: /"
     per_request "$name" "$out/$name.cpu" "$report"
 }
@@ -131,32 +143,17 @@ per_request() { # name samples report...: the server's and PostgreSQL's CPU per 
         }' "$samples" | tee -a "$out/cpu.txt"
 }
 
-cpu_of() { # pid...: their CPU seconds together
-    local sum=0 pid
-    for pid in "$@"; do sum=$(awk -v a="$sum" -v b="$(cpu "$pid")" 'BEGIN { print a + b }'); done
-    echo "$sum"
-}
-
-oai_behind() { # store: change-log rows the harvest index has yet to apply
-    local sql="SELECT (SELECT COALESCE(MAX(seq), 0) FROM change_log) - COALESCE((SELECT value FROM sequences WHERE name = 'oai_applied_seq'), 0)"
-    case $1 in
-    postgresql://*) psql "$1" -Atc "SET search_path TO perf_quire; $sql" | tail -1 ;;
-    *) python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])" \
-        "$1/tenants/perf/quire.sqlite" "$sql" ;;
-    esac
-}
-
 wait_for_oai() { # store: until the harvest index has applied the whole change log
-    until [ "$(oai_behind "$1")" -le 0 ]; do sleep 2; done
+    local behind="SELECT (SELECT COALESCE(MAX(seq), 0) FROM change_log)
+        - COALESCE((SELECT value FROM sequences WHERE name = 'oai_applied_seq'), 0)"
+    until [ "$(ask "$1" "$behind")" -le 0 ]; do sleep 2; done
 }
 
 # The harvest index is built once per tenant from its change log (on SQLite, in about
 # two minutes for a million instances); it is built before the move, which copies it.
 start $url server "$data" --data-dir "$data"
 wait_for_oai "$data"
-kill "$server"
-wait "$server" 2>/dev/null || true
-server=
+stop
 
 python3 scripts/cut-records.py "$lc" "$import_records" "$node/records.mrc"
 pg_url=$(scripts/postgres.sh start "$pg_dir" durable)
@@ -167,12 +164,13 @@ tail -2 "$out/move.txt"
     $quire tenant move perf --from "$pg_url" --to "$back" > "$out/move-back.txt" 2>&1
 tail -2 "$out/move-back.txt"
 # Each move prints every table's rows and checksum as it checked them on both sides.
-if diff <(grep ' checksum ' "$out/move.txt") <(grep ' checksum ' "$out/move-back.txt") >/dev/null; then
+if diff <(grep ' checksum ' "$out/move.txt") <(grep ' checksum ' "$out/move-back.txt") \
+    > "$out/round-trip-diff.txt"; then
     echo "round trip: $(grep -c ' checksum ' "$out/move.txt") tables, equal row counts and checksums" |
         tee "$out/round-trip.txt"
 else
     echo "round trip: the tables differ" | tee "$out/round-trip.txt"
-    diff <(grep ' checksum ' "$out/move.txt") <(grep ' checksum ' "$out/move-back.txt") || true
+    cat "$out/round-trip-diff.txt"
     exit 1
 fi
 rm -rf "$back"
@@ -199,9 +197,7 @@ measure() { # name store [serve args]
     awk -v n="$name" -v a="$(cpu_of $server)" -v b="$before" -v pa="$(pg_cpu)" -v pb="$pg_before" \
         'BEGIN { printf "%s oai harvest: CPU node %.1f s, PostgreSQL %.1f s\n", n, a - b, pa - pb }' |
         tee -a "$out/cpu.txt"
-    kill "$server"
-    wait "$server" 2>/dev/null || true
-    server=
+    stop
     # The import alone, through the command line (the default create profile).
     /usr/bin/time -f "%e" -o "$out/$name-import-seconds.txt" \
         $quire import "$node/records.mrc" --tenant perf "$@" > "$out/$name-import.txt"
@@ -223,18 +219,14 @@ two() { # scenario users
     # Each CICO generator takes its own half of the items, or they race for the same.
     local one=(--skip-missing) other=(--skip-missing)
     [ "$scenario" = cico ] && one=(--posts-only --share 0/2) && other=(--posts-only --share 1/2)
-    rm -f "$out/two-$scenario.cpu"
-    sample "$out/two-$scenario.cpu" $server $server2 &
-    sampler=$!
+    sample "$out/two-$scenario.cpu" $server $server2
     $quire load "$scenario" --url $url --tenant perf --username admin --password bench \
         --users "$users" --duration "$duration" "${one[@]}" > "$out/two-$scenario-1.txt" &
     local first=$!
     $quire load "$scenario" --url $url2 --tenant perf --username admin --password bench \
         --users "$users" --duration "$duration" "${other[@]}" > "$out/two-$scenario-2.txt"
     wait $first
-    kill $sampler
-    wait $sampler 2>/dev/null || true
-    sampler=
+    unsample
     grep -hE '^All requests' "$out/two-$scenario-1.txt" "$out/two-$scenario-2.txt" |
         sed "s/^/two nodes $scenario: /"
     per_request "two nodes $scenario" "$out/two-$scenario.cpu" "$out/two-$scenario-1.txt" "$out/two-$scenario-2.txt"
