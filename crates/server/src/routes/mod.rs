@@ -94,6 +94,8 @@ pub(crate) fn router(state: AppState) -> Router {
         .merge(limited)
         // A file to import may be of any size: it is streamed to disk, not held.
         .merge(data_import::upload_router())
+        // The staff web page, which logs in through the API like any other client.
+        .merge(web::router())
         .fallback(|| async { ApiError::not_found("No such endpoint") })
         .method_not_allowed_fallback(|| async { ApiError::method_not_allowed() })
         .layer(middleware::from_fn_with_state(state.clone(), observe))

@@ -1,0 +1,72 @@
+//! The staff web page: plain HTML, CSS and JavaScript modules under `assets/`, served at
+//! `/` (the page) and `/ui/...` (its scripts and styles).
+//!
+//! The page talks to Quire only through the FOLIO API, as any client does, logging in with
+//! `login-with-expiry` cookies; nothing here reads a store. There is no build step: the
+//! assets are the files a browser loads. Release builds carry them inside the binary;
+//! debug builds read them from `crates/web/assets`, so an edit shows on reload.
+
+use axum::{
+    Router,
+    extract::Path,
+    http::{HeaderMap, HeaderValue, StatusCode, header},
+    response::{IntoResponse, Response},
+    routing::get,
+};
+use rust_embed::Embed;
+
+#[derive(Embed)]
+#[folder = "assets/"]
+struct Assets;
+
+/// `GET /` and `GET /ui/{file}`, open to anyone: the page asks for a login itself.
+pub fn router<S: Clone + Send + Sync + 'static>() -> Router<S> {
+    Router::new()
+        .route("/", get(|headers: HeaderMap| async move { asset("index.html", &headers) }))
+        .route(
+            "/ui/{*path}",
+            get(|Path(path): Path<String>, headers: HeaderMap| async move {
+                asset(&path, &headers)
+            }),
+        )
+}
+
+/// One asset, revalidated by its hash on every load (`no-cache` with an `ETag`), so a
+/// new binary's page is never mixed with an old one's scripts.
+fn asset(path: &str, headers: &HeaderMap) -> Response {
+    let Some(file) = Assets::get(path) else {
+        return (StatusCode::NOT_FOUND, "No such file").into_response();
+    };
+    let hash = file.metadata.sha256_hash();
+    let etag = format!("\"{}\"", hash[..8].iter().map(|b| format!("{b:02x}")).collect::<String>());
+    let mut response = if headers.get(header::IF_NONE_MATCH).is_some_and(|v| v == etag.as_str()) {
+        StatusCode::NOT_MODIFIED.into_response()
+    } else {
+        ([(header::CONTENT_TYPE, content_type(path))], file.data).into_response()
+    };
+    let response_headers = response.headers_mut();
+    response_headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    if let Ok(value) = HeaderValue::from_str(&etag) {
+        response_headers.insert(header::ETAG, value);
+    }
+    response_headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    // The page runs only its own scripts and styles and is never framed.
+    response_headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(
+            "default-src 'self'; img-src 'self' data:; object-src 'none'; frame-ancestors 'none'",
+        ),
+    );
+    response
+}
+
+fn content_type(path: &str) -> &'static str {
+    match path.rsplit_once('.').map(|(_, extension)| extension) {
+        Some("html") => "text/html; charset=utf-8",
+        Some("js") => "text/javascript; charset=utf-8",
+        Some("css") => "text/css; charset=utf-8",
+        Some("svg") => "image/svg+xml",
+        Some("png") => "image/png",
+        _ => "application/octet-stream",
+    }
+}
