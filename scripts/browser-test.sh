@@ -19,7 +19,10 @@ if ! command -v chromium >/dev/null; then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null
 fi
 (cd crates/web/browser && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
-cargo build -q -p quire-cli
+# The debug build: the one the test suite built (QUIRE_BIN, set by scripts/test.sh), or
+# built here.
+quire=${QUIRE_BIN:-}
+[ -n "$quire" ] || { cargo build -q -p quire-cli; quire=$PWD/target/debug/quire; }
 phase "chromium, playwright-core and quire ready"
 
 work=$(mktemp -d)
@@ -41,7 +44,7 @@ trap finish EXIT
 
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 url=http://127.0.0.1:$port
-QUIRE_LOG=${QUIRE_LOG:-warn} target/debug/quire demo --instances "$instances" \
+QUIRE_LOG=${QUIRE_LOG:-warn} "$quire" demo --instances "$instances" \
     --data-dir "$work/data" --listen 127.0.0.1:$port >"$work/server.log" 2>&1 &
 server=$!
 for _ in $(seq 1 600); do

@@ -23,9 +23,10 @@ password=oai-harvest
     exit 1
 }
 
-# The debug build, as the test suite builds it.
-cargo build -q -p quire-cli
-quire=$PWD/target/debug/quire
+# The debug build: the one the test suite built (QUIRE_BIN, set by scripts/test.sh), or
+# built here.
+quire=${QUIRE_BIN:-}
+[ -n "$quire" ] || { cargo build -q -p quire-cli; quire=$PWD/target/debug/quire; }
 phase "built"
 
 venv=target/oai-venv

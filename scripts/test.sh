@@ -1,10 +1,25 @@
 #!/usr/bin/env bash
 # Runs Quire's whole test suite from a clean checkout: lints, every crate's tests, and the
 # CQL differential test against Index Data's YAZ parser (installing libyaz-dev if missing),
-# an OAI-PMH harvest with Sickle whose responses are checked against the schemas, and the
-# store-backed tests again on a throwaway PostgreSQL cluster (scripts/postgres.sh).
+# an OAI-PMH harvest with Sickle whose responses are checked against the schemas, the
+# staff web page in headless Chromium, and the store-backed tests again on a throwaway
+# PostgreSQL cluster (scripts/postgres.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# The Debian packages the scripts below need, in one apt run rather than one each (each
+# script still installs its own when run alone).
+missing=()
+dpkg -s libyaz-dev >/dev/null 2>&1 || missing+=(libyaz-dev)
+command -v yaz-marcdump >/dev/null || missing+=(yaz)
+command -v chromium >/dev/null || missing+=(chromium)
+compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || missing+=(postgresql)
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "== installing ${missing[*]} from Debian's packages"
+    sudo=; [ "$(id -u)" -eq 0 ] || sudo=sudo
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
 
 echo "== rustfmt"
 cargo fmt --all -- --check
@@ -14,6 +29,9 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 
 echo "== tests"
 cargo test --workspace --locked
+# The server binary those tests ran, for the scripts below: `cargo build -p quire-cli`
+# would resolve features for that package alone and build most of the workspace again.
+export QUIRE_BIN="$PWD/target/debug/quire"
 
 echo "== CQL differential test against YAZ"
 bash scripts/cql-differential.sh
@@ -23,6 +41,9 @@ bash scripts/marc-yaz-compare.sh
 
 echo "== OAI-PMH harvest with sickle"
 bash scripts/oai-harvest-test.sh
+
+echo "== the staff web page in headless Chromium"
+bash scripts/browser-test.sh
 
 echo "== the store-backed tests on PostgreSQL"
 # Under /tmp: the cluster runs as the postgres account, which must reach it.

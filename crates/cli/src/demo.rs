@@ -121,9 +121,13 @@ fn print_guide(
 ) {
     let url = format!("http://{}", args.listen);
     println!(
+        "\nOpen the staff page: {url}/?tenant={TENANT}   (user '{ADMIN_USER}', password '{ADMIN_PASSWORD}')"
+    );
+    println!(
         "\nQuire demo: tenant '{TENANT}', user '{ADMIN_USER}', password '{ADMIN_PASSWORD}', data in {}\n",
         data_dir.display()
     );
+    println!("Or use the FOLIO API directly.");
     println!("Log in and keep the token:");
     println!(
         "  TOKEN=$(curl -s -XPOST {url}/authn/login -H 'X-Okapi-Tenant: {TENANT}' -H 'Content-Type: application/json' \\\n      -d '{{\"username\":\"{ADMIN_USER}\",\"password\":\"{ADMIN_PASSWORD}\"}}' | sed 's/.*\"okapiToken\":\"\\([^\"]*\\)\".*/\\1/')"

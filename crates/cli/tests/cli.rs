@@ -222,6 +222,8 @@ fn demo_generates_data_and_prints_how_to_log_in() {
     let out = demo(&data);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("/authn/login") && text.contains("demo"), "{text}");
+    let first = text.lines().find(|line| !line.trim().is_empty()).unwrap_or_default();
+    assert!(first.starts_with("Open the staff page: http://127.0.0.1:9130/?tenant=demo"), "{text}");
     let stderr =
         BufReader::new(&out.stderr[..]).lines().map(Result::unwrap).collect::<Vec<_>>().join("\n");
     assert!(stderr.contains("generated 300 instances"), "{stderr}");
@@ -241,6 +243,12 @@ fn demo_generates_data_and_prints_how_to_log_in() {
         .unwrap();
     assert!(items["totalRecords"].as_u64().unwrap() >= 300);
     assert!(items["items"][0]["title"].is_string());
+    // The staff page is served, and its scripts with it.
+    let page = ureq::get(&format!("{}/", server.url)).call().unwrap();
+    assert_eq!(page.content_type(), "text/html");
+    assert!(page.into_string().unwrap().contains(r#"src="/ui/app.js""#));
+    let script = ureq::get(&format!("{}/ui/app.js", server.url)).call().unwrap();
+    assert_eq!(script.content_type(), "text/javascript");
 }
 
 /// The demo's MARC records, taken out through the SRS API and imported again through a

@@ -70,3 +70,41 @@ fn content_type(path: &str) -> &'static str {
         _ => "application/octet-stream",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use axum::{body::Body, http::Request};
+    use tower::ServiceExt;
+
+    use super::*;
+
+    async fn get(path: &str, if_none_match: Option<&str>) -> Response {
+        let mut request = Request::get(path);
+        if let Some(etag) = if_none_match {
+            request = request.header(header::IF_NONE_MATCH, etag);
+        }
+        router::<()>().oneshot(request.body(Body::empty()).unwrap()).await.unwrap()
+    }
+
+    #[tokio::test]
+    async fn the_page_and_its_scripts_are_served_with_their_types() {
+        let page = get("/", None).await;
+        assert_eq!(page.status(), StatusCode::OK);
+        assert_eq!(page.headers()[header::CONTENT_TYPE], "text/html; charset=utf-8");
+        assert!(
+            page.headers()[header::CONTENT_SECURITY_POLICY].to_str().unwrap().contains("'self'")
+        );
+        let script = get("/ui/app.js", None).await;
+        assert_eq!(script.headers()[header::CONTENT_TYPE], "text/javascript; charset=utf-8");
+        assert_eq!(get("/ui/missing.js", None).await.status(), StatusCode::NOT_FOUND);
+    }
+
+    #[tokio::test]
+    async fn an_unchanged_asset_is_answered_304() {
+        let first = get("/ui/style.css", None).await;
+        let etag = first.headers()[header::ETAG].to_str().unwrap().to_string();
+        let again = get("/ui/style.css", Some(&etag)).await;
+        assert_eq!(again.status(), StatusCode::NOT_MODIFIED);
+        assert_eq!(get("/ui/style.css", Some("\"stale\"")).await.status(), StatusCode::OK);
+    }
+}
