@@ -18,7 +18,9 @@ if ! command -v chromium >/dev/null; then
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null
 fi
-(cd crates/web/browser && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+# npm ci empties node_modules first: only when the lock file is newer than the install.
+(cd crates/web/browser && { [ node_modules/.package-lock.json -nt package-lock.json ] ||
+    npm ci --no-audit --no-fund --loglevel=error >/dev/null; })
 # The debug build: the one the test suite built (QUIRE_BIN, set by scripts/test.sh), or
 # built here.
 quire=${QUIRE_BIN:-}

@@ -4,7 +4,8 @@
 //! first request in the queue moves to Awaiting pickup (here) or In transit (to its
 //! pickup service point), the item's status follows (Awaiting pickup, In transit, or
 //! Available when this service point serves its location), and a late return is
-//! fined under the loan's overdue fine policy.
+//! fined under the loan's overdue fine policy. The response names where the item goes
+//! and for whom (`staffSlipContext`).
 
 use chrono::{DateTime, Utc};
 use folio::{Actor, Timestamp};
@@ -16,8 +17,9 @@ use uuid::Uuid;
 use crate::check_out::open_loan;
 use crate::item_context::{ItemContext, ItemSummary};
 use crate::model::{
-    Account, CheckIn, Loan, LoanPolicy, LoanStatus, OverdueFinePolicy, RequestStatus,
+    Account, CheckIn, Loan, LoanPolicy, LoanStatus, OverdueFinePolicy, Request, RequestStatus,
 };
+use crate::staff_slip::{self, StaffSlipContext};
 use crate::views::{Embedded, LoanView};
 use crate::{Error, Refusal, Result, fines, queue, records};
 
@@ -42,7 +44,11 @@ pub struct CheckInOutcome {
     pub loan: Option<Loan>,
     pub in_house_use: bool,
     pub fine: Option<Account>,
+    /// The request the item now serves (the head of its queue), if any.
+    pub request: Option<Request>,
     item: ItemContext,
+    service_point: inventory::model::ServicePoint,
+    now: DateTime<Utc>,
 }
 
 impl CheckInOutcome {
@@ -52,8 +58,16 @@ impl CheckInOutcome {
     }
 
     /// FOLIO's check-in response: the closed loan, if there was one, with its embedded
-    /// objects, read in the check-in's own transaction without loading the item again.
+    /// objects, and the staff slip context, read in the check-in's own transaction
+    /// without loading the item again.
     pub fn view(self, reader: &store::Reader<'_>) -> Result<CheckInView> {
+        let staff_slip_context = staff_slip::for_check_in(
+            reader,
+            &self.item,
+            self.request.as_ref(),
+            &self.service_point,
+            Timestamp::from(self.now),
+        )?;
         let loan = match self.loan {
             Some(loan) => Some(Embedded::default().loan_view(reader, loan, Some(&self.item))?),
             None => None,
@@ -62,7 +76,7 @@ impl CheckInOutcome {
             loan,
             item: self.item.summary(),
             in_house_use: self.in_house_use,
-            staff_slip_context: serde_json::Map::new(),
+            staff_slip_context,
         })
     }
 }
@@ -75,8 +89,7 @@ pub struct CheckInView {
     pub loan: Option<LoanView>,
     pub item: ItemSummary,
     pub in_house_use: bool,
-    /// Staff slips are not made yet; FOLIO's clients expect the object.
-    pub staff_slip_context: serde_json::Map<String, serde_json::Value>,
+    pub staff_slip_context: StaffSlipContext,
 }
 
 pub fn check_in(
@@ -246,7 +259,8 @@ pub fn check_in(
         staff_member_id: actor.user_id,
     });
     item.item = inventory::update_item(writer, item.item.clone(), actor)?;
-    Ok(CheckInOutcome { loan, in_house_use, fine, item })
+    let request = queue.into_iter().next();
+    Ok(CheckInOutcome { loan, in_house_use, fine, request, item, service_point, now })
 }
 
 /// When a request waiting at this service point stops waiting, from the service

@@ -41,6 +41,7 @@ mod records;
 mod renew;
 mod requests;
 mod rules;
+mod staff_slip;
 mod storage;
 mod views;
 
@@ -68,6 +69,7 @@ pub use requests::{create_request, replace_request};
 pub use rules::{
     PolicyMatch, RuleInputs, RulesCache, RulesDocument, get_rules, lookup, lookup_all, put_rules,
 };
+pub use staff_slip::{SlipItem, SlipRequest, SlipRequester, StaffSlipContext};
 pub use storage::{Error, MIGRATIONS, Refusal, Result};
 pub use views::{
     Borrower, FeesAndFines, LoanView, PatronGroupRef, PolicyName, RequestView, RequestedItem,

@@ -199,7 +199,9 @@ impl Embedded {
                     records::find(reader, &[("loan_id", &id.to_string())])?;
                 let remaining: f64 =
                     accounts.iter().filter(|a| a.is_open()).map(|a| a.remaining).sum();
-                Some(FeesAndFines { amount_remaining_to_pay: (remaining * 100.0).round() / 100.0 })
+                // An empty f64 sum is -0.0, which JSON would show as `-0.0`.
+                let remaining = (remaining * 100.0).round() / 100.0 + 0.0;
+                Some(FeesAndFines { amount_remaining_to_pay: remaining })
             }
             None => None,
         };

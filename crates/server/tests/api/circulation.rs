@@ -149,6 +149,7 @@ async fn check_out_renew_hold_and_check_in() {
     assert_eq!(loan["item"]["title"], "Holdings test");
     assert_eq!(loan["borrower"]["barcode"], "P-1");
     assert_eq!(loan["loanPolicy"]["name"], "Example Loan Policy");
+    assert_eq!(loan["feesAndFines"].to_string(), r#"{"amountRemainingToPay":0.0}"#);
     assert!(
         loan["dueDate"].as_str().unwrap().ends_with("T23:59:59.000+00:00"),
         "{}",
@@ -217,6 +218,18 @@ async fn check_out_renew_hold_and_check_in() {
     assert_eq!(r.body["loan"]["status"]["name"], "Closed");
     assert_eq!(r.body["loan"]["action"], "checkedin");
     assert_eq!(r.body["item"]["status"]["name"], "Awaiting pickup");
+    // The staff slip context says for whom: the hold slip's requester and request.
+    let slip = &r.body["staffSlipContext"];
+    assert_eq!(slip["requester"]["barcode"], "P-2", "{slip}");
+    assert_eq!(slip["requester"]["lastName"], "Reader P-2");
+    assert_eq!(slip["requester"]["preferredFirstName"], "Ann");
+    assert_eq!(slip["request"]["requestID"], hold["id"]);
+    assert_eq!(slip["request"]["servicePointPickup"], "Circ Desk 1");
+    assert!(slip["request"]["holdShelfExpirationDate"].is_string(), "{slip}");
+    assert_eq!(slip["item"]["barcode"], "CO-1");
+    assert_eq!(slip["item"]["status"], "Awaiting pickup");
+    assert_eq!(slip["item"]["fromServicePoint"], "Circ Desk 1");
+    assert!(slip["item"].get("toServicePoint").is_none(), "{slip}");
     let hold_path = format!("/circulation/requests/{}", hold["id"].as_str().unwrap());
     assert_eq!(desk.c.get(&hold_path).await.body["status"], "Open - Awaiting pickup");
 
@@ -282,6 +295,11 @@ async fn late_return_fine_transit_and_recall() {
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
     assert_eq!(r.body["item"]["status"]["name"], "In transit");
     assert_eq!(r.body["item"]["inTransitDestinationServicePointId"], DESK_1);
+    // The transit slip names both desks; no request is served.
+    let slip = &r.body["staffSlipContext"];
+    assert_eq!(slip["item"]["fromServicePoint"], "Circ Desk 2", "{slip}");
+    assert_eq!(slip["item"]["toServicePoint"], "Circ Desk 1");
+    assert!(slip.get("requester").is_none() && slip.get("request").is_none(), "{slip}");
     assert_eq!(r.body["loan"]["feesAndFines"]["amountRemainingToPay"], 10.0);
     let q = urlencode(&format!("(userId=={} and status.name<>Closed)", p1["id"].as_str().unwrap()));
     let accounts = desk.c.get(&format!("/accounts?query={q}")).await.body;
