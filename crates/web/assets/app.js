@@ -3,7 +3,8 @@
 import { api, errorBox, go, h, lookupView, onSignedOut, session } from './core.js';
 import './search.js';
 import './desk.js';
-import './jobs.js';
+import './import.js';
+import './bulk.js';
 import './admin.js';
 
 const main = document.getElementById('main');
