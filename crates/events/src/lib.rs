@@ -1,10 +1,11 @@
 //! Domain events: each tenant's change log published to Kafka under FOLIO's topic names
 //! (`{env}.{tenant}.{module}.{topic}`), with FOLIO's envelopes, keys and headers.
 //!
-//! What it owns: the events' shapes ([`envelope`]), the producer ([`kafka`]), and the
+//! What it owns: the events' shapes ([`envelope`]), the producer ([`kafka`]), the
 //! publisher that follows every tenant's log ([`Publisher`]), with replays
-//! ([`replay`]). What it does not own: keeping the bodies (the store does, in the same
-//! transaction as each write, once a publisher is registered) or HTTP.
+//! ([`replay`]), and mod-audit's inventory history read from the same log ([`audit`]).
+//! What it does not own: keeping the bodies (the store does, in the same transaction as
+//! each write, once a publisher is registered) or HTTP.
 //!
 //! Invariants:
 //! - At least once, in commit order per record: a change's event is produced before
@@ -15,6 +16,7 @@
 //! - Publishing is off unless asked for (`quire serve --kafka`); a tenant's writes
 //!   keep bodies from the first time it was, until published and past retention.
 
+pub mod audit;
 pub mod envelope;
 pub mod kafka;
 mod publisher;

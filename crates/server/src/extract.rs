@@ -198,6 +198,13 @@ impl Param for bool {
     }
 }
 
+impl Param for i64 {
+    const EXPECTED: &'static str = "an integer";
+    fn read(value: &str) -> Option<i64> {
+        value.parse().ok()
+    }
+}
+
 impl Param for chrono::NaiveDate {
     const EXPECTED: &'static str = "a date (YYYY-MM-DD)";
     fn read(value: &str) -> Option<chrono::NaiveDate> {

@@ -42,6 +42,28 @@ pub struct Change {
     pub at: String,
 }
 
+/// The record types whose changes can be read by record id ([`Reader::record_history`]):
+/// the change log's partial index `change_log_record` covers these and no others, so
+/// the writes of every other type (a desk's items, loans, check-ins) do not maintain it.
+///
+/// [`Reader::record_history`]: crate::Reader::record_history
+pub const HISTORY_TYPES: &[&str] = &["instance", "holdings"];
+
+/// A page of one record's changes ([`Reader::record_history`]).
+///
+/// [`Reader::record_history`]: crate::Reader::record_history
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordHistory {
+    /// Newest first, each with its kept bodies, if any.
+    pub changes: Vec<(Change, Option<Bodies>)>,
+    /// How many changes the log holds for the record in all.
+    pub total: u64,
+}
+
+/// The condition of that index, written as its migration writes it: a query must repeat
+/// it word for word for SQLite to use a partial index.
+pub(crate) const HISTORY_INDEXED: &str = "record_type IN ('instance', 'holdings')";
+
 /// The commit time, RFC 3339 in UTC with milliseconds (`2024-01-31T10:11:12.123+00:00`).
 /// The store keeps no FOLIO conventions, so it formats the time itself; `folio::Timestamp`
 /// reads this text.
@@ -89,7 +111,7 @@ impl KeptTypes {
 #[cfg(test)]
 mod tests {
     use super::Bodies;
-    use crate::fixtures::{PAIRS, THINGS, tenant};
+    use crate::fixtures::{PAIRS, THINGS, TITLES, tenant};
     use crate::{ColumnValue, Store, Tenant};
 
     fn bodies(tenant: &Tenant, after: i64) -> Vec<(String, Option<Bodies>)> {
@@ -147,6 +169,74 @@ mod tests {
         tenant.stop_publisher("events").unwrap();
         tenant.write(|w| w.insert(&THINGS, "d", 1, "{}", &parent)).unwrap();
         assert!(bodies(&tenant, 0).iter().all(|(_, b)| b.is_none()));
+    }
+
+    /// A record's history is its own changes, newest first, with their kept bodies,
+    /// paged back in time; it reads the log's index by record, and is refused for the
+    /// record types that index leaves out.
+    #[test]
+    fn a_record_history_reads_its_changes_by_record() {
+        let (_dir, tenant) = tenant();
+        let none: [ColumnValue; 0] = [];
+        tenant.write(|w| w.insert(&TITLES, "a", 1, r#"{"v":0}"#, &none)).unwrap();
+        tenant.write(|w| w.insert(&TITLES, "b", 1, "{}", &none)).unwrap();
+        tenant.start_publisher("events", &["instance"]).unwrap();
+        tenant.write(|w| w.update(&TITLES, "a", 2, r#"{"v":1}"#, &none)).unwrap();
+        tenant.write(|w| w.delete(&TITLES, "a")).unwrap();
+        let history = |id: &str, before: Option<&str>, limit: usize| {
+            let history = tenant.read(|r| r.record_history(&TITLES, id, before, limit)).unwrap();
+            let changes: Vec<_> = history
+                .changes
+                .into_iter()
+                .map(|(c, b)| (format!("{:?}", c.op), c.at, b))
+                .collect();
+            (changes, history.total)
+        };
+        let (all, total) = history("a", None, 10);
+        assert_eq!(total, 3);
+        let ops: Vec<_> = all.iter().map(|(op, _, _)| op.as_str()).collect();
+        assert_eq!(ops, ["Delete", "Update", "Create"]);
+        assert_eq!(all[0].2, kept(Some(r#"{"v":1}"#), None));
+        assert_eq!(all[1].2, kept(Some(r#"{"v":0}"#), Some(r#"{"v":1}"#)));
+        assert_eq!(all[2].2, None, "written before the publisher started");
+
+        let (newest, total) = history("a", None, 1);
+        assert_eq!((newest.len(), total), (1, 3), "the total counts every change");
+        let (earlier, _) = history("a", Some(&all[0].1), 10);
+        assert!(earlier.iter().all(|(_, at, _)| *at < all[0].1));
+        assert_eq!(history("a", Some("0000"), 10).0.len(), 0);
+        assert_eq!(history("b", None, 10).1, 1);
+        assert_eq!(history("none", None, 10).1, 0);
+
+        let refused = tenant.read(|r| r.record_history(&THINGS, "a", None, 10));
+        assert!(matches!(refused, Err(crate::Error::Query(_))), "{refused:?}");
+    }
+
+    /// SQLite uses the partial index for the history's query, which repeats the index's
+    /// condition as written.
+    #[test]
+    fn a_record_history_is_read_through_the_index() {
+        let indexed = super::HISTORY_INDEXED;
+        let migration = crate::migrate::CORE.migrations.iter().find(|m| m.sql.contains(indexed));
+        assert!(migration.is_some(), "the index's migration states its condition as written");
+        let listed: Vec<String> = super::HISTORY_TYPES.iter().map(|t| format!("'{t}'")).collect();
+        assert!(indexed.contains(&listed.join(", ")), "HISTORY_TYPES are the indexed types");
+        let (_dir, tenant) = crate::fixtures::sqlite_tenant();
+        let conn = rusqlite::Connection::open(tenant.dir().join("quire.sqlite")).unwrap();
+        let sql = format!(
+            "EXPLAIN QUERY PLAN SELECT c.seq FROM change_log c \
+             LEFT JOIN change_bodies b ON b.seq = c.seq \
+             WHERE c.record_id = 'a' AND c.record_type = 'instance' AND c.{indexed} \
+             ORDER BY c.seq DESC LIMIT 10"
+        );
+        let plan: Vec<String> = conn
+            .prepare(&sql)
+            .unwrap()
+            .query_map([], |row| row.get::<_, String>(3))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert!(plan.iter().any(|step| step.contains("INDEX change_log_record")), "{plan:?}");
     }
 
     /// The last change before a time is found among those in range, whatever the

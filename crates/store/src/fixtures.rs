@@ -12,16 +12,23 @@ pub(crate) const THINGS: RecordTable =
 pub(crate) const PAIRS: RecordTable =
     RecordTable { table: "pairs", record_type: "pair", columns: &["a", "b"] };
 
+/// A table whose changes are of a record type the log indexes by record
+/// ([`crate::HISTORY_TYPES`]).
+pub(crate) const TITLES: RecordTable =
+    RecordTable { table: "titles", record_type: "instance", columns: &[] };
+
 pub(crate) const COMPONENT: Component = Component {
     name: "test",
     migrations: &[Migration {
         version: 1,
-        description: "things, and pairs with a partial index",
+        description: "things, pairs with a partial index, and titles",
         sql: "CREATE TABLE things (id TEXT PRIMARY KEY, version INTEGER NOT NULL, \
               body TEXT NOT NULL, parent TEXT); CREATE INDEX things_parent ON things (parent); \
               CREATE TABLE pairs (id TEXT PRIMARY KEY, version INTEGER NOT NULL, \
               body TEXT NOT NULL, a TEXT, b TEXT); \
-              CREATE UNIQUE INDEX pairs_open ON pairs (a) WHERE b = 'open';",
+              CREATE UNIQUE INDEX pairs_open ON pairs (a) WHERE b = 'open'; \
+              CREATE TABLE titles (id TEXT PRIMARY KEY, version INTEGER NOT NULL, \
+              body TEXT NOT NULL);",
     }],
 };
 

@@ -48,7 +48,7 @@ pub mod testing;
 mod warm;
 
 pub use crate::{
-    changes::{Bodies, Change, Operation, Publisher},
+    changes::{Bodies, Change, HISTORY_TYPES, Operation, Publisher, RecordHistory},
     copy::TableSum,
     error::{Error, QueryError, Result},
     ids::new_record_id,

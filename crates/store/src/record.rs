@@ -10,7 +10,7 @@ use std::ops::Deref;
 
 use crate::{
     Change, Error, Operation, QueryField, Result,
-    changes::{Bodies, Publisher, now},
+    changes::{Bodies, Publisher, RecordHistory, now},
     query::{self, SqlQuery},
     sql::{Dialect, Param, Row, Tx},
 };
@@ -403,17 +403,58 @@ impl<'a> Reader<'a> {
              FROM change_log c LEFT JOIN change_bodies b ON b.seq = c.seq
              WHERE c.seq > ?1 ORDER BY c.seq LIMIT ?2",
             &[after.into(), (limit as i64).into()],
-            |row| {
-                let change = change_row(row)?;
-                let kept = row.opt_int(5)?.is_some();
-                let bodies = kept
-                    .then(|| {
-                        Ok::<_, Error>(Bodies { old: row.opt_text(6)?, new: row.opt_text(7)? })
-                    })
-                    .transpose()?;
-                Ok((change, bodies))
-            },
+            change_with_bodies,
         )
+    }
+
+    /// A record's changes, newest first: up to `limit` committed before `before` (RFC
+    /// 3339, as [`Change::at`]) if given, each with its kept bodies, and how many the
+    /// log holds for the record in all. Only for the record types of [`HISTORY_TYPES`],
+    /// which the log indexes by record id; any other is refused rather than scanned.
+    ///
+    /// [`HISTORY_TYPES`]: crate::HISTORY_TYPES
+    pub fn record_history(
+        &self,
+        table: &RecordTable,
+        id: &str,
+        before: Option<&str>,
+        limit: usize,
+    ) -> Result<RecordHistory> {
+        if !crate::HISTORY_TYPES.contains(&table.record_type) {
+            return Err(Error::Query(crate::QueryError::UnsupportedField(format!(
+                "the change history of {} records",
+                table.table
+            ))));
+        }
+        let indexed = crate::changes::HISTORY_INDEXED;
+        let total = self.tx.query_one(
+            &format!(
+                "SELECT count(*) FROM change_log
+                 WHERE record_id = ?1 AND record_type = ?2 AND {indexed}"
+            ),
+            &[id.into(), table.record_type.into()],
+            |row| row.int(0),
+        )?;
+        let mut params: Vec<Param<'_>> =
+            vec![id.into(), table.record_type.into(), (limit as i64).into()];
+        let before_clause = match before {
+            Some(at) => {
+                params.push(at.into());
+                "AND c.at < ?4"
+            }
+            None => "",
+        };
+        let changes = self.tx.query(
+            &format!(
+                "SELECT c.seq, c.record_type, c.record_id, c.op, c.at, b.seq, b.old, b.new
+                 FROM change_log c LEFT JOIN change_bodies b ON b.seq = c.seq
+                 WHERE c.record_id = ?1 AND c.record_type = ?2 AND c.{indexed} {before_clause}
+                 ORDER BY c.seq DESC LIMIT ?3"
+            ),
+            &params,
+            change_with_bodies,
+        )?;
+        Ok(RecordHistory { changes, total: total as u64 })
     }
 
     /// The first kept body's sequence number, if any body is kept.
@@ -816,6 +857,17 @@ fn change_row(row: &Row<'_>) -> Result<Change> {
     let op = Operation::parse(&op)
         .ok_or_else(|| Error::Corrupt(format!("change {seq} has operation {op:?}")))?;
     Ok(Change { seq, record_type: row.text(1)?, record_id: row.text(2)?, op, at: row.text(4)? })
+}
+
+/// A change-log row joined with its kept bodies, selected as `seq, record_type,
+/// record_id, op, at, bodies.seq, old, new`.
+fn change_with_bodies(row: &Row<'_>) -> Result<(Change, Option<Bodies>)> {
+    let change = change_row(row)?;
+    let kept = row.opt_int(5)?.is_some();
+    let bodies = kept
+        .then(|| Ok::<_, Error>(Bodies { old: row.opt_text(6)?, new: row.opt_text(7)? }))
+        .transpose()?;
+    Ok((change, bodies))
 }
 
 pub(crate) fn stored_record(row: &Row<'_>) -> Result<StoredRecord> {

@@ -29,6 +29,7 @@ macro_rules! spec {
 }
 
 mod admin;
+mod audit;
 mod authn;
 mod authorities;
 mod bl_users;
@@ -78,6 +79,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .merge(reference::router())
         .merge(search::router())
         .merge(srs::router())
+        .merge(audit::router())
         .merge(mapping_rules::router())
         .merge(profiles::router())
         .merge(authorities::router())

@@ -26,7 +26,7 @@ fn nested(inner: &str, n: usize) -> String {
 }
 
 /// Creates a user with credentials and the permissions given; returns its id and a client.
-async fn user_with<'a>(
+pub(crate) async fn user_with<'a>(
     admin: &Client<'a>,
     username: &str,
     permissions: &[&str],

@@ -1,6 +1,7 @@
 //! HTTP API tests: the real router, driven request by request with `oneshot`.
 
 mod admin;
+mod audit;
 mod auth;
 mod authorities;
 mod batch;
