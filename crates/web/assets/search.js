@@ -34,6 +34,12 @@ const SORTS = [
 ];
 const SORT = new Map(SORTS.map(([name, label, cql]) => [name, { label, cql }]));
 const PAGE_SIZES = [20, 50];
+/**
+ * How long typing must pause before the box searches. Short: Quire answers a search and
+ * its facets in a few milliseconds, so the pause need only skip the keys of a burst, and
+ * an answer overtaken by a later one is dropped (measured in docs/benchmarks.md).
+ */
+const TYPING_PAUSE_MS = 50;
 /** mod-search answers no further than this many records into a result. */
 const MAX_WINDOW = 10_000;
 
@@ -252,7 +258,7 @@ function searchForm(state) {
       if (!ui.root.isConnected) return;
       commit(ui.state, false);
       run(ui, ui.state);
-    }, 150);
+    }, TYPING_PAUSE_MS);
   });
   form.addEventListener('submit', (event) => {
     event.preventDefault();

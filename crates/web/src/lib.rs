@@ -99,6 +99,18 @@ mod tests {
         assert_eq!(get("/ui/missing.js", None).await.status(), StatusCode::NOT_FOUND);
     }
 
+    /// The page asks for every module at once (`modulepreload`), so a module added
+    /// without its link would load an import level later.
+    #[test]
+    fn every_module_is_preloaded() {
+        let page = Assets::get("index.html").unwrap();
+        let page = std::str::from_utf8(&page.data).unwrap();
+        for path in Assets::iter().filter(|p| p.ends_with(".js") && p != "app.js") {
+            let link = format!(r#"<link rel="modulepreload" href="/ui/{path}">"#);
+            assert!(page.contains(&link), "index.html lacks {link}");
+        }
+    }
+
     #[tokio::test]
     async fn an_unchanged_asset_is_answered_304() {
         let first = get("/ui/style.css", None).await;
