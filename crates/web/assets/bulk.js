@@ -461,22 +461,16 @@ const PREVIEW_PAGE = 10;
 
 /** The records of a step as FOLIO's preview gives them (`{header, rows}`), a page at a time. */
 async function recordsSection(op, step, title, total) {
-  let offset = 0;
+  const page = { offset: 0 };
   const { section, redraw } = previewSection(step.toLowerCase(), `${title} (${total})`, async (all, again) => {
-    const table = await api(`/bulk-operations/${op.id}/preview`, { query: { step, limit: PREVIEW_PAGE, offset } });
+    const table = await api(`/bulk-operations/${op.id}/preview`, { query: { step, limit: PREVIEW_PAGE, offset: page.offset } });
     const header = table.header.map((cell) => cell.value);
     const columns = pickColumns(header, op.entityType, new Set(), all);
     return h('div', {},
       scroller(title, h('table', { class: 'jobs-table jobs-preview' },
         head(columns.map((n) => header[n])),
         h('tbody', {}, table.rows.map(({ row }) => h('tr', {}, columns.map((n) => h('td', {}, row[n]))))))),
-      pager({
-        offset, limit: PREVIEW_PAGE, total, label: `Pages of ${title.toLowerCase()}`,
-        onPage: (next) => {
-          offset = next;
-          return again();
-        },
-      }));
+      previewPager(title, total, page, again));
   });
   await redraw();
   return section;
@@ -488,9 +482,9 @@ async function recordsSection(op, step, title, total) {
  * rather than by position; the matched page is read long enough to hold every partner.
  */
 async function diffSection(op, step, title, total) {
-  let offset = 0;
+  const page = { offset: 0 };
   const { section, redraw } = previewSection(step.toLowerCase(), `${title} (${total})`, async (all, again) => {
-    const preview = (which, limit) => api(`/bulk-operations/${op.id}/preview`, { query: { step: which, limit, offset } });
+    const preview = (which, limit) => api(`/bulk-operations/${op.id}/preview`, { query: { step: which, limit, offset: page.offset } });
     const slack = Math.min(Math.max(0, op.matchedNumOfRecords - total), 1000);
     const [after, before] = await Promise.all([preview(step, PREVIEW_PAGE), preview('UPLOAD', PREVIEW_PAGE + slack)]);
     const header = after.header.map((cell) => cell.value);
@@ -512,16 +506,21 @@ async function diffSection(op, step, title, total) {
         h('thead', {}, h('tr', {}, columns.map((n) =>
           h('th', { scope: 'col', class: changed.has(n) ? 'jobs-changed' : null }, header[n])))),
         h('tbody', {}, pairs.map((pair) => h('tr', {}, columns.map((n) => diffCell(pair.before?.[n], pair.after[n]))))))),
-      pager({
-        offset, limit: PREVIEW_PAGE, total, label: `Pages of ${title.toLowerCase()}`,
-        onPage: (next) => {
-          offset = next;
-          return again();
-        },
-      }));
+      previewPager(title, total, page, again));
   });
   await redraw();
   return section;
+}
+
+/** The pager under a preview table: it moves `page.offset` and draws the table again. */
+function previewPager(title, total, page, again) {
+  return pager({
+    offset: page.offset, limit: PREVIEW_PAGE, total, label: `Pages of ${title.toLowerCase()}`,
+    onPage: (next) => {
+      page.offset = next;
+      return again();
+    },
+  });
 }
 
 function diffCell(before, after) {
