@@ -263,9 +263,19 @@ fn answer(
             if hidden {
                 return Ok(Err(OaiError::unknown_id()));
             }
-            let mut names = metadata::Names::default();
+            let mut sources = metadata::Sources::read(r, &[entry.id], *format)?;
             let mut body = String::new();
-            record(r, &mut names, tenant, repository, &entry, *format, true, &["all"], &mut body)?;
+            record(
+                r,
+                &mut sources,
+                tenant,
+                repository,
+                &entry,
+                *format,
+                true,
+                &["all"],
+                &mut body,
+            )?;
             out.push_str("<GetRecord>\n");
             out.push_str(&body);
             out.push_str("</GetRecord>\n");
@@ -313,7 +323,7 @@ fn identify(repository: &Repository, tenant: &str, out: &mut String) {
 #[allow(clippy::too_many_arguments)]
 fn record(
     r: &store::Reader<'_>,
-    names: &mut metadata::Names,
+    sources: &mut metadata::Sources,
     tenant: &str,
     repository: &Repository,
     entry: &index::Entry,
@@ -327,7 +337,7 @@ fn record(
     let mut deleted = entry.deleted;
     if records && !deleted {
         let mark = repository.include_suppressed.then_some(entry.suppressed);
-        deleted = !metadata::write(r, names, entry.id, format, mark, &mut body)?;
+        deleted = !metadata::write(r, sources, entry.id, format, mark, &mut body)?;
     }
     if records {
         out.push_str("<record>\n");
@@ -436,13 +446,14 @@ fn list(
     out.push('<');
     out.push_str(verb);
     out.push_str(">\n");
-    let mut names = metadata::Names::default();
+    let shown: Vec<Uuid> = page.iter().filter(|e| records && !e.deleted).map(|e| e.id).collect();
+    let mut sources = metadata::Sources::read(r, &shown, selection.format)?;
     let specs: Vec<&str> = match &set {
         Some((spec, _)) => vec!["all", spec.as_str()],
         None => vec!["all"],
     };
     for entry in &page {
-        record(r, &mut names, tenant, repository, entry, selection.format, records, &specs, out)?;
+        record(r, &mut sources, tenant, repository, entry, selection.format, records, &specs, out)?;
     }
     let sent = cursor + page.len() as u64;
     if more {

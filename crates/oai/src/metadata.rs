@@ -14,19 +14,64 @@ use uuid::Uuid;
 use crate::Result;
 use crate::protocol::Format;
 
-/// Writes the `<metadata>` element of instance `id`; false (and nothing written) when
-/// the instance has neither a live MARC record nor an instance record.
+/// What a page's records are made from, read for the whole page at once: three queries
+/// a page (MARC, holdings, items) rather than three a record, each a round trip on
+/// PostgreSQL; and the reference names the page's items use, read once.
+pub(crate) struct Sources {
+    names: Names,
+    marc: HashMap<Uuid, srs::Record>,
+    /// By instance id: each holdings record's id and body. Read for `marc21_withholdings`
+    /// only, as are the items.
+    holdings: HashMap<Uuid, Vec<(String, Value)>>,
+    /// By holdings record id, in the store's order.
+    items: HashMap<String, Vec<Value>>,
+}
+
+impl Sources {
+    pub(crate) fn read(r: &Reader<'_>, ids: &[Uuid], format: Format) -> Result<Sources> {
+        let marc = srs::get_many_by_external(r, ids)?;
+        let mut holdings: HashMap<Uuid, Vec<(String, Value)>> = HashMap::new();
+        let mut items: HashMap<String, Vec<Value>> = HashMap::new();
+        if format == Format::Marc21WithHoldings {
+            let texts: Vec<String> = ids.iter().map(Uuid::to_string).collect();
+            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let rows = r.find_by_any(&inventory::HOLDINGS, "instance_id", &refs)?;
+            let holdings_ids: Vec<&str> = rows.iter().map(|h| h.id.as_str()).collect();
+            for item in r.find_by_any(&inventory::ITEMS, "holdings_record_id", &holdings_ids)? {
+                let item = parse(&item.body);
+                if let Some(holding) = item.get("holdingsRecordId").and_then(Value::as_str) {
+                    items.entry(holding.to_string()).or_default().push(item);
+                }
+            }
+            for row in &rows {
+                let body = parse(&row.body);
+                if let Some(instance) = uuid(&body, "instanceId") {
+                    holdings.entry(instance).or_default().push((row.id.clone(), body));
+                }
+            }
+        }
+        Ok(Sources { names: Names::default(), marc, holdings, items })
+    }
+}
+
+fn parse(body: &str) -> Value {
+    serde_json::from_str(body).unwrap_or(Value::Null)
+}
+
+/// Writes the `<metadata>` element of instance `id` from `sources` (read for a page
+/// holding it); false (and nothing written) when the instance has neither a live MARC
+/// record nor an instance record.
 pub(crate) fn write(
     r: &Reader<'_>,
-    names: &mut Names,
+    sources: &mut Sources,
     id: Uuid,
     format: Format,
     mark_suppressed: Option<bool>,
     out: &mut String,
 ) -> Result<bool> {
-    let Some(mut record) = marc_of(r, id)? else { return Ok(false) };
+    let Some(mut record) = marc_of(r, sources, id)? else { return Ok(false) };
     if format == Format::Marc21WithHoldings {
-        add_holdings(r, names, id, mark_suppressed.is_some(), &mut record)?;
+        add_holdings(r, sources, id, mark_suppressed.is_some(), &mut record);
     }
     if let Some(suppressed) = mark_suppressed {
         mark(&mut record, id, suppressed);
@@ -43,15 +88,13 @@ pub(crate) fn write(
 }
 
 /// The instance's live MARC bib, or MARC made from the instance.
-fn marc_of(r: &Reader<'_>, id: Uuid) -> Result<Option<Record>> {
-    match srs::get_by(r, id, srs::IdType::Instance) {
-        Ok(record) if !record.deleted && record.record_type == srs::RecordType::MarcBib => {
-            if let Some(content) = record.parsed_record.and_then(|p| p.content) {
-                return Ok(Some(content));
-            }
-        }
-        Ok(_) | Err(srs::Error::NotFound { .. }) => {}
-        Err(e) => return Err(e.into()),
+fn marc_of(r: &Reader<'_>, sources: &Sources, id: Uuid) -> Result<Option<Record>> {
+    if let Some(record) = sources.marc.get(&id)
+        && !record.deleted
+        && record.record_type == srs::RecordType::MarcBib
+        && let Some(content) = record.parsed_record.as_ref().and_then(|p| p.content.clone())
+    {
+        return Ok(Some(content));
     }
     let Some(stored) = r.get(&inventory::INSTANCES, &id.to_string())? else { return Ok(None) };
     let instance: Value = serde_json::from_str(&stored.body)
@@ -151,7 +194,7 @@ fn mark(record: &mut Record, id: Uuid, suppressed: bool) {
 
 /// Reference data names by id, read once per response.
 #[derive(Default)]
-pub(crate) struct Names {
+struct Names {
     records: HashMap<Uuid, Option<Value>>,
 }
 
@@ -199,66 +242,29 @@ fn string(v: &Value, key: &str) -> String {
 /// A 952 per item, an 856 per electronic access of a holdings record or item.
 fn add_holdings(
     r: &Reader<'_>,
-    names: &mut Names,
+    sources: &mut Sources,
     id: Uuid,
     with_suppression: bool,
     record: &mut Record,
-) -> Result<()> {
-    use inventory::RefKind;
-    let holdings = r.find_by(&inventory::HOLDINGS, "instance_id", &id.to_string())?;
-    let holdings_ids: Vec<&str> = holdings.iter().map(|h| h.id.as_str()).collect();
-    let items = r.find_by_any(&inventory::ITEMS, "holdings_record_id", &holdings_ids)?;
-    let parse = |body: &str| serde_json::from_str::<Value>(body).unwrap_or(Value::Null);
-    let holdings: HashMap<String, Value> =
-        holdings.iter().map(|h| (h.id.clone(), parse(&h.body))).collect();
+) {
+    let Sources { names, holdings, items, .. } = sources;
+    let mut holdings: Vec<&(String, Value)> =
+        holdings.get(&id).map(|h| h.iter().collect()).unwrap_or_default();
+    // Items in the store's order, by holdings record id and then item id.
+    holdings.sort_by(|a, b| a.0.cmp(&b.0));
     let mut fields = Vec::new();
-    for item in items.iter().map(|i| parse(&i.body)) {
-        let holding =
-            item.get("holdingsRecordId").and_then(Value::as_str).and_then(|h| holdings.get(h));
-        let location_id = uuid(&item, "effectiveLocationId");
-        let location =
-            names.record(r, RefKind::Location, location_id).cloned().unwrap_or(Value::Null);
-        let call = item.get("effectiveCallNumberComponents").cloned().unwrap_or(Value::Null);
-        let loan_type =
-            uuid(&item, "temporaryLoanTypeId").or_else(|| uuid(&item, "permanentLoanTypeId"));
-        let display = location
-            .get("discoveryDisplayName")
-            .and_then(Value::as_str)
-            .map(str::to_string)
-            .unwrap_or_else(|| string(&location, "name"));
-        let mut subfields = vec![
-            ('a', names.field(r, RefKind::Institution, uuid(&location, "institutionId"), "name")),
-            ('b', names.field(r, RefKind::Campus, uuid(&location, "campusId"), "name")),
-            ('c', names.field(r, RefKind::Library, uuid(&location, "libraryId"), "name")),
-            ('d', display),
-            ('e', string(&call, "callNumber")),
-            ('f', string(&call, "prefix")),
-            ('g', string(&call, "suffix")),
-            ('h', names.field(r, RefKind::CallNumberType, uuid(&call, "typeId"), "name")),
-            ('i', names.field(r, RefKind::MaterialType, uuid(&item, "materialTypeId"), "name")),
-            ('j', string(&item, "volume")),
-            ('k', string(&item, "enumeration")),
-            ('l', string(&item, "chronology")),
-            ('m', string(&item, "barcode")),
-            ('n', string(&item, "copyNumber")),
-            ('p', names.field(r, RefKind::LoanType, loan_type, "name")),
-            (
-                'r',
-                holding
-                    .map(|h| names.field(r, RefKind::IllPolicy, uuid(h, "illPolicyId"), "name"))
-                    .unwrap_or_default(),
-            ),
-            ('s', string(&location, "name")),
-        ];
-        if with_suppression {
-            let suppressed =
-                item.get("discoverySuppress").and_then(Value::as_bool).unwrap_or(false);
-            subfields.push(('t', if suppressed { "1" } else { "0" }.to_string()));
+    for (holding_id, holding) in &holdings {
+        for item in items.get(holding_id).into_iter().flatten() {
+            push(
+                &mut fields,
+                "952",
+                ('f', 'f'),
+                &item_subfields(r, names, item, holding, with_suppression),
+            );
+            electronic_access(r, names, item, with_suppression, &mut fields);
         }
-        push(&mut fields, "952", ('f', 'f'), &subfields);
-        electronic_access(r, names, &item, with_suppression, &mut fields);
     }
-    for holding in holdings.values() {
+    for (_, holding) in &holdings {
         electronic_access(r, names, holding, with_suppression, &mut fields);
     }
     // Before the 999s FOLIO keeps last.
@@ -268,7 +274,50 @@ fn add_holdings(
         .position(|f| f.tag().as_str() > "952")
         .unwrap_or(record.fields().len());
     record.fields_mut().splice(at..at, fields);
-    Ok(())
+}
+
+/// An item's 952: where it is, its call number and copy, its loan type and ILL policy.
+fn item_subfields(
+    r: &Reader<'_>,
+    names: &mut Names,
+    item: &Value,
+    holding: &Value,
+    with_suppression: bool,
+) -> Vec<(char, String)> {
+    use inventory::RefKind;
+    let location_id = uuid(item, "effectiveLocationId");
+    let location = names.record(r, RefKind::Location, location_id).cloned().unwrap_or(Value::Null);
+    let call = item.get("effectiveCallNumberComponents").cloned().unwrap_or(Value::Null);
+    let loan_type = uuid(item, "temporaryLoanTypeId").or_else(|| uuid(item, "permanentLoanTypeId"));
+    let display = location
+        .get("discoveryDisplayName")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .unwrap_or_else(|| string(&location, "name"));
+    let mut subfields = vec![
+        ('a', names.field(r, RefKind::Institution, uuid(&location, "institutionId"), "name")),
+        ('b', names.field(r, RefKind::Campus, uuid(&location, "campusId"), "name")),
+        ('c', names.field(r, RefKind::Library, uuid(&location, "libraryId"), "name")),
+        ('d', display),
+        ('e', string(&call, "callNumber")),
+        ('f', string(&call, "prefix")),
+        ('g', string(&call, "suffix")),
+        ('h', names.field(r, RefKind::CallNumberType, uuid(&call, "typeId"), "name")),
+        ('i', names.field(r, RefKind::MaterialType, uuid(item, "materialTypeId"), "name")),
+        ('j', string(item, "volume")),
+        ('k', string(item, "enumeration")),
+        ('l', string(item, "chronology")),
+        ('m', string(item, "barcode")),
+        ('n', string(item, "copyNumber")),
+        ('p', names.field(r, RefKind::LoanType, loan_type, "name")),
+        ('r', names.field(r, RefKind::IllPolicy, uuid(holding, "illPolicyId"), "name")),
+        ('s', string(&location, "name")),
+    ];
+    if with_suppression {
+        let suppressed = item.get("discoverySuppress").and_then(Value::as_bool).unwrap_or(false);
+        subfields.push(('t', if suppressed { "1" } else { "0" }.to_string()));
+    }
+    subfields
 }
 
 fn electronic_access(

@@ -62,8 +62,8 @@ pub use crate::model::{
 };
 pub use crate::records::{
     BibState, IdType, NewBib, RecordFilter, bib_state, create, decode, delete, formatted,
-    from_stored, get, get_by, get_formatted, list, list_source_records, new_generation,
-    put_marc_bibs, replace, save_batch, source_records_by_ids, undelete,
+    from_stored, get, get_by, get_formatted, get_many_by_external, list, list_source_records,
+    new_generation, put_marc_bibs, replace, save_batch, source_records_by_ids, undelete,
 };
 pub use crate::snapshots::{
     GENERATED_SNAPSHOT, create_snapshot, decode_snapshot, delete_snapshot,
