@@ -115,7 +115,7 @@ pub(crate) fn put_row<T: serde::Serialize>(
     n: u64,
     row: &T,
 ) -> Result<()> {
-    w.upsert(table, &row_id(operation, part, n), 1, &encode(row)?, &[])?;
+    w.put(table, &row_id(operation, part, n), 1, &encode(row)?, &[])?;
     Ok(())
 }
 

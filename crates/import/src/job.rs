@@ -295,7 +295,7 @@ pub(crate) fn save_job(w: &mut Writer<'_>, job: &JobExecution) -> Result<()> {
 pub(crate) fn save_cursor(w: &mut Writer<'_>, id: Uuid, cursor: &Cursor) -> Result<()> {
     let key = id.to_string();
     let version = w.get(&CURSORS, &key)?.map_or(1, |r| r.version + 1);
-    w.upsert(&CURSORS, &key, version, &encode(cursor)?, &[])?;
+    w.put(&CURSORS, &key, version, &encode(cursor)?, &[])?;
     Ok(())
 }
 

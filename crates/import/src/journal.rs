@@ -144,7 +144,7 @@ impl Entry {
 
 pub(crate) fn write(w: &mut Writer<'_>, entry: &Entry) -> Result<()> {
     let id = format!("{}:{:010}", entry.job_execution_id, entry.order());
-    w.upsert(&JOURNAL, &id, 1, &encode(entry)?, &entry.columns())?;
+    w.put(&JOURNAL, &id, 1, &encode(entry)?, &entry.columns())?;
     Ok(())
 }
 

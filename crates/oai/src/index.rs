@@ -258,7 +258,7 @@ fn parent(r: &Reader<'_>, id: &str) -> Result<Option<String>> {
 fn set_parent(w: &mut Writer<'_>, id: &str, instance: Option<&str>) -> Result<()> {
     match instance {
         Some(instance) => {
-            w.upsert(&PARENTS, id, 1, "", &[ColumnValue::Text(instance.to_string())])?;
+            w.put(&PARENTS, id, 1, "", &[ColumnValue::Text(instance.to_string())])?;
         }
         None => {
             w.delete(&PARENTS, id)?;

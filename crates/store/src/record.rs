@@ -627,15 +627,32 @@ impl<'a> Writer<'a> {
             Some(old) => old.is_some(),
             None => self.reader.exists(table, id)?,
         };
-        let mut set = String::from("version = excluded.version, body = excluded.body");
-        for column in table.columns {
-            set.push_str(&format!(", {column} = excluded.{column}"));
-        }
-        let sql = insert_sql(table, &format!(" ON CONFLICT(id) DO UPDATE SET {set}"));
-        self.reader.tx.execute(&sql, &record_params(id, version, body, columns))?;
+        self.reader.tx.execute(&upsert_sql(table), &record_params(id, version, body, columns))?;
         let op = if existed { Operation::Update } else { Operation::Create };
         self.log(table, id, op, old.flatten(), Some(body))?;
         Ok(op)
+    }
+
+    /// Inserts or replaces a record of a bookkeeping table (one whose writes are not
+    /// logged: an import's journal, a bulk edit's rows) with one statement: an
+    /// [`upsert`](Self::upsert) that does not first ask which it will be, a round trip
+    /// saved a write on PostgreSQL. A logged table's change must say which, so it panics.
+    pub fn put(
+        &mut self,
+        table: &RecordTable,
+        id: &str,
+        version: i64,
+        body: &str,
+        columns: &[ColumnValue],
+    ) -> Result<()> {
+        assert!(
+            table.record_type.is_empty(),
+            "{} is logged: upsert says create or update",
+            table.table
+        );
+        check_arity(table, columns);
+        self.reader.tx.execute(&upsert_sql(table), &record_params(id, version, body, columns))?;
+        Ok(())
     }
 
     /// Replaces an existing record; returns false (and writes nothing) if there is none.
@@ -889,6 +906,15 @@ fn plain_insert_sql(table: &RecordTable) -> &'static str {
     cache.entry(table.table).or_insert_with(|| Box::leak(insert_sql(table, "").into_boxed_str()))
 }
 
+/// An insert that replaces the row of the same id, keeping its place.
+fn upsert_sql(table: &RecordTable) -> String {
+    let mut set = String::from("version = excluded.version, body = excluded.body");
+    for column in table.columns {
+        set.push_str(&format!(", {column} = excluded.{column}"));
+    }
+    insert_sql(table, &format!(" ON CONFLICT(id) DO UPDATE SET {set}"))
+}
+
 fn insert_sql(table: &RecordTable, suffix: &str) -> String {
     let mut names = String::from("id, version, body");
     let mut placeholders = String::from("?1, ?2, ?3");
@@ -1007,6 +1033,28 @@ mod tests {
         let ids: Vec<&str> = changes.iter().map(|c| c.record_id.as_str()).collect();
         assert_eq!(ids, ["heard"]);
         assert!(tenant.read(|r| r.exists(&THINGS, "quiet")).unwrap());
+    }
+
+    /// A put inserts a bookkeeping row or replaces it in place; a logged table is refused
+    /// it, as its change must say whether it created or updated.
+    #[test]
+    fn a_put_inserts_or_replaces_an_unlogged_row() {
+        let (_dir, tenant) = tenant();
+        let unlogged = crate::RecordTable { record_type: "", ..THINGS };
+        let parent = |p: &str| [crate::ColumnValue::Text(p.to_string())];
+        tenant.write(|w| w.put(&unlogged, "row", 1, r#"{"n":1}"#, &parent("a"))).unwrap();
+        tenant.write(|w| w.put(&unlogged, "row", 2, r#"{"n":2}"#, &parent("b"))).unwrap();
+        let row = tenant.read(|r| r.get(&unlogged, "row")).unwrap().unwrap();
+        assert_eq!((row.version, row.body.as_str()), (2, r#"{"n":2}"#));
+        let found = tenant.read(|r| r.find_by(&unlogged, "parent", "b")).unwrap();
+        assert_eq!(found.len(), 1);
+    }
+
+    #[test]
+    #[should_panic(expected = "is logged")]
+    fn a_put_is_refused_a_logged_table() {
+        let (_dir, tenant) = tenant();
+        let _ = tenant.write(|w| w.put(&THINGS, "row", 1, "{}", &[crate::ColumnValue::Null]));
     }
 
     /// A scan in stored order pages through every record once, in the order they were
