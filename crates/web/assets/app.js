@@ -41,7 +41,11 @@ function showLogin(message) {
         body: { username: username.value.trim(), password: password.value },
       });
       localStorage.setItem('quire.tenant', session.tenant);
-      await start();
+      try {
+        await start();
+      } catch (error) {
+        throw error.status === 401 ? new Error(cookiesRefused()) : error;
+      }
     } catch (error) {
       status.replaceChildren(errorBox(error));
       password.select();
@@ -49,6 +53,17 @@ function showLogin(message) {
   });
   main.replaceChildren(form);
   (tenant.value ? username : tenant).focus();
+}
+
+/**
+ * Why a login that succeeded is not kept: the session lives in `Secure` cookies, which a
+ * browser keeps only over HTTPS or from localhost.
+ */
+function cookiesRefused() {
+  const local = ['localhost', '127.0.0.1', '[::1]'].includes(location.hostname);
+  return location.protocol === 'http:' && !local
+    ? 'The password was right, but this browser keeps login cookies only over HTTPS: open Quire through https:// (a proxy with a certificate), or on this machine at http://localhost.'
+    : 'The password was right, but the browser did not keep the login cookies: allow cookies for this site and try again.';
 }
 
 /** After a login or a reload: who we are and where we work, then the current view. */
