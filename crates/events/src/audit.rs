@@ -174,11 +174,7 @@ fn audit_item(
         event_ts,
         event_date: change.at,
         entity_id: change.record_id,
-        action: match change.op {
-            Operation::Create => "CREATE",
-            Operation::Update => "UPDATE",
-            Operation::Delete => "DELETE",
-        },
+        action: crate::envelope::inventory_type(change.op),
         user_id,
         diff,
     }

@@ -202,7 +202,8 @@ pub fn event(
     }))
 }
 
-fn inventory_type(op: Operation) -> &'static str {
+/// FOLIO's `type` of an inventory event, and mod-audit's `action`.
+pub(crate) fn inventory_type(op: Operation) -> &'static str {
     match op {
         Operation::Create => "CREATE",
         Operation::Update => "UPDATE",

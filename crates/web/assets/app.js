@@ -1,6 +1,6 @@
 // The page's entry: the login form, the bar (navigation, service point, log out) and
 // the router that shows a registered view for each `#/name/...` address.
-import { api, errorBox, go, h, lookupView, onSignedOut, session } from './core.js';
+import { api, errorBox, go, h, lookupView, onSignedOut, reference, session } from './core.js';
 import './search.js';
 import './desk.js';
 import './import.js';
@@ -73,7 +73,7 @@ async function start() {
   const own = self.servicePointsUser?.servicePoints || [];
   session.servicePoints = own.length
     ? own
-    : (await api('/service-points', { query: { limit: 1000, query: 'cql.allRecords=1 sortBy name' } })).servicepoints;
+    : [...(await reference('servicePoints')).values()].sort((a, b) => a.name.localeCompare(b.name));
   const known = session.servicePoints.some((point) => point.id === session.servicePointId);
   if (!known) {
     session.servicePointId = self.servicePointsUser?.defaultServicePointId || session.servicePoints[0]?.id || '';

@@ -200,15 +200,6 @@ export function formatDate(iso, withTime = false) {
   return withTime ? date.toLocaleString() : date.toLocaleDateString();
 }
 
-/** `fn` called once input has paused for `ms`. */
-export function debounce(fn, ms) {
-  let timer;
-  return (...args) => {
-    clearTimeout(timer);
-    timer = setTimeout(() => fn(...args), ms);
-  };
-}
-
 /** A CQL string literal: quotes and backslashes escaped. */
 export function cqlString(value) {
   return `"${String(value).replace(/[\\"]/g, (c) => `\\${c}`)}"`;
