@@ -243,6 +243,10 @@ pub(crate) struct LoadArgs {
     /// search-during-cico: check-in/check-out's virtual users (`--users` are search's).
     #[arg(long, default_value_t = 8)]
     cico_users: usize,
+    /// search-during-cico: how long search and the desk run together, e.g. 30m for an
+    /// afternoon's wear (the other phases run for `--duration`).
+    #[arg(long, value_parser = parse_duration)]
+    together: Option<Duration>,
     /// bulk-edit: the record type edited (USER, ITEM, HOLDINGS_RECORD or INSTANCE).
     #[arg(long, default_value = "ITEM")]
     entity: String,
@@ -463,8 +467,8 @@ fn cico_under_import(args: &LoadArgs, options: &load::LoadOptions) -> anyhow::Re
 }
 
 /// Search while the desk works, as a library's afternoon has it: FOLIO's search mix
-/// alone, check-in/check-out alone, both together, and search alone again after, each
-/// for `--duration`; the p95s side by side, and the instance index's segments over the
+/// alone, check-in/check-out alone, both together (for `--together`, by default
+/// `--duration`), and search alone again after, the others for `--duration`; the p95s side by side, and the instance index's segments over the
 /// run (every check-out re-indexes an instance, and each commit adds a segment).
 fn search_during_cico(args: &LoadArgs, options: &load::LoadOptions) -> anyhow::Result<()> {
     let dir = args.workload.clone().or_else(load::default_workload_dir).context(
@@ -473,6 +477,9 @@ fn search_during_cico(args: &LoadArgs, options: &load::LoadOptions) -> anyhow::R
     let workload = Arc::new(load::search_workload(&dir)?);
     let cico = args.cico();
     let cico_options = load::LoadOptions { users: args.cico_users, ..options.clone() };
+    let together = args.together.unwrap_or(options.duration);
+    let search_together = load::LoadOptions { duration: together, ..options.clone() };
+    let cico_together = load::LoadOptions { duration: together, ..cico_options.clone() };
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     let (reports, segments) = runtime.block_on(async {
         let client = reqwest_client()?;
@@ -503,10 +510,10 @@ fn search_during_cico(args: &LoadArgs, options: &load::LoadOptions) -> anyhow::R
             let before = load::run(options, workload.clone()).await?;
             eprintln!("cico alone for {:?} with {} users...", options.duration, args.cico_users);
             let (idle, _) = load::run_cico(&cico_options, &cico).await?;
-            eprintln!("search and cico together for {:?}...", options.duration);
+            eprintln!("search and cico together for {together:?}...");
             let (during, desk) = tokio::join!(
-                load::run(options, workload.clone()),
-                load::run_cico(&cico_options, &cico)
+                load::run(&search_together, workload.clone()),
+                load::run_cico(&cico_together, &cico)
             );
             eprintln!("search alone again for {:?}...", options.duration);
             let after = load::run(options, workload.clone()).await?;
