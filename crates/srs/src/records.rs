@@ -589,8 +589,8 @@ fn keep_newest(best: &mut Option<(u32, Record)>, ord: u32, record: Record) {
     }
 }
 
-fn check_snapshot(r: &Reader<'_>, id: Uuid) -> Result<()> {
-    if r.exists(&crate::storage::SNAPSHOTS, &id.to_string())? {
+fn check_snapshot(w: &mut Writer<'_>, id: Uuid) -> Result<()> {
+    if w.exists_remembered(&crate::storage::SNAPSHOTS, &id.to_string())? {
         Ok(())
     } else {
         Err(Error::invalid("snapshotId", id, format!("Snapshot with id '{id}' was not found")))

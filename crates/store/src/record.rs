@@ -530,6 +530,8 @@ pub struct Writer<'a> {
     slice_ends: Option<std::time::Instant>,
     // The record types whose bodies the change log keeps (`changes::KeptTypes`).
     kept: std::sync::Arc<[String]>,
+    // Records found to exist in this transaction (`exists_remembered`): table, id.
+    found: std::collections::HashSet<(&'static str, String)>,
 }
 
 impl<'a> Deref for Writer<'a> {
@@ -554,7 +556,25 @@ impl<'a> Writer<'a> {
             waiting,
             slice_ends: slice.map(|slice| std::time::Instant::now() + slice),
             kept,
+            found: std::collections::HashSet::new(),
         }
+    }
+
+    /// Whether a record exists, remembered for the rest of the transaction once it
+    /// does: for a check a batch repeats on every record (an import's SRS snapshot),
+    /// a round trip each on PostgreSQL. Deleting the record through this writer, or an
+    /// [`attempt`](Self::attempt) that fails, forgets it; no other writer can delete
+    /// it meanwhile, as a tenant's writes run one at a time.
+    pub fn exists_remembered(&mut self, table: &RecordTable, id: &str) -> Result<bool> {
+        let key = (table.table, id.to_string());
+        if self.found.contains(&key) {
+            return Ok(true);
+        }
+        let exists = self.reader.exists(table, id)?;
+        if exists {
+            self.found.insert(key);
+        }
+        Ok(exists)
     }
 
     /// Whether a long background write ([`crate::Tenant::write_background`]) should
@@ -601,15 +621,14 @@ impl<'a> Writer<'a> {
     ) -> Result<()> {
         check_arity(table, columns);
         let sql = plain_insert_sql(table);
-        if let Err(e) = self.reader.tx.execute(sql, &record_params(id, version, body, columns)) {
-            return Err(match e {
-                Error::Unique { column, .. } if column == "id" => {
-                    Error::DuplicateId { table: table.table.to_string(), id: id.to_string() }
-                }
-                other => other,
-            });
+        let params = record_params(id, version, body, columns);
+        match self.write_logged(table, id, Operation::Create, sql, params, None, Some(body)) {
+            Ok(_) => Ok(()),
+            Err(Error::Unique { column, .. }) if column == "id" => {
+                Err(Error::DuplicateId { table: table.table.to_string(), id: id.to_string() })
+            }
+            Err(other) => Err(other),
         }
-        self.log(table, id, Operation::Create, None, Some(body))
     }
 
     /// Inserts or replaces a record, keeping its place; says which it did.
@@ -627,9 +646,9 @@ impl<'a> Writer<'a> {
             Some(old) => old.is_some(),
             None => self.reader.exists(table, id)?,
         };
-        self.reader.tx.execute(&upsert_sql(table), &record_params(id, version, body, columns))?;
         let op = if existed { Operation::Update } else { Operation::Create };
-        self.log(table, id, op, old.flatten(), Some(body))?;
+        let params = record_params(id, version, body, columns);
+        self.write_logged(table, id, op, &upsert_sql(table), params, old.flatten(), Some(body))?;
         Ok(op)
     }
 
@@ -704,22 +723,15 @@ impl<'a> Writer<'a> {
             }
         }
         let sql = format!("UPDATE {} SET {set} WHERE id = ?1", table.table);
-        if self.reader.tx.execute(&sql, &params)? == 0 {
-            return Ok(false);
-        }
-        self.log(table, id, Operation::Update, old.flatten(), Some(body))?;
-        Ok(true)
+        self.write_logged(table, id, Operation::Update, &sql, params, old.flatten(), Some(body))
     }
 
     /// Deletes a record; returns false if there was none.
     pub fn delete(&mut self, table: &RecordTable, id: &str) -> Result<bool> {
         let old = self.old_body(table, id)?;
+        self.found.remove(&(table.table, id.to_string()));
         let sql = format!("DELETE FROM {} WHERE id = ?1", table.table);
-        if self.reader.tx.execute(&sql, &[id.into()])? == 0 {
-            return Ok(false);
-        }
-        self.log(table, id, Operation::Delete, old.flatten(), None)?;
-        Ok(true)
+        self.write_logged(table, id, Operation::Delete, &sql, vec![id.into()], old.flatten(), None)
     }
 
     /// The next value of a named counter, starting at `start` (used for HRIDs).
@@ -744,6 +756,7 @@ impl<'a> Writer<'a> {
     ) -> std::result::Result<T, E> {
         self.reader.tx.batch("SAVEPOINT quire_attempt")?;
         let (last_seq, sequences) = (self.last_seq, self.sequences.clone());
+        let found = self.found.clone();
         match f(self) {
             Ok(value) => {
                 self.reader.tx.batch("RELEASE quire_attempt")?;
@@ -753,6 +766,7 @@ impl<'a> Writer<'a> {
                 self.reader.tx.batch("ROLLBACK TO quire_attempt; RELEASE quire_attempt")?;
                 self.last_seq = last_seq;
                 self.sequences = sequences;
+                self.found = found;
                 Err(e)
             }
         }
@@ -790,6 +804,66 @@ impl<'a> Writer<'a> {
             return Ok(None);
         }
         Ok(Some(self.reader.get(table, id)?.map(|record| record.body)))
+    }
+
+    /// Runs `sql`, a write of `table`'s row `id` with `params`, and logs it as `op`;
+    /// false, with nothing logged, when it changed no row. On PostgreSQL the write, its
+    /// change-log row and its kept bodies are one statement (a data-modifying `WITH`):
+    /// each statement there is a round trip, and a logged write took two or three, the
+    /// largest share of a check-out's or an import's time. SQLite answers in-process.
+    #[allow(clippy::too_many_arguments)]
+    fn write_logged(
+        &mut self,
+        table: &RecordTable,
+        id: &str,
+        op: Operation,
+        sql: &str,
+        params: Vec<Param<'_>>,
+        old: Option<String>,
+        new: Option<&str>,
+    ) -> Result<bool> {
+        if self.reader.tx.dialect() != Dialect::Postgres || table.record_type.is_empty() {
+            if self.reader.tx.execute(sql, &params)? == 0 {
+                return Ok(false);
+            }
+            self.log(table, id, op, old, new)?;
+            return Ok(true);
+        }
+        let at = self.now.get_or_insert_with(now).clone();
+        let n = params.len();
+        // Rebound: the added parameters borrow values local to this call.
+        let mut params: Vec<Param<'_>> = params;
+        params.extend([
+            Param::Text(table.record_type),
+            Param::Text(id),
+            Param::Text(op.as_str()),
+            Param::Text(&at),
+        ]);
+        let mut logged = format!(
+            "WITH written AS ({sql} RETURNING 1), \
+             logged AS (INSERT INTO change_log (record_type, record_id, op, at) \
+             SELECT CAST(?{} AS TEXT), CAST(?{} AS TEXT), CAST(?{} AS TEXT), CAST(?{} AS TEXT) \
+             FROM written RETURNING seq)",
+            n + 1,
+            n + 2,
+            n + 3,
+            n + 4,
+        );
+        if self.keeps(table) {
+            params.extend([Param::from(old.as_deref()), Param::from(new)]);
+            logged.push_str(&format!(
+                ", kept AS (INSERT INTO change_bodies (seq, old, new) \
+                 SELECT seq, CAST(?{} AS TEXT), CAST(?{} AS TEXT) FROM logged)",
+                n + 5,
+                n + 6,
+            ));
+        }
+        logged.push_str(" SELECT seq FROM logged");
+        let seq = self.reader.tx.query_opt(&logged, &params, |row| row.int(0))?;
+        if seq.is_some() {
+            self.last_seq = seq;
+        }
+        Ok(seq.is_some())
     }
 
     fn log(
@@ -1012,6 +1086,37 @@ mod tests {
                 let changes = r.changes_since(seq_before, 10)?;
                 let ids: Vec<&str> = changes.iter().map(|c| c.record_id.as_str()).collect();
                 assert_eq!(ids, ["kept", "after"]);
+                Ok::<_, crate::Error>(())
+            })
+            .unwrap();
+    }
+
+    /// A record found to exist is remembered for the transaction, and forgotten when
+    /// the writer deletes it or an attempt that found it fails.
+    #[test]
+    fn an_existing_record_is_remembered_until_deleted() {
+        let (_dir, tenant) = tenant();
+        let parent = || [crate::ColumnValue::Text("p".into())];
+        tenant.write(|w| w.insert(&THINGS, "a", 1, "{}", &parent())).unwrap();
+        tenant
+            .write(|w| {
+                assert!(!w.exists_remembered(&THINGS, "b")?, "a missing record is not remembered");
+                w.insert(&THINGS, "b", 1, "{}", &parent())?;
+                assert!(w.exists_remembered(&THINGS, "b")?);
+                assert!(w.exists_remembered(&THINGS, "a")?);
+                w.delete(&THINGS, "a")?;
+                assert!(!w.exists_remembered(&THINGS, "a")?, "deleted through the writer");
+
+                let failed: crate::Result<()> = w.attempt(|w| {
+                    w.insert(&THINGS, "c", 1, "{}", &parent())?;
+                    assert!(w.exists_remembered(&THINGS, "c")?);
+                    Err(crate::Error::Database("undone".into()))
+                });
+                assert!(failed.is_err());
+                assert!(
+                    !w.exists_remembered(&THINGS, "c")?,
+                    "the failed attempt's insert is undone"
+                );
                 Ok::<_, crate::Error>(())
             })
             .unwrap();
