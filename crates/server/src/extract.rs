@@ -345,59 +345,107 @@ pub(crate) async fn blocking<T: Send + 'static>(
 pub(crate) async fn in_background<T: Send + 'static>(
     f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
 ) -> Result<T, ApiError> {
+    static POOL: std::sync::OnceLock<std::sync::mpsc::Sender<PoolJob>> = std::sync::OnceLock::new();
+    run_in(POOL.get_or_init(|| start_pool("quire-background", store::lower_current_thread)), f)
+        .await
+}
+
+/// Runs a search (a query on a tenant's index, its facets) on one of as many threads as
+/// CPUs, at the requests' priority; the others wait their turn. On tokio's blocking
+/// threads twenty users' searches ran twenty threads at once, and the desk's writer
+/// and requests each got a share of the CPU as small: beside them a check-out's p95
+/// was 2.5-2.9x its time alone (11x over half an hour on a million instances); on
+/// this pool 1.0-1.1x (docs/benchmarks.md, row AB). Searches are CPU work, so running
+/// as many at a time as cores does as many a second. Work that may write belongs in
+/// [`blocking`]. A panic becomes a 500.
+pub(crate) async fn searching<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    static POOL: std::sync::OnceLock<std::sync::mpsc::Sender<PoolJob>> = std::sync::OnceLock::new();
+    run_in(POOL.get_or_init(|| start_pool("quire-search", || ())), f).await
+}
+
+async fn run_in<T: Send + 'static>(
+    pool: &std::sync::mpsc::Sender<PoolJob>,
+    f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
     let (send, receive) = tokio::sync::oneshot::channel();
-    let job: BackgroundJob = Box::new(move || {
+    let job: PoolJob = Box::new(move || {
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
-            .unwrap_or_else(|_| Err(ApiError::internal("a background read panicked")));
+            .unwrap_or_else(|_| Err(ApiError::internal("a pooled request panicked")));
         // The request may have gone: nobody to tell.
         let _ = send.send(result);
     });
-    background_pool()
-        .send(job)
-        .map_err(|_| ApiError::internal("the background threads have stopped"))?;
-    receive.await.map_err(|_| ApiError::internal("a background read was dropped"))?
+    pool.send(job).map_err(|_| ApiError::internal("the request threads have stopped"))?;
+    receive.await.map_err(|_| ApiError::internal("a pooled request was dropped"))?
 }
 
-type BackgroundJob = Box<dyn FnOnce() + Send>;
+type PoolJob = Box<dyn FnOnce() + Send>;
 
-/// The background threads, started at first use and kept for the process's life (as
-/// tokio's blocking threads are).
-fn background_pool() -> &'static std::sync::mpsc::Sender<BackgroundJob> {
-    static POOL: std::sync::OnceLock<std::sync::mpsc::Sender<BackgroundJob>> =
-        std::sync::OnceLock::new();
-    POOL.get_or_init(|| {
-        let (send, receive) = std::sync::mpsc::channel::<BackgroundJob>();
-        let receive = std::sync::Arc::new(std::sync::Mutex::new(receive));
-        let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
-        for i in 0..threads {
-            let receive = receive.clone();
-            let started = std::thread::Builder::new().name(format!("quire-background-{i}")).spawn(
-                move || {
-                    store::lower_current_thread();
-                    loop {
-                        // The lock is held only to take a job, never while running one.
-                        let job = match receive.lock() {
-                            Ok(receive) => receive.recv(),
-                            Err(_) => return,
-                        };
-                        match job {
-                            Ok(job) => job(),
-                            Err(_) => return,
-                        }
-                    }
-                },
-            );
-            if let Err(e) = started {
-                tracing::error!(error = %e, "could not start a background thread");
+/// As many threads as CPUs, named `name-N`, each first running `setup` (its priority),
+/// started at first use and kept for the process's life (as tokio's blocking threads
+/// are), taking jobs in the order sent.
+fn start_pool(name: &str, setup: fn()) -> std::sync::mpsc::Sender<PoolJob> {
+    let (send, receive) = std::sync::mpsc::channel::<PoolJob>();
+    let receive = std::sync::Arc::new(std::sync::Mutex::new(receive));
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    for i in 0..threads {
+        let receive = receive.clone();
+        let started = std::thread::Builder::new().name(format!("{name}-{i}")).spawn(move || {
+            setup();
+            loop {
+                // The lock is held only to take a job, never while running one.
+                let job = match receive.lock() {
+                    Ok(receive) => receive.recv(),
+                    Err(_) => return,
+                };
+                match job {
+                    Ok(job) => job(),
+                    Err(_) => return,
+                }
             }
+        });
+        if let Err(e) = started {
+            tracing::error!(error = %e, thread = name, "could not start a pool thread");
         }
-        send
-    })
+    }
+    send
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Searches run at most as many at a time as there are CPUs, each answered with
+    /// its own result; a panicking one becomes a 500 and the pool goes on.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn searches_run_as_many_at_a_time_as_cpus() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let running = std::sync::Arc::new(AtomicUsize::new(0));
+        let most = std::sync::Arc::new(AtomicUsize::new(0));
+        let searches = (0..16).map(|n| {
+            let (running, most) = (running.clone(), most.clone());
+            searching(move || {
+                let now = running.fetch_add(1, Ordering::SeqCst) + 1;
+                most.fetch_max(now, Ordering::SeqCst);
+                std::thread::sleep(std::time::Duration::from_millis(5));
+                running.fetch_sub(1, Ordering::SeqCst);
+                Ok(n)
+            })
+        });
+        let answers: Vec<u32> = futures_util::future::join_all(searches)
+            .await
+            .into_iter()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(answers, (0..16).collect::<Vec<_>>());
+        let cpus = std::thread::available_parallelism().map_or(2, |n| n.get());
+        assert!(most.load(Ordering::SeqCst) <= cpus, "{} at once", most.load(Ordering::SeqCst));
+
+        let panicked = searching::<()>(|| panic!("a search panicked")).await;
+        assert_eq!(panicked.unwrap_err().status(), axum::http::StatusCode::INTERNAL_SERVER_ERROR);
+        assert_eq!(searching(|| Ok(7)).await.unwrap(), 7);
+    }
 
     #[test]
     fn decodes_query_strings() {

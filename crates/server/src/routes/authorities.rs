@@ -11,7 +11,7 @@ use axum::{Router, extract::State, http::StatusCode, response::Response, routing
 use super::records::Spec;
 use crate::{
     ApiError, AppState,
-    extract::{Caller, ListParams, blocking},
+    extract::{Caller, ListParams, searching},
 };
 
 static SPEC: Spec = Spec {
@@ -45,7 +45,7 @@ async fn search_authorities(
     request.include_number_of_titles =
         !params.all("includeNumberOfTitles").any(|v| v.eq_ignore_ascii_case("false"));
     let tenant = caller.tenant.clone();
-    let body = blocking(move || {
+    let body = searching(move || {
         let authorities = state.runtime.authorities(&tenant)?;
         let instances = state.runtime.instances(&tenant)?;
         Ok(authorities.search(&request, Some(&instances))?.to_json())
@@ -71,7 +71,7 @@ async fn authority_facets(
         return Err(ApiError::bad_parameter("facet", "", "Parameter 'facet' is required"));
     }
     let tenant = caller.tenant.clone();
-    let body = blocking(move || {
+    let body = searching(move || {
         let index = state.runtime.authorities(&tenant)?;
         Ok(index.facets(&query, &facets)?.to_json())
     })

@@ -18,7 +18,7 @@ use axum::{
 
 use crate::{
     ApiError, AppState,
-    extract::{Body, Caller, ListParams, blocking},
+    extract::{Body, Caller, ListParams, blocking, searching},
 };
 
 pub(super) fn router() -> Router<AppState> {
@@ -54,7 +54,7 @@ async fn search_instances(
     request.offset = u32::try_from(params.page.offset).unwrap_or(u32::MAX);
     request.expand_all = params.flag("expandAll");
     let tenant = caller.tenant.clone();
-    let body = blocking(move || {
+    let body = searching(move || {
         let index = state.runtime.instances(&tenant)?;
         Ok(index.search(&tenant, &request)?.to_json())
     })
@@ -84,7 +84,7 @@ async fn instance_facets(
         return Err(ApiError::bad_parameter("facet", "", "Parameter 'facet' is required"));
     }
     let tenant = caller.tenant.clone();
-    let body = blocking(move || {
+    let body = searching(move || {
         let index = state.runtime.instances(&tenant)?;
         Ok(index.facets(&query, &facets)?.to_json())
     })
@@ -108,7 +108,7 @@ async fn instance_ids(
     // status.
     let index = {
         let query = query.clone();
-        blocking(move || {
+        searching(move || {
             let index = state.runtime.instances(&tenant)?;
             index.count(&query)?;
             Ok(index)
