@@ -809,8 +809,8 @@ impl<'a> Writer<'a> {
     /// Runs `sql`, a write of `table`'s row `id` with `params`, and logs it as `op`;
     /// false, with nothing logged, when it changed no row. On PostgreSQL the write, its
     /// change-log row and its kept bodies are one statement (a data-modifying `WITH`):
-    /// each statement there is a round trip, and a logged write took two or three, the
-    /// largest share of a check-out's or an import's time. SQLite answers in-process.
+    /// each statement there is a round trip, and a logged write took two or three (an
+    /// imported record makes two such writes). SQLite answers in-process.
     #[allow(clippy::too_many_arguments)]
     fn write_logged(
         &mut self,
