@@ -468,8 +468,9 @@ fn cico_under_import(args: &LoadArgs, options: &load::LoadOptions) -> anyhow::Re
 
 /// Search while the desk works, as a library's afternoon has it: FOLIO's search mix
 /// alone, check-in/check-out alone, both together (for `--together`, by default
-/// `--duration`), and search alone again after, the others for `--duration`; the p95s side by side, and the instance index's segments over the
-/// run (every check-out re-indexes an instance, and each commit adds a segment).
+/// `--duration`), and search alone again after, the others for `--duration`; the p95s
+/// side by side, and the instance index's segments over the run (every check-out
+/// re-indexes an instance, and each commit adds a segment).
 fn search_during_cico(args: &LoadArgs, options: &load::LoadOptions) -> anyhow::Result<()> {
     let dir = args.workload.clone().or_else(load::default_workload_dir).context(
         "FOLIO's search workload was not found: pass --workload DIR (the directory with requests.tsv)",

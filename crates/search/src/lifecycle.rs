@@ -809,17 +809,17 @@ enum Schedule {
     Background,
 }
 
-/// Builds a full index in `dir` from one read transaction of the store: the records
-/// in the order the store keeps them, a page at a time. Returns the writer,
-/// uncommitted, the change-log sequence number of the snapshot and the number of
-/// records.
-///
 /// Bytes of stored documents compressed together. Reading one found document
 /// decompresses its whole block; at tantivy's 16 KiB that was a fifth of a 20-user
 /// search load's CPU (a result page reads up to 100 scattered documents of a few
 /// hundred bytes each), for a store a third smaller.
 const DOCSTORE_BLOCK: usize = 2_048;
 
+/// Builds a full index in `dir` from one read transaction of the store: the records
+/// in the order the store keeps them, a page at a time. Returns the writer,
+/// uncommitted, the change-log sequence number of the snapshot and the number of
+/// records.
+///
 /// The calling thread reads the pages while a document thread parses the one before
 /// and feeds the writer's indexing threads, so that reads which miss the page cache
 /// overlap with indexing. With [`Schedule::Background`], call it from

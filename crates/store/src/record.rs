@@ -729,7 +729,9 @@ impl<'a> Writer<'a> {
     /// Deletes a record; returns false if there was none.
     pub fn delete(&mut self, table: &RecordTable, id: &str) -> Result<bool> {
         let old = self.old_body(table, id)?;
-        self.found.remove(&(table.table, id.to_string()));
+        if !self.found.is_empty() {
+            self.found.remove(&(table.table, id.to_string()));
+        }
         let sql = format!("DELETE FROM {} WHERE id = ?1", table.table);
         self.write_logged(table, id, Operation::Delete, &sql, vec![id.into()], old.flatten(), None)
     }
