@@ -25,6 +25,11 @@ pub(crate) struct KafkaArgs {
     /// Hours the bodies of published changes are kept, for replays.
     #[arg(long, env = "QUIRE_EVENTS_RETAIN_HOURS", default_value_t = 24)]
     events_retain_hours: u64,
+    /// Milliseconds the publisher waits after a change for more to send with it (Kafka's
+    /// `linger.ms`): longer means fewer, larger produce requests and less work for the
+    /// brokers, at that much more delay before a change is out.
+    #[arg(long, env = "QUIRE_KAFKA_LINGER_MS", default_value_t = 100)]
+    kafka_linger_ms: u64,
 }
 
 impl KafkaArgs {
@@ -45,6 +50,7 @@ impl KafkaArgs {
         kafka.replication = self.kafka_replication;
         let mut options = events::Options::new(kafka);
         options.retain = Duration::from_secs(self.events_retain_hours * 3600);
+        options.linger = Duration::from_millis(self.kafka_linger_ms);
         Ok(Some(options))
     }
 
@@ -130,6 +136,58 @@ pub(crate) fn run(command: EventsCommand) -> anyhow::Result<()> {
                 println!("tenant {tenant}: published up to {head} ({published} events)");
             }
             Ok(())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    #[derive(Debug, clap::Parser)]
+    struct Cli {
+        #[command(flatten)]
+        kafka: KafkaArgs,
+    }
+
+    fn options(args: &[&str]) -> anyhow::Result<Option<events::Options>> {
+        Cli::try_parse_from(std::iter::once("quire").chain(args.iter().copied()))?.kafka.options()
+    }
+
+    #[test]
+    fn publishing_is_off_without_brokers_and_takes_its_settings_with_them() {
+        assert!(options(&[]).unwrap().is_none());
+        let on = options(&[
+            "--kafka",
+            "a:9092,b:9092",
+            "--kafka-env",
+            "prod",
+            "--kafka-linger-ms",
+            "300",
+            "--events-retain-hours",
+            "2",
+        ])
+        .unwrap()
+        .expect("on with brokers");
+        assert_eq!(on.kafka.brokers, ["a:9092", "b:9092"]);
+        assert_eq!(on.kafka.environment, "prod");
+        assert_eq!(on.kafka.partitions, 2);
+        assert_eq!(on.linger, Duration::from_millis(300));
+        assert_eq!(on.retain, Duration::from_secs(2 * 3600));
+        let default = options(&["--kafka", "a:9092"]).unwrap().unwrap();
+        assert_eq!(default.linger, Duration::from_millis(100));
+    }
+
+    #[test]
+    fn bad_settings_are_refused_with_the_flag_named() {
+        for (args, flag) in [
+            (&["--kafka", "a:9092", "--kafka-partitions", "0"][..], "--kafka-partitions"),
+            (&["--kafka", "a:9092", "--kafka-env", "a.b"][..], "--kafka-env"),
+        ] {
+            let error = options(args).unwrap_err().to_string();
+            assert!(error.contains(flag), "{error}");
         }
     }
 }
