@@ -1,8 +1,8 @@
 //! The life of one tenant's index, whatever its documents are: opening it (and
 //! rebuilding a missing, corrupt or outdated one), applying change-log rows, committing
 //! with the last applied sequence number in the commit payload, building a new
-//! generation from one snapshot while the old one serves, replaying what changed
-//! meanwhile, and swapping. `InstanceIndex` and `AuthorityIndex` are this with their
+//! generation while the old one serves (a page of records per read snapshot), replaying
+//! what changed since the first, and swapping. `InstanceIndex` and `AuthorityIndex` are this with their
 //! own [`Kind`]: which records make which documents.
 //!
 //! Invariant: the payload of a generation's last commit names the change-log sequence
@@ -382,9 +382,9 @@ impl<K: Kind> Lifecycle<K> {
         }
     }
 
-    /// Rebuilds the index into a new generation from one snapshot of the store while
-    /// this one keeps serving (and following the log), replays the changes made
-    /// meanwhile, swaps atomically and deletes the old generation. Then it merges the
+    /// Rebuilds the index into a new generation from the store while this one keeps
+    /// serving (and following the log), replays the changes made since the build's
+    /// first read, swaps atomically and deletes the old generation. Then it merges the
     /// new generation's segments into one ([`Lifecycle::compact`]) while they serve.
     /// One reindex runs at a time; a second call meanwhile waits for nothing and fails.
     ///
@@ -815,10 +815,10 @@ enum Schedule {
 /// hundred bytes each), for a store a third smaller.
 const DOCSTORE_BLOCK: usize = 2_048;
 
-/// Builds a full index in `dir` from one read transaction of the store: the records
-/// in the order the store keeps them, a page at a time. Returns the writer,
-/// uncommitted, the change-log sequence number of the snapshot and the number of
-/// records.
+/// Builds a full index in `dir` from the store: the records in the order the store
+/// keeps them, a page at a time, each page read in a snapshot of its own. Returns the
+/// writer, uncommitted, the change-log sequence number of the first snapshot (the
+/// changes after it are to be applied over the build) and the number of records.
 ///
 /// The calling thread reads the pages while a document thread parses the one before
 /// and feeds the writer's indexing threads, so that reads which miss the page cache
@@ -848,51 +848,61 @@ fn build<K: Kind>(
         Schedule::Caller => new_writer()?,
         Schedule::Background => priority::in_background(new_writer)?,
     };
-    let (seq, done) = tenant.read_bulk(|reader| {
-        let seq = reader.last_seq()?;
-        let total = reader.count(&K::RECORDS)?;
-        let context = K::context(reader)?;
-        progress(ReindexProgress { done: 0, total });
-        let (pages, received) = std::sync::mpsc::sync_channel::<K::Page>(READ_AHEAD);
-        std::thread::scope(|scope| {
-            let documents = std::thread::Builder::new()
-                .name("reindex-documents".to_string())
-                .spawn_scoped(scope, || {
-                    if schedule == Schedule::Background {
-                        store::lower_current_thread();
-                    }
-                    for page in received {
-                        K::add_page(&context, page, tenant.name(), &writer)?;
-                    }
-                    Ok::<_, Error>(())
-                })
-                .expect("starting a thread");
-            let read = (|| {
-                let mut after = None;
-                let mut done = 0u64;
-                loop {
+    // Each page is read in a snapshot of its own (`Tenant::bulk_reads`): a build beside
+    // a busy desk, in the idle class, may take many minutes, and one snapshot held so
+    // long keeps the WAL from being checkpointed. The first snapshot's sequence number
+    // is the build's: the changes after it are replayed over the build
+    // (`Lifecycle::install`), so a record read in a later snapshot, already changed,
+    // is made right again, and one a page missed (created behind the scan) added.
+    let mut bulk = tenant.bulk_reads()?;
+    let (seq, total, context) = bulk.read(|reader| {
+        Ok::<_, Error>((reader.last_seq()?, reader.count(&K::RECORDS)?, K::context(reader)?))
+    })?;
+    progress(ReindexProgress { done: 0, total });
+    let (pages, received) = std::sync::mpsc::sync_channel::<K::Page>(READ_AHEAD);
+    let done = std::thread::scope(|scope| {
+        let documents = std::thread::Builder::new()
+            .name("reindex-documents".to_string())
+            .spawn_scoped(scope, || {
+                if schedule == Schedule::Background {
+                    store::lower_current_thread();
+                }
+                for page in received {
+                    K::add_page(&context, page, tenant.name(), &writer)?;
+                }
+                Ok::<_, Error>(())
+            })
+            .expect("starting a thread");
+        let read = (|| {
+            let mut after = None;
+            let mut done = 0u64;
+            loop {
+                let next = bulk.read(|reader| {
                     let (page, last) = reader.scan_stored(&K::RECORDS, after, PAGE)?;
                     if page.is_empty() {
-                        break;
+                        return Ok(None);
                     }
-                    after = last;
-                    done += page.len() as u64;
-                    if pages.send(K::read_page(reader, page)?).is_err() {
-                        // The document thread stopped on an error, returned below.
-                        break;
-                    }
-                    if done.is_multiple_of(PAGE as u64 * 10) {
-                        progress(ReindexProgress { done, total });
-                    }
+                    let read = page.len() as u64;
+                    Ok::<_, Error>(Some((K::read_page(reader, page)?, read, last)))
+                })?;
+                let Some((page, read, last)) = next else { break };
+                after = last;
+                done += read;
+                if pages.send(page).is_err() {
+                    // The document thread stopped on an error, returned below.
+                    break;
                 }
-                Ok::<_, Error>(done)
-            })();
-            drop(pages);
-            documents.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
-            let done = read?;
-            progress(ReindexProgress { done, total: total.max(done) });
-            Ok::<_, Error>((seq, done))
-        })
+                if done.is_multiple_of(PAGE as u64 * 10) {
+                    progress(ReindexProgress { done, total });
+                }
+            }
+            Ok::<_, Error>(done)
+        })();
+        drop(pages);
+        documents.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+        let done = read?;
+        progress(ReindexProgress { done, total: total.max(done) });
+        Ok::<_, Error>(done)
     })?;
     Ok((writer, seq, done))
 }

@@ -58,5 +58,5 @@ pub use crate::{
     priority::{lower_current_thread, nice_current_thread, nice_current_thread_to},
     query::{FieldKind, QueryField, SortDirection},
     record::{ColumnValue, Page, Reader, RecordTable, StoredRecord, Writer},
-    tenant::{Backend, Durability, Options, Store, Tenant, validate_tenant_name},
+    tenant::{Backend, BulkReads, Durability, Options, Store, Tenant, validate_tenant_name},
 };

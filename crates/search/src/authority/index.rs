@@ -106,9 +106,9 @@ impl AuthorityIndex {
         self.lifecycle.resume_merge(tenant)
     }
 
-    /// Rebuilds the index into a new generation from one snapshot of the store while
-    /// this one keeps serving and following the log, replays the changes made
-    /// meanwhile, swaps atomically and deletes the old generation. Progress counts
+    /// Rebuilds the index into a new generation from the store while this one keeps
+    /// serving and following the log, replays the changes made since the build's first
+    /// read, swaps atomically and deletes the old generation. Progress counts
     /// authority records. One reindex runs at a time; a second call meanwhile fails.
     pub fn reindex(
         &self,

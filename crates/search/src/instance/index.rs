@@ -137,9 +137,9 @@ impl InstanceIndex {
         self.lifecycle.finish_fed(tenant, build.build, seq)
     }
 
-    /// Rebuilds the index into a new generation from one snapshot of the store while
-    /// this one keeps serving (and following the log), replays the changes made
-    /// meanwhile, swaps atomically and deletes the old generation. `progress` is
+    /// Rebuilds the index into a new generation from the store while this one keeps
+    /// serving (and following the log), replays the changes made since the build's
+    /// first read, swaps atomically and deletes the old generation. `progress` is
     /// called every few thousand instances. One reindex runs at a time; a second call
     /// meanwhile waits for nothing and fails.
     ///
