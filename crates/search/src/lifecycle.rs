@@ -2,8 +2,8 @@
 //! rebuilding a missing, corrupt or outdated one), applying change-log rows, committing
 //! with the last applied sequence number in the commit payload, building a new
 //! generation while the old one serves (a page of records per read snapshot), replaying
-//! what changed since the first, and swapping. `InstanceIndex` and `AuthorityIndex` are this with their
-//! own [`Kind`]: which records make which documents.
+//! what changed since the first, and swapping. `InstanceIndex` and `AuthorityIndex` are
+//! this with their own [`Kind`]: which records make which documents.
 //!
 //! Invariant: the payload of a generation's last commit names the change-log sequence
 //! number up to which every change is in that commit. Applying a change re-indexes the

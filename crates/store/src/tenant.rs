@@ -450,9 +450,8 @@ impl Tenant {
     /// transaction of its own ([`BulkReads::read`]), with plain reads as
     /// [`Tenant::read_bulk`]'s. For passes that run at background priority beside the
     /// desk (a reindex): a snapshot held for the whole pass keeps the WAL from being
-    /// checkpointed past it, and a reindex slowed to a crawl by a busy afternoon held
-    /// one for half an hour while the WAL grew past 3 GB and every read of the desk
-    /// searched it. A caller needing one consistent view across pages replays the
+    /// checkpointed past it, and a reindex slowed to a crawl by a busy desk held one
+    /// while the WAL grew to 3.8 GB, every read of the desk searching it. A caller needing one consistent view across pages replays the
     /// change log after the first page's snapshot, as a reindex does.
     pub fn bulk_reads(&self) -> Result<BulkReads<'_>> {
         let conn = match &self.postgres {
@@ -813,7 +812,6 @@ fn open_connection(path: &Path, options: &Options, read_only: bool) -> Result<Co
     Ok(conn)
 }
 
-/// Runs `f` in a read transaction on `conn`.
 /// A tenant's connection for a long pass, read a transaction at a time
 /// ([`Tenant::bulk_reads`]).
 pub struct BulkReads<'t> {
@@ -835,6 +833,7 @@ impl BulkReads<'_> {
     }
 }
 
+/// Runs `f` in a read transaction on `conn`.
 fn read_in<T, E: From<Error>>(
     conn: &mut Connection,
     f: impl FnOnce(&Reader<'_>) -> Result<T, E>,
