@@ -758,7 +758,6 @@ impl<'a> Writer<'a> {
     ) -> std::result::Result<T, E> {
         self.reader.tx.batch("SAVEPOINT quire_attempt")?;
         let (last_seq, sequences) = (self.last_seq, self.sequences.clone());
-        let found = self.found.clone();
         match f(self) {
             Ok(value) => {
                 self.reader.tx.batch("RELEASE quire_attempt")?;
@@ -768,7 +767,9 @@ impl<'a> Writer<'a> {
                 self.reader.tx.batch("ROLLBACK TO quire_attempt; RELEASE quire_attempt")?;
                 self.last_seq = last_seq;
                 self.sequences = sequences;
-                self.found = found;
+                // Forgetting is always safe, and cheaper than a copy per attempt (an
+                // import makes one per record) to restore.
+                self.found.clear();
                 Err(e)
             }
         }

@@ -438,12 +438,7 @@ impl Tenant {
         &self,
         f: impl FnOnce(&Reader<'_>) -> Result<T, E>,
     ) -> Result<T, E> {
-        if self.postgres.is_some() {
-            return self.read(f);
-        }
-        let mut conn = open_connection(&self.db_path, &self.options, true)?;
-        conn.execute_batch("PRAGMA mmap_size = 0;").map_err(Error::from)?;
-        read_in(&mut conn, f)
+        self.bulk_reads()?.read(f)
     }
 
     /// A connection for a pass over whole tables a page at a time, each page read in a
