@@ -182,6 +182,7 @@ const LONG_TEXT_MAX: usize = 1500;
 const TABLE: RecordTable = RecordTable {
     table: "custom_fields",
     record_type: "custom_field",
+    cached: false,
     columns: &["name", "ref_id", "entity_type", "field_type", "sort_order"],
 };
 

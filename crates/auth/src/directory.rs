@@ -85,7 +85,7 @@ macro_rules! declare {
     ($type:ty, $table:literal, $name:literal, [$($column:literal => $index:literal),*], |$r:ident| $columns:expr) => {
         impl Record for $type {
             const TABLE: RecordTable =
-                RecordTable { table: $table, record_type: $table, columns: &[$($column),*] };
+                RecordTable { table: $table, record_type: $table, cached: false, columns: &[$($column),*] };
             const NAME: &'static str = $name;
             const QUERY: &'static [QueryField] = &[
                 QueryField { index: "id", column: "id", kind: Text },

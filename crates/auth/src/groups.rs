@@ -12,8 +12,12 @@ use folio::{Actor, Metadata, Record};
 
 use crate::{Error, Result};
 
-pub(crate) const GROUPS: RecordTable =
-    RecordTable { table: "patron_groups", record_type: "usergroup", columns: &["group_name"] };
+pub(crate) const GROUPS: RecordTable = RecordTable {
+    table: "patron_groups",
+    record_type: "usergroup",
+    cached: true,
+    columns: &["group_name"],
+};
 
 /// A patron group.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

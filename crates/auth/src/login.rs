@@ -7,8 +7,12 @@ use uuid::Uuid;
 
 use crate::{Error, PermissionSet, Result, password};
 
-pub(crate) const CREDENTIALS: RecordTable =
-    RecordTable { table: "auth_credentials", record_type: "credentials", columns: &["username"] };
+pub(crate) const CREDENTIALS: RecordTable = RecordTable {
+    table: "auth_credentials",
+    record_type: "credentials",
+    cached: false,
+    columns: &["username"],
+};
 
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -11,6 +11,7 @@ use crate::{Error, Result};
 pub(crate) const PERMISSIONS_USERS: RecordTable = RecordTable {
     table: "permissions_users",
     record_type: "permissions_user",
+    cached: false,
     columns: &["user_id"],
 };
 

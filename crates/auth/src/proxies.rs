@@ -16,6 +16,7 @@ use crate::{Error, Result};
 pub(crate) const PROXIES: RecordTable = RecordTable {
     table: "proxies_for",
     record_type: "proxyfor",
+    cached: false,
     columns: &["user_id", "proxy_user_id"],
 };
 

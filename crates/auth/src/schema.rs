@@ -152,6 +152,7 @@ mod tests {
             let v1_users = store::RecordTable {
                 table: "users",
                 record_type: "user",
+                cached: false,
                 columns: &["username", "barcode", "active"],
             };
             // `upsert`, not `insert`: the store caches each table's INSERT for the process,

@@ -16,6 +16,7 @@ use crate::Result;
 const REVOKED: RecordTable = RecordTable {
     table: "auth_revoked_tokens",
     record_type: "revoked_token",
+    cached: false,
     columns: &["expires"],
 };
 

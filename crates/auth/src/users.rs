@@ -19,6 +19,7 @@ use crate::{Error, Result, UniqueUserField, Write};
 pub(crate) const USERS: RecordTable = RecordTable {
     table: "users",
     record_type: "user",
+    cached: false,
     columns: &[
         "username",
         "barcode",

@@ -42,6 +42,7 @@ pub const MIGRATIONS: store::Component = store::Component {
 pub(crate) const OPERATIONS: RecordTable = RecordTable {
     table: "bulk_operations",
     record_type: "bulk_operation",
+    cached: false,
     columns: &[
         "hrid",
         "status",
@@ -56,11 +57,11 @@ pub(crate) const OPERATIONS: RecordTable = RecordTable {
 
 /// Bookkeeping no follower reads: not in the change log.
 pub(crate) const IDENTIFIERS: RecordTable =
-    RecordTable { table: "bulk_identifiers", record_type: "", columns: &[] };
+    RecordTable { table: "bulk_identifiers", record_type: "", cached: false, columns: &[] };
 pub(crate) const RECORDS: RecordTable =
-    RecordTable { table: "bulk_records", record_type: "", columns: &[] };
+    RecordTable { table: "bulk_records", record_type: "", cached: false, columns: &[] };
 pub(crate) const ERRORS: RecordTable =
-    RecordTable { table: "bulk_errors", record_type: "", columns: &[] };
+    RecordTable { table: "bulk_errors", record_type: "", cached: false, columns: &[] };
 
 /// The key of an operation's `n`th row in one of its tables; `part` names a sub-list
 /// (the errors of one step).

@@ -47,6 +47,7 @@ pub const MIGRATIONS: store::Component = store::Component {
 const CALENDARS: RecordTable = RecordTable {
     table: "calendars",
     record_type: "calendar",
+    cached: true,
     columns: &["start_date", "end_date"],
 };
 

@@ -6,23 +6,26 @@ use store::{Migration, RecordTable};
 use crate::overrides::Overridable;
 
 macro_rules! tables {
-    ($($name:ident = $table:literal, $record_type:literal, [$($column:literal),*];)*) => {
+    ($($name:ident = $table:literal, $record_type:literal, [$($column:literal),*] $(, $cached:ident)?;)*) => {
         $(pub(crate) const $name: RecordTable = RecordTable {
             table: $table,
             record_type: $record_type,
+            cached: tables!(@cached $($cached)?),
             columns: &[$($column),*],
         };)*
     };
+    (@cached cached) => { true };
+    (@cached) => { false };
 }
 
 tables! {
-    LOAN_POLICIES = "loan_policies", "loan_policy", ["name"];
-    REQUEST_POLICIES = "request_policies", "request_policy", ["name"];
-    NOTICE_POLICIES = "notice_policies", "notice_policy", ["name"];
-    OVERDUE_FINE_POLICIES = "overdue_fine_policies", "overdue_fine_policy", ["name"];
-    LOST_ITEM_FEE_POLICIES = "lost_item_fee_policies", "lost_item_fee_policy", ["name"];
-    FIXED_DUE_DATE_SCHEDULES = "fixed_due_date_schedules", "fixed_due_date_schedule", ["name"];
-    CIRCULATION_RULES = "circulation_rules", "circulation_rules", [];
+    LOAN_POLICIES = "loan_policies", "loan_policy", ["name"], cached;
+    REQUEST_POLICIES = "request_policies", "request_policy", ["name"], cached;
+    NOTICE_POLICIES = "notice_policies", "notice_policy", ["name"], cached;
+    OVERDUE_FINE_POLICIES = "overdue_fine_policies", "overdue_fine_policy", ["name"], cached;
+    LOST_ITEM_FEE_POLICIES = "lost_item_fee_policies", "lost_item_fee_policy", ["name"], cached;
+    FIXED_DUE_DATE_SCHEDULES = "fixed_due_date_schedules", "fixed_due_date_schedule", ["name"], cached;
+    CIRCULATION_RULES = "circulation_rules", "circulation_rules", [], cached;
     LOANS = "loans", "loan",
         ["user_id", "item_id", "status_name", "action", "loan_date", "due_date", "proxy_user_id"];
     REQUESTS = "requests", "request",
@@ -31,10 +34,10 @@ tables! {
     ACCOUNTS = "accounts", "account",
         ["user_id", "item_id", "loan_id", "status_name", "fee_fine_type", "remaining_cents"];
     MANUAL_BLOCKS = "manual_blocks", "manual_block", ["user_id"];
-    PATRON_BLOCK_CONDITIONS = "patron_block_conditions", "patron_block_condition", ["name"];
-    PATRON_BLOCK_LIMITS = "patron_block_limits", "patron_block_limit", ["patron_group_id", "condition_id"];
+    PATRON_BLOCK_CONDITIONS = "patron_block_conditions", "patron_block_condition", ["name"], cached;
+    PATRON_BLOCK_LIMITS = "patron_block_limits", "patron_block_limit", ["patron_group_id", "condition_id"], cached;
     CHECK_INS = "check_ins", "check_in", ["item_id", "occurred_date_time"];
-    STAFF_SLIPS = "staff_slips", "staff_slip", ["name"];
+    STAFF_SLIPS = "staff_slips", "staff_slip", ["name"], cached;
 }
 
 /// The circulation component's schema.
@@ -162,6 +165,7 @@ mod tests {
             let v1_requests = store::RecordTable {
                 table: "requests",
                 record_type: "request",
+                cached: false,
                 columns: &[
                     "item_id",
                     "instance_id",

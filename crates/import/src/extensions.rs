@@ -32,6 +32,7 @@ impl Record for FileExtension {
     const TABLE: RecordTable = RecordTable {
         table: "import_file_extensions",
         record_type: "import_file_extension",
+        cached: false,
         columns: &["extension", "import_blocked"],
     };
     const NAME: &'static str = "File extension";

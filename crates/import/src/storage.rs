@@ -76,6 +76,7 @@ pub const MIGRATIONS: store::Component = store::Component {
 pub(crate) const JOBS: RecordTable = RecordTable {
     table: "import_jobs",
     record_type: "import_job",
+    cached: false,
     columns: &[
         "hrid",
         "status",
@@ -93,11 +94,12 @@ pub(crate) const JOBS: RecordTable = RecordTable {
 
 // The cursors, journal and chunks are the import's own bookkeeping: not logged.
 pub(crate) const CURSORS: RecordTable =
-    RecordTable { table: "import_cursors", record_type: "", columns: &[] };
+    RecordTable { table: "import_cursors", record_type: "", cached: false, columns: &[] };
 
 pub(crate) const JOURNAL: RecordTable = RecordTable {
     table: "import_journal",
     record_type: "",
+    cached: false,
     columns: &[
         "job_id",
         "ord",
@@ -111,8 +113,16 @@ pub(crate) const JOURNAL: RecordTable = RecordTable {
     ],
 };
 
-pub(crate) const UPLOADS: RecordTable =
-    RecordTable { table: "import_uploads", record_type: "import_upload", columns: &["status"] };
+pub(crate) const UPLOADS: RecordTable = RecordTable {
+    table: "import_uploads",
+    record_type: "import_upload",
+    cached: false,
+    columns: &["status"],
+};
 
-pub(crate) const CHUNKS: RecordTable =
-    RecordTable { table: "import_chunks", record_type: "", columns: &["job_id", "n"] };
+pub(crate) const CHUNKS: RecordTable = RecordTable {
+    table: "import_chunks",
+    record_type: "",
+    cached: false,
+    columns: &["job_id", "n"],
+};

@@ -70,8 +70,12 @@ const SETTINGS_ID: Uuid = Uuid::from_u128(0xa501f2a8_5b31_48b2_874d_2191e48db8cd
 /// The largest start number FOLIO allows (eleven digits).
 const MAX_START: i64 = 99_999_999_999;
 
-const TABLE: RecordTable =
-    RecordTable { table: "hrid_settings", record_type: "hrid_settings", columns: &[] };
+const TABLE: RecordTable = RecordTable {
+    table: "hrid_settings",
+    record_type: "hrid_settings",
+    cached: false,
+    columns: &[],
+};
 
 impl folio::Record for HridSettings {
     const TABLE: RecordTable = TABLE;

@@ -336,7 +336,7 @@ macro_rules! kinds {
             impl folio::Record for $kind {
                 const TABLE: RecordTable = RecordTable {
                     table: concat!("ref_", $name),
-                    record_type: $name,
+                    record_type: $name, cached: true,
                     columns: COLUMNS,
                 };
                 const NAME: &'static str = $name;

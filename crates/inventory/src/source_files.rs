@@ -18,6 +18,7 @@ use crate::storage::{AUTHORITIES, Error, Result};
 const TABLE: RecordTable = RecordTable {
     table: "authority_source_files",
     record_type: "authority_source_file",
+    cached: false,
     columns: &["name", "base_url", "type", "source"],
 };
 

@@ -8,12 +8,14 @@ use store::{Migration, RecordTable};
 pub const INSTANCES: RecordTable = RecordTable {
     table: "instances",
     record_type: "instance",
+    cached: false,
     columns: &["hrid", "source", "updated_date"],
 };
 
 pub const HOLDINGS: RecordTable = RecordTable {
     table: "holdings",
     record_type: "holdings",
+    cached: false,
     columns: &[
         "hrid",
         "instance_id",
@@ -26,6 +28,7 @@ pub const HOLDINGS: RecordTable = RecordTable {
 pub const ITEMS: RecordTable = RecordTable {
     table: "items",
     record_type: "item",
+    cached: false,
     columns: &[
         "hrid",
         "barcode",
@@ -41,6 +44,7 @@ pub const ITEMS: RecordTable = RecordTable {
 pub const AUTHORITIES: RecordTable = RecordTable {
     table: "authorities",
     record_type: "authority",
+    cached: false,
     columns: &["natural_id", "source", "source_file_id", "heading_type", "updated_date"],
 };
 

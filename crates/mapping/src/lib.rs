@@ -44,8 +44,12 @@ pub const MIGRATIONS: store::Component = store::Component {
     }],
 };
 
-const TABLE: RecordTable =
-    RecordTable { table: "mapping_rules", record_type: "mapping_rules", columns: &[] };
+const TABLE: RecordTable = RecordTable {
+    table: "mapping_rules",
+    record_type: "mapping_rules",
+    cached: false,
+    columns: &[],
+};
 
 /// The kinds of MARC record FOLIO keeps mapping rules for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -18,11 +18,12 @@ use crate::Result;
 const RECORDS: RecordTable = RecordTable {
     table: "oai_records",
     record_type: "",
+    cached: false,
     columns: &["datestamp", "deleted", "suppressed"],
 };
 
 const PARENTS: RecordTable =
-    RecordTable { table: "oai_parents", record_type: "", columns: &["instance_id"] };
+    RecordTable { table: "oai_parents", record_type: "", cached: false, columns: &["instance_id"] };
 
 /// The named counter holding the last change-log row applied.
 const APPLIED: &str = "oai_applied_seq";

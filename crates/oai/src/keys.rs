@@ -11,7 +11,7 @@ use store::{ColumnValue, Reader, RecordTable, Writer};
 use crate::Result;
 
 pub(crate) const KEYS: RecordTable =
-    RecordTable { table: "oai_api_keys", record_type: "", columns: &["username"] };
+    RecordTable { table: "oai_api_keys", record_type: "", cached: false, columns: &["username"] };
 
 /// What a key says: its salt, tenant and institutional user.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -17,7 +17,7 @@ use uuid::Uuid;
 use crate::{Error, Result};
 
 pub(crate) const SETS: RecordTable =
-    RecordTable { table: "oai_sets", record_type: "", columns: &["set_spec"] };
+    RecordTable { table: "oai_sets", record_type: "", cached: false, columns: &["set_spec"] };
 
 /// A set, in the shape `/oai-pmh/sets` takes and answers.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

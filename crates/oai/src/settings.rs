@@ -10,8 +10,12 @@ use uuid::Uuid;
 
 use crate::{Error, Repository, Result};
 
-pub(crate) const SETTINGS: RecordTable =
-    RecordTable { table: "oai_settings", record_type: "", columns: &["config_name"] };
+pub(crate) const SETTINGS: RecordTable = RecordTable {
+    table: "oai_settings",
+    record_type: "",
+    cached: false,
+    columns: &["config_name"],
+};
 
 /// One configuration entry, in FOLIO's shape.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

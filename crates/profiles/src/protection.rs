@@ -45,6 +45,7 @@ impl Record for FieldProtection {
     const TABLE: RecordTable = RecordTable {
         table: "marc_field_protection_settings",
         record_type: "marc_field_protection_setting",
+        cached: false,
         columns: &["field", "source"],
     };
     const NAME: &'static str = "MARC field protection setting";

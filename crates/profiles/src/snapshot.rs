@@ -23,8 +23,12 @@ use crate::{
 /// How deep a tree goes at most; FOLIO's trees are a few levels deep.
 const MAX_DEPTH: usize = 32;
 
-const SNAPSHOTS: RecordTable =
-    RecordTable { table: "profile_snapshots", record_type: "profile_snapshot", columns: &[] };
+const SNAPSHOTS: RecordTable = RecordTable {
+    table: "profile_snapshots",
+    record_type: "profile_snapshot",
+    cached: false,
+    columns: &[],
+};
 
 /// A profile of any type, as a node's content; `None` when there is none with the id.
 pub(crate) fn load(

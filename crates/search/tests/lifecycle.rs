@@ -173,8 +173,12 @@ fn a_reindex_that_meets_a_broken_record_fails_and_serving_goes_on() {
     let index = InstanceIndex::open(&f.tenant).unwrap();
     let generation = index.status().generation;
     // The first record of the first page, broken behind the inventory's back.
-    let instances =
-        store::RecordTable { table: "instances", record_type: "instance", columns: &["hrid"] };
+    let instances = store::RecordTable {
+        table: "instances",
+        record_type: "instance",
+        cached: false,
+        columns: &["hrid"],
+    };
     let broken = ids[0].to_string();
     f.tenant
         .write(|w| w.upsert(&instances, &broken, 2, "{ not json", &[Some("v0").into()]))

@@ -25,6 +25,7 @@ pub const MIGRATIONS: store::Component = store::Component {
 const ENTRIES: RecordTable = RecordTable {
     table: "config_entries",
     record_type: "config_entry",
+    cached: true,
     columns: &["module", "config_name", "code", "user_id", "enabled"],
 };
 

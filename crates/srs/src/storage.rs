@@ -5,6 +5,7 @@ use store::{Migration, RecordTable};
 pub(crate) const RECORDS: RecordTable = RecordTable {
     table: "srs_records",
     record_type: "srs_record",
+    cached: false,
     columns: &[
         "ord",
         "snapshot_id",
@@ -20,8 +21,12 @@ pub(crate) const RECORDS: RecordTable = RecordTable {
     ],
 };
 
-pub(crate) const SNAPSHOTS: RecordTable =
-    RecordTable { table: "srs_snapshots", record_type: "srs_snapshot", columns: &["status"] };
+pub(crate) const SNAPSHOTS: RecordTable = RecordTable {
+    table: "srs_snapshots",
+    record_type: "srs_snapshot",
+    cached: false,
+    columns: &["status"],
+};
 
 /// The change-log record type of SRS records, for followers.
 pub const RECORD_CHANGE_TYPE: &str = RECORDS.record_type;

@@ -7,28 +7,34 @@ use std::sync::Arc;
 use crate::{Component, Migration, Options, RecordTable, Store, Tenant};
 
 pub(crate) const THINGS: RecordTable =
-    RecordTable { table: "things", record_type: "thing", columns: &["parent"] };
+    RecordTable { table: "things", record_type: "thing", cached: false, columns: &["parent"] };
 
 pub(crate) const PAIRS: RecordTable =
-    RecordTable { table: "pairs", record_type: "pair", columns: &["a", "b"] };
+    RecordTable { table: "pairs", record_type: "pair", cached: false, columns: &["a", "b"] };
 
 /// A table whose changes are of a record type the log indexes by record
 /// ([`crate::HISTORY_TYPES`]).
 pub(crate) const TITLES: RecordTable =
-    RecordTable { table: "titles", record_type: "instance", columns: &[] };
+    RecordTable { table: "titles", record_type: "instance", cached: false, columns: &[] };
+
+/// A table read through the tenant's cache.
+pub(crate) const KINDS: RecordTable =
+    RecordTable { table: "kinds", record_type: "kind", cached: true, columns: &["name"] };
 
 pub(crate) const COMPONENT: Component = Component {
     name: "test",
     migrations: &[Migration {
         version: 1,
-        description: "things, pairs with a partial index, and titles",
+        description: "things, pairs with a partial index, titles and kinds",
         sql: "CREATE TABLE things (id TEXT PRIMARY KEY, version INTEGER NOT NULL, \
               body TEXT NOT NULL, parent TEXT); CREATE INDEX things_parent ON things (parent); \
               CREATE TABLE pairs (id TEXT PRIMARY KEY, version INTEGER NOT NULL, \
               body TEXT NOT NULL, a TEXT, b TEXT); \
               CREATE UNIQUE INDEX pairs_open ON pairs (a) WHERE b = 'open'; \
               CREATE TABLE titles (id TEXT PRIMARY KEY, version INTEGER NOT NULL, \
-              body TEXT NOT NULL);",
+              body TEXT NOT NULL); \
+              CREATE TABLE kinds (id TEXT PRIMARY KEY, version INTEGER NOT NULL, \
+              body TEXT NOT NULL, name TEXT);",
     }],
 };
 

@@ -40,6 +40,7 @@ use rusqlite::TransactionBehavior;
 
 use crate::{
     Error,
+    cache::{TableCache, TxCache},
     postgres::{CHANGES_CHANNEL, Pool},
     record::Writer,
     sql::Tx,
@@ -101,6 +102,8 @@ pub(crate) struct WriteQueue {
     interactive: AtomicUsize,
     // The record types whose bodies each write keeps in the change log, for publishers.
     pub(crate) kept: crate::changes::KeptTypes,
+    // The cache of the tenant's cached tables, which its transactions share.
+    pub(crate) cache: Arc<TableCache>,
     // When the last interactive job was queued, in nanoseconds after `opened` (at least
     // 1); 0 before the first.
     last_interactive: AtomicU64,
@@ -174,6 +177,7 @@ impl WriteQueue {
             queue: Mutex::new(VecDeque::new()),
             interactive: AtomicUsize::new(0),
             kept: Default::default(),
+            cache: Default::default(),
             last_interactive: AtomicU64::new(0),
             opened: Instant::now(),
             #[cfg(test)]
@@ -238,7 +242,13 @@ impl WriteQueue {
                 if !group.is_empty() {
                     let background = group[0].background;
                     let slice = (background && self.desk_busy()).then_some(BACKGROUND_SLICE);
-                    run_group(&mut conn, group, (&self.interactive, &self.kept), slice, committed);
+                    run_group(
+                        &mut conn,
+                        group,
+                        (&self.interactive, &self.kept, &self.cache),
+                        slice,
+                        committed,
+                    );
                     #[cfg(test)]
                     self.commits.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 }
@@ -294,7 +304,7 @@ impl WriteQueue {
 fn run_group(
     conn: &mut WriterConn,
     group: Vec<Job>,
-    queue: (&AtomicUsize, &crate::changes::KeptTypes),
+    (interactive, kept, cache): (&AtomicUsize, &crate::changes::KeptTypes, &Arc<TableCache>),
     slice: Option<Duration>,
     committed: &dyn Fn(i64),
 ) {
@@ -307,6 +317,8 @@ fn run_group(
                     Ok(tx) => tx,
                     Err(e) => return fail_all(jobs, &e.into()),
                 };
+                let cache = TxCache::new(cache);
+                let queue = (interactive, kept, &cache);
                 match run_jobs(Tx::Sqlite(&tx), Savepoint::Whole, &mut jobs, queue, slice) {
                     // A savepoint left open is committed with the transaction.
                     Some((kept, _)) => (kept, tx.commit().map_err(Error::from)),
@@ -318,13 +330,23 @@ fn run_group(
                 // the first job's savepoint goes with the `BEGIN`, and the announcement
                 // (delivered on commit, to every process on the database) with the
                 // `COMMIT`.
-                let session = match pool
-                    .get()
-                    .and_then(|s| s.begin_write(schema, *lock, Some(SAVEPOINT)).map(|()| s))
-                {
-                    Ok(session) => session,
+                // And the cached tables' counter (`cache`), which nearly every write
+                // reads.
+                let begun = pool.get().and_then(|s| {
+                    let counter = s.begin_write(
+                        schema,
+                        *lock,
+                        Some(SAVEPOINT),
+                        Some(crate::cache::READ_GENERATION),
+                    )?;
+                    Ok((s, counter))
+                });
+                let (session, counter) = match begun {
+                    Ok(begun) => begun,
                     Err(e) => return fail_all(jobs, &e),
                 };
+                let cache = TxCache::at(cache, counter.as_deref());
+                let queue = (interactive, kept, &cache);
                 let ran =
                     run_jobs(Tx::Postgres(&session), Savepoint::Fresh, &mut jobs, queue, slice);
                 let ended = match &ran {
@@ -391,7 +413,7 @@ fn run_jobs(
     tx: Tx<'_>,
     mut savepoint: Savepoint,
     jobs: &mut dyn Iterator<Item = Job>,
-    queue: (&AtomicUsize, &crate::changes::KeptTypes),
+    queue: (&AtomicUsize, &crate::changes::KeptTypes, &TxCache),
     slice: Option<Duration>,
 ) -> Option<(Vec<Kept>, Savepoint)> {
     let mut kept: Vec<Kept> = Vec::new();
@@ -445,7 +467,7 @@ fn run_job(
     tx: Tx<'_>,
     savepoint: &mut Savepoint,
     job: &Job,
-    (interactive, kept): (&AtomicUsize, &crate::changes::KeptTypes),
+    (interactive, kept, cache): (&AtomicUsize, &crate::changes::KeptTypes, &TxCache),
     slice: Option<Duration>,
 ) -> Result<Option<i64>, Outcome> {
     let whole = *savepoint == Savepoint::Whole;
@@ -461,7 +483,7 @@ fn run_job(
     *savepoint = Savepoint::None;
     // Read per job, not per group: a job that starts a publisher keeps the bodies of
     // every job after it, in its own group too.
-    let mut writer = Writer::new(tx, interactive, slice, kept.get());
+    let mut writer = Writer::new(tx, interactive, slice, kept.get(), Some(cache));
     // SAFETY: the caller is blocked in `submit` until `done` is finished, which happens
     // after this borrow ends; no other thread runs this job (it left the queue once).
     let run = unsafe { &mut *job.run };

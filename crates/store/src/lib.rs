@@ -21,6 +21,7 @@
 //! assert_eq!(tenant.last_seq().unwrap(), 0);
 //! ```
 
+mod cache;
 mod changes;
 mod copy;
 mod dialect;

@@ -310,18 +310,29 @@ impl Session {
     }
 
     /// Starts a write in `schema` that holds the tenant's write lock (`lock`) until it
-    /// ends, with `savepoint` open when named: one round trip.
+    /// ends, with `savepoint` open when named: one round trip. `value`, a query of one
+    /// value (a scalar subquery), is answered in the same round trip, read under the
+    /// lock.
     pub(crate) fn begin_write(
         &self,
         schema: &str,
         lock: i64,
         savepoint: Option<&str>,
-    ) -> Result<()> {
+        value: Option<&str>,
+    ) -> Result<Option<String>> {
         let savepoint = savepoint.map(|name| format!("; SAVEPOINT {name}")).unwrap_or_default();
-        self.batch(&format!(
+        let value = value.map(|sql| format!(", ({sql})")).unwrap_or_default();
+        let messages = self.drive(self.client.simple_query(&format!(
             "BEGIN; SET LOCAL search_path TO \"{schema}\", public; \
-             SELECT pg_advisory_xact_lock({lock}){savepoint}"
-        ))
+             SELECT pg_advisory_xact_lock({lock}){value}{savepoint}"
+        )))?;
+        // The one row is the lock's; its second column, if asked for, is the value.
+        Ok(messages.iter().find_map(|message| match message {
+            tokio_postgres::SimpleQueryMessage::Row(row) if row.len() > 1 => {
+                row.get(1).map(str::to_string)
+            }
+            _ => None,
+        }))
     }
 
     /// Ends the transaction: commits it on `Ok`, rolls it back otherwise.

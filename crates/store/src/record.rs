@@ -10,6 +10,7 @@ use std::ops::Deref;
 
 use crate::{
     Change, Error, Operation, QueryField, Result,
+    cache::{self, Entry, TxCache},
     changes::{Bodies, Publisher, RecordHistory, now},
     query::{self, SqlQuery},
     sql::{Dialect, Param, Row, Tx},
@@ -23,6 +24,10 @@ pub struct RecordTable {
     /// bookkeeping table no follower reads (an import's journal and cursors): its writes
     /// are not logged, which saves a row per write where there are many.
     pub record_type: &'static str,
+    /// Whether reads of the table go through the tenant's cache (`cache`): for small
+    /// tables that nearly every desk transaction reads and staff rarely change
+    /// (reference data, policies, circulation rules, patron groups).
+    pub cached: bool,
     /// Extracted columns, in the order values are passed to the write calls.
     pub columns: &'static [&'static str],
 }
@@ -66,11 +71,31 @@ pub struct Page {
 /// Reads within one transaction.
 pub struct Reader<'a> {
     tx: Tx<'a>,
+    // The tenant's cache of its cached tables, as this transaction uses it.
+    cache: Option<&'a TxCache>,
 }
 
 impl<'a> Reader<'a> {
-    pub(crate) fn new(tx: Tx<'a>) -> Reader<'a> {
-        Reader { tx }
+    pub(crate) fn new(tx: Tx<'a>, cache: Option<&'a TxCache>) -> Reader<'a> {
+        Reader { tx, cache }
+    }
+
+    /// `load`'s answer, or the cache's when `table` is cached.
+    fn cached(
+        &self,
+        table: &RecordTable,
+        key: impl FnOnce() -> String,
+        load: impl FnOnce() -> Result<Entry>,
+    ) -> Result<Entry> {
+        match self.cache {
+            Some(cache) if table.cached => cache.through(
+                table,
+                key(),
+                || Ok(self.sequence_value(cache::GENERATION)?.unwrap_or(0)),
+                load,
+            ),
+            _ => load(),
+        }
     }
 
     /// The transaction's statement handle, for the store's own passes over whole
@@ -81,8 +106,18 @@ impl<'a> Reader<'a> {
 
     /// The record with this id, if any.
     pub fn get(&self, table: &RecordTable, id: &str) -> Result<Option<StoredRecord>> {
-        let sql = format!("SELECT id, version, body FROM {} WHERE id = ?1", table.table);
-        self.tx.query_opt(&sql, &[id.into()], stored_record)
+        let entry = self.cached(
+            table,
+            || id.to_string(),
+            || {
+                let sql = format!("SELECT id, version, body FROM {} WHERE id = ?1", table.table);
+                self.tx.query_opt(&sql, &[id.into()], stored_record).map(Entry::Record)
+            },
+        )?;
+        match entry {
+            Entry::Record(record) => Ok(record),
+            _ => unreachable!("an id's entry is a record"),
+        }
     }
 
     /// A record with its extracted columns as stored, for an update that writes only the
@@ -137,8 +172,18 @@ impl<'a> Reader<'a> {
         column: &str,
     ) -> Result<Option<Option<String>>> {
         assert!(table.columns.contains(&column), "{column} is not a column of {}", table.table);
-        let sql = format!("SELECT {column} FROM {} WHERE id = ?1", table.table);
-        self.tx.query_opt(&sql, &[id.into()], |row| row.opt_text(0))
+        let entry = self.cached(
+            table,
+            || format!("{column}\0{id}"),
+            || {
+                let sql = format!("SELECT {column} FROM {} WHERE id = ?1", table.table);
+                self.tx.query_opt(&sql, &[id.into()], |row| row.opt_text(0)).map(Entry::Column)
+            },
+        )?;
+        match entry {
+            Entry::Column(value) => Ok(value),
+            _ => unreachable!("a column's entry is a column"),
+        }
     }
 
     /// Records whose extracted `column` equals `value`, in id order.
@@ -148,12 +193,7 @@ impl<'a> Reader<'a> {
         column: &str,
         value: &str,
     ) -> Result<Vec<StoredRecord>> {
-        assert!(table.columns.contains(&column), "{column} is not a column of {}", table.table);
-        let sql = format!(
-            "SELECT id, version, body FROM {} WHERE {column} = ?1 ORDER BY id",
-            table.table
-        );
-        self.tx.query(&sql, &[value.into()], stored_record)
+        self.find_where(table, &[(column, value)])
     }
 
     /// Records whose extracted columns equal all of `conditions` (`column`, `value`),
@@ -192,8 +232,23 @@ impl<'a> Reader<'a> {
             table.table,
             clauses.join(" AND ")
         );
-        let values: Vec<Param<'_>> = conditions.iter().map(|(_, value)| (*value).into()).collect();
-        self.tx.query(&sql, &values, stored_record)
+        let key = || {
+            let mut key = sql.clone();
+            for (_, value) in conditions {
+                key.push('\0');
+                key.push_str(value);
+            }
+            key
+        };
+        let entry = self.cached(table, key, || {
+            let values: Vec<Param<'_>> =
+                conditions.iter().map(|(_, value)| (*value).into()).collect();
+            self.tx.query(&sql, &values, stored_record).map(Entry::Records)
+        })?;
+        match entry {
+            Entry::Records(records) => Ok(records),
+            _ => unreachable!("a query's entry is records"),
+        }
     }
 
     /// The records with these ids, in id order; ids with no record are skipped.
@@ -316,6 +371,9 @@ impl<'a> Reader<'a> {
 
     /// Whether a record with this id exists.
     pub fn exists(&self, table: &RecordTable, id: &str) -> Result<bool> {
+        if table.cached {
+            return Ok(self.get(table, id)?.is_some());
+        }
         let sql = format!("SELECT 1 FROM {} WHERE id = ?1", table.table);
         Ok(self.tx.query_opt(&sql, &[id.into()], |_| Ok(()))?.is_some())
     }
@@ -547,9 +605,10 @@ impl<'a> Writer<'a> {
         waiting: &'a std::sync::atomic::AtomicUsize,
         slice: Option<std::time::Duration>,
         kept: std::sync::Arc<[String]>,
+        cache: Option<&'a TxCache>,
     ) -> Writer<'a> {
         Writer {
-            reader: Reader::new(tx),
+            reader: Reader::new(tx, cache),
             last_seq: None,
             sequences: std::collections::HashMap::new(),
             now: None,
@@ -825,6 +884,13 @@ impl<'a> Writer<'a> {
         old: Option<String>,
         new: Option<&str>,
     ) -> Result<bool> {
+        if table.cached {
+            // Counted before the write, and past the cache from here on even if it fails.
+            if let Some(cache) = self.reader.cache {
+                cache.wrote();
+            }
+            self.reader.tx.execute(cache::COUNT_WRITE, &[cache::GENERATION.into()])?;
+        }
         if self.reader.tx.dialect() != Dialect::Postgres || table.record_type.is_empty() {
             if self.reader.tx.execute(sql, &params)? == 0 {
                 return Ok(false);

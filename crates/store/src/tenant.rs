@@ -14,6 +14,7 @@ use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
 use crate::{
     Error, Result,
+    cache::{TableCache, TxCache},
     changes::Publisher,
     group::{Outcome, WriteFn, WriteQueue, WriterConn},
     migrate::{self, Component},
@@ -332,7 +333,7 @@ impl Tenant {
         let last_seq = read_last_seq(&writer)?;
         let publishers = {
             let tx = writer.transaction()?;
-            Reader::new(Tx::Sqlite(&tx)).publishers()?
+            Reader::new(Tx::Sqlite(&tx), None).publishers()?
         };
         let queue = WriteQueue::new(WriterConn::Sqlite(writer));
         queue.kept.set(&publishers);
@@ -409,7 +410,8 @@ impl Tenant {
         if let Some((pool, schema)) = &self.postgres {
             let session = pool.get()?;
             session.begin_read(schema)?;
-            let result = f(&Reader::new(Tx::Postgres(&session)));
+            let cache = TxCache::new(&self.writer.cache);
+            let result = f(&Reader::new(Tx::Postgres(&session), Some(&cache)));
             let ended = session.end(result.is_ok());
             pool.put(session);
             let value = result?;
@@ -420,7 +422,7 @@ impl Tenant {
             Some(conn) => conn,
             None => open_connection(&self.db_path, &self.options, true)?,
         };
-        let result = read_in(&mut conn, f);
+        let result = read_in(&mut conn, &self.writer.cache, f);
         let mut readers = self.readers.lock().unwrap();
         if readers.len() < self.options.max_idle_readers {
             readers.push(conn);
@@ -822,7 +824,7 @@ impl BulkReads<'_> {
         f: impl FnOnce(&Reader<'_>) -> Result<T, E>,
     ) -> Result<T, E> {
         match &mut self.conn {
-            Some(conn) => read_in(conn, f),
+            Some(conn) => read_in(conn, &self.tenant.writer.cache, f),
             None => self.tenant.read(f),
         }
     }
@@ -831,10 +833,12 @@ impl BulkReads<'_> {
 /// Runs `f` in a read transaction on `conn`.
 fn read_in<T, E: From<Error>>(
     conn: &mut Connection,
+    cache: &Arc<TableCache>,
     f: impl FnOnce(&Reader<'_>) -> Result<T, E>,
 ) -> Result<T, E> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Deferred).map_err(Error::from)?;
-    let value = f(&Reader::new(Tx::Sqlite(&tx)))?;
+    let cache = TxCache::new(cache);
+    let value = f(&Reader::new(Tx::Sqlite(&tx), Some(&cache)))?;
     tx.commit().map_err(Error::from)?;
     Ok(value)
 }

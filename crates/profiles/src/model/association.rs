@@ -81,6 +81,7 @@ impl folio::Record for ProfileAssociation {
     const TABLE: RecordTable = RecordTable {
         table: "profile_associations",
         record_type: "profile_association",
+        cached: false,
         columns: ASSOCIATION_COLUMNS,
     };
     const NAME: &'static str = "profile association";

@@ -281,7 +281,7 @@ macro_rules! profile_record {
         impl folio::Record for $ty {
             const TABLE: store::RecordTable = store::RecordTable {
                 table: $table,
-                record_type: $record_type,
+                record_type: $record_type, cached: false,
                 columns: &["name", "name_key", "hidden"],
             };
             const NAME: &'static str = $name;
