@@ -7,7 +7,7 @@
 //! those round trips were about half of a desk transaction's.
 //!
 //! Every write to a cached table also increments a counter in the tenant's store (the
-//! `sequences` row [`GENERATION`]), in the same transaction. A transaction reads the
+//! named counter [`GENERATION`], `Writer::next_sequence`), in the same transaction. A transaction reads the
 //! counter once, at its first cached read, and the cache answers only for the counter
 //! value its entries were read under: two snapshots that see the same value see the
 //! same cached tables. So a change made anywhere (this process, a CLI command beside it,
@@ -35,10 +35,6 @@ pub(crate) const GENERATION: &str = generation!();
 /// The counter's value, as a scalar subquery (no row before the first write).
 pub(crate) const READ_GENERATION: &str =
     concat!("SELECT value FROM sequences WHERE name = '", generation!(), "'");
-
-/// The statement that counts a write to a cached table.
-pub(crate) const COUNT_WRITE: &str = "INSERT INTO sequences (name, value) VALUES (?1, 1) \
-     ON CONFLICT (name) DO UPDATE SET value = sequences.value + 1";
 
 /// Entries past which the cache starts over: the cached tables are small, but a lookup
 /// by a value (a configuration entry by user) may vary without bound.

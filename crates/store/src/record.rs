@@ -885,11 +885,13 @@ impl<'a> Writer<'a> {
         new: Option<&str>,
     ) -> Result<bool> {
         if table.cached {
-            // Counted before the write, and past the cache from here on even if it fails.
+            // Past the cache from here on, even if the write fails. The count is a
+            // named counter, written back once before commit however many records the
+            // transaction writes.
             if let Some(cache) = self.reader.cache {
                 cache.wrote();
             }
-            self.reader.tx.execute(cache::COUNT_WRITE, &[cache::GENERATION.into()])?;
+            self.next_sequence(cache::GENERATION, 1)?;
         }
         if self.reader.tx.dialect() != Dialect::Postgres || table.record_type.is_empty() {
             if self.reader.tx.execute(sql, &params)? == 0 {

@@ -448,8 +448,9 @@ impl Tenant {
     /// [`Tenant::read_bulk`]'s. For passes that run at background priority beside the
     /// desk (a reindex): a snapshot held for the whole pass keeps the WAL from being
     /// checkpointed past it, and a reindex slowed to a crawl by a busy desk held one
-    /// while the WAL grew to 3.8 GB, every read of the desk searching it. A caller needing one consistent view across pages replays the
-    /// change log after the first page's snapshot, as a reindex does.
+    /// while the WAL grew to 3.8 GB, every read of the desk searching it. A caller
+    /// needing one consistent view across pages replays the change log after the first
+    /// page's snapshot, as a reindex does.
     pub fn bulk_reads(&self) -> Result<BulkReads<'_>> {
         let conn = match &self.postgres {
             // Each read takes a pooled connection and a snapshot of its own.
