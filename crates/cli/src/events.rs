@@ -30,6 +30,10 @@ pub(crate) struct KafkaArgs {
     /// brokers, at that much more delay before a change is out.
     #[arg(long, env = "QUIRE_KAFKA_LINGER_MS", default_value_t = 100)]
     kafka_linger_ms: u64,
+    /// How produce requests are compressed: none, lz4 or zstd (Kafka's
+    /// `compression.type`).
+    #[arg(long, env = "QUIRE_KAFKA_COMPRESSION", default_value = "zstd")]
+    kafka_compression: events::kafka::Compression,
 }
 
 impl KafkaArgs {
@@ -48,6 +52,7 @@ impl KafkaArgs {
         kafka.environment = self.kafka_env.clone();
         kafka.partitions = self.kafka_partitions;
         kafka.replication = self.kafka_replication;
+        kafka.compression = self.kafka_compression;
         let mut options = events::Options::new(kafka);
         options.retain = Duration::from_secs(self.events_retain_hours * 3600);
         options.linger = Duration::from_millis(self.kafka_linger_ms);
@@ -168,6 +173,8 @@ mod tests {
             "300",
             "--events-retain-hours",
             "2",
+            "--kafka-compression",
+            "lz4",
         ])
         .unwrap()
         .expect("on with brokers");
@@ -178,6 +185,10 @@ mod tests {
         assert_eq!(on.retain, Duration::from_secs(2 * 3600));
         let default = options(&["--kafka", "a:9092"]).unwrap().unwrap();
         assert_eq!(default.linger, Duration::from_millis(100));
+        assert_eq!(on.kafka.compression, events::kafka::Compression::Lz4);
+        assert_eq!(default.kafka.compression, events::kafka::Compression::Zstd);
+        let unknown = options(&["--kafka", "a:9092", "--kafka-compression", "brotli"]);
+        assert!(unknown.unwrap_err().to_string().contains("unknown compression"));
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::Duration;
 
-use rskafka::client::partition::{Compression, PartitionClient, UnknownTopicHandling};
+use rskafka::client::partition::{PartitionClient, UnknownTopicHandling};
 use rskafka::client::{Client, ClientBuilder};
 use rskafka::record::Record;
 
@@ -23,13 +23,56 @@ pub struct KafkaOptions {
     pub partitions: i32,
     /// Replication factor of a topic Quire creates.
     pub replication: i16,
+    /// How produced batches are compressed (Kafka's `compression.type`).
+    pub compression: Compression,
+}
+
+/// A produce request's compression, as Kafka's producers name it. Kafka's clients read
+/// each of them without being told (zstd since Kafka 2.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compression {
+    None,
+    Lz4,
+    Zstd,
+}
+
+impl std::str::FromStr for Compression {
+    type Err = String;
+
+    fn from_str(name: &str) -> Result<Compression, String> {
+        match name {
+            "none" => Ok(Compression::None),
+            "lz4" => Ok(Compression::Lz4),
+            "zstd" => Ok(Compression::Zstd),
+            _ => Err(format!("unknown compression {name:?} (none, lz4 or zstd)")),
+        }
+    }
+}
+
+impl Compression {
+    fn client(self) -> rskafka::client::partition::Compression {
+        use rskafka::client::partition::Compression as C;
+        match self {
+            Compression::None => C::NoCompression,
+            Compression::Lz4 => C::Lz4,
+            Compression::Zstd => C::Zstd,
+        }
+    }
 }
 
 impl KafkaOptions {
     /// FOLIO's defaults for what the caller does not set: environment `folio`, two
-    /// partitions (what FOLIO's performance team found enough), replication 1.
+    /// partitions (what FOLIO's performance team found enough), replication 1; and
+    /// batches compressed with zstd, which spares the brokers more than half of the work
+    /// an uncompressed desk's events cost them (docs/benchmarks.md, row AC).
     pub fn new(brokers: Vec<String>) -> KafkaOptions {
-        KafkaOptions { brokers, environment: "folio".into(), partitions: 2, replication: 1 }
+        KafkaOptions {
+            brokers,
+            environment: "folio".into(),
+            partitions: 2,
+            replication: 1,
+            compression: Compression::Zstd,
+        }
     }
 
     /// `{env}.{tenant}.{topic}`.
@@ -111,12 +154,13 @@ impl Producer {
                 .or_insert_with(|| (partitions[partition].clone(), Vec::new()));
             entry.1.push(record(event));
         }
+        let compression = self.options.compression.client();
         let sends = batches.into_values().map(|(client, records)| async move {
             // A produce request carries one batch; keep each under the broker's
             // default message size (1 MiB) with room to spare.
             for chunk in chunks_under(records, 768 * 1024) {
                 let n = chunk.len();
-                let offsets = client.produce(chunk, Compression::NoCompression).await?;
+                let offsets = client.produce(chunk, compression).await?;
                 tracing::debug!(topic = client.topic(), partition = client.partition(), n, first = ?offsets.first(), last = ?offsets.last(), "produced");
             }
             Ok::<_, KafkaError>(())
