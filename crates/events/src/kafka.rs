@@ -62,9 +62,9 @@ impl Compression {
 
 impl KafkaOptions {
     /// FOLIO's defaults for what the caller does not set: environment `folio`, two
-    /// partitions (what FOLIO's performance team found enough), replication 1; and
-    /// batches compressed with zstd, which spares the brokers more than half of the work
-    /// an uncompressed desk's events cost them (docs/benchmarks.md, row AC).
+    /// partitions (what FOLIO's performance team found enough), replication 1. Batches
+    /// are compressed with zstd, Quire's choice: a desk's events are JSON bodies, and
+    /// the brokers took less CPU for them compressed (docs/benchmarks.md, row AC).
     pub fn new(brokers: Vec<String>) -> KafkaOptions {
         KafkaOptions {
             brokers,
