@@ -6,16 +6,16 @@
 //! PostgreSQL each read is a round trip made while the tenant's write lock is held, and
 //! those round trips were about half of a desk transaction's.
 //!
-//! Every write to a cached table also increments a counter in the tenant's store (the
-//! named counter [`GENERATION`], `Writer::next_sequence`), in the same transaction. A transaction reads the
-//! counter once, at its first cached read, and the cache answers only for the counter
-//! value its entries were read under: two snapshots that see the same value see the
+//! Every write to a cached table also increments a counter in the tenant's store (the named
+//! counter [`GENERATION`], `Writer::next_sequence`), in the same transaction. A transaction
+//! reads the counter once, at its first cached read, and the cache answers only for the
+//! counter value its entries were read under: two snapshots that see the same value see the
 //! same cached tables. So a change made anywhere (this process, a CLI command beside it,
-//! another node on the same PostgreSQL database) is seen as soon as it is committed,
-//! as without the cache. A transaction that wrote a cached table itself reads past the
-//! cache until it ends, since its own writes are not yet everyone's. The writes that do
-//! not go through the record layer come before any cached read of the tenant: its
-//! migrations, and `quire tenant move`'s copy into a tenant it has just created.
+//! another node on the same PostgreSQL database) is seen as soon as it is committed, as
+//! without the cache. A transaction that wrote a cached table itself reads past the cache
+//! until it ends, since its own writes are not yet everyone's. The writes that do not go
+//! through the record layer come before any cached read of the tenant: its migrations, and
+//! `quire tenant move`'s copy into a tenant it has just created.
 
 use std::cell::Cell;
 use std::collections::HashMap;
