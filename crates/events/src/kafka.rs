@@ -128,11 +128,12 @@ impl Producer {
 
     /// Produces the events of one tenant, in order per key; returns once every one is
     /// acknowledged. On an error some may have been written: the caller sends them all
-    /// again (at least once).
+    /// again (at least once). The events are taken, not copied: a caller sending again
+    /// makes them again from the log.
     pub(crate) async fn produce(
         &mut self,
         tenant: &str,
-        events: &[Event],
+        events: Vec<Event>,
     ) -> Result<(), KafkaError> {
         // Per partition client, its records in the order given; each topic's partitions
         // looked up once per batch, not per event.
@@ -149,26 +150,40 @@ impl Producer {
                 }
             };
             let partition = partition_of(event.key.as_bytes(), partitions.len());
+            let topic = event.topic;
             let entry = batches
-                .entry((event.topic, partition))
+                .entry((topic, partition))
                 .or_insert_with(|| (partitions[partition].clone(), Vec::new()));
             entry.1.push(record(event));
         }
         let compression = self.options.compression.client();
-        let sends = batches.into_values().map(|(client, records)| async move {
-            // A produce request carries one batch; keep each under the broker's
-            // default message size (1 MiB) with room to spare.
-            for chunk in chunks_under(records, 768 * 1024) {
-                let n = chunk.len();
-                let offsets = client.produce(chunk, compression).await?;
-                tracing::debug!(topic = client.topic(), partition = client.partition(), n, first = ?offsets.first(), last = ?offsets.last(), "produced");
+        // Each partition's batch a task of its own: encoding and compressing a large
+        // batch takes a core, and the partitions' can take the runtime's every thread.
+        let sends: Vec<_> = batches
+            .into_values()
+            .map(|(client, records)| {
+                tokio::spawn(async move {
+                    // A produce request carries one batch; keep each under the broker's
+                    // default message size (1 MiB) with room to spare.
+                    for chunk in chunks_under(records, 768 * 1024) {
+                        let n = chunk.len();
+                        let offsets = client.produce(chunk, compression).await?;
+                        tracing::debug!(topic = client.topic(), partition = client.partition(), n, first = ?offsets.first(), last = ?offsets.last(), "produced");
+                    }
+                    Ok::<_, KafkaError>(())
+                })
+            })
+            .collect();
+        // Every task runs to its end, as the batch is sent again after any failure.
+        let mut failed = None;
+        for send in sends {
+            match send.await {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => failed = Some(e),
+                Err(e) => failed = Some(KafkaError(format!("a produce task failed: {e}"))),
             }
-            Ok::<_, KafkaError>(())
-        });
-        for result in futures_util::future::join_all(sends).await {
-            result?;
         }
-        Ok(())
+        failed.map_or(Ok(()), Err)
     }
 
     /// The partition clients of a topic, creating the topic when it is missing.
@@ -221,15 +236,11 @@ impl Producer {
     }
 }
 
-fn record(event: &Event) -> Record {
+fn record(event: Event) -> Record {
     Record {
-        key: Some(event.key.clone().into_bytes()),
-        value: Some(event.value.clone().into_bytes()),
-        headers: event
-            .headers
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.clone().into_bytes()))
-            .collect(),
+        key: Some(event.key.into_bytes()),
+        value: Some(event.value.into_bytes()),
+        headers: event.headers.into_iter().map(|(k, v)| (k.to_string(), v.into_bytes())).collect(),
         timestamp: chrono::DateTime::from_timestamp_millis(event.timestamp).unwrap_or_default(),
     }
 }

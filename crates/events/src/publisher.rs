@@ -157,8 +157,10 @@ impl Publisher {
         for name in store.tenant_names() {
             register(&*store.tenant(&name)?)?;
         }
+        // Two workers: a large batch's partitions are compressed at once
+        // (`Producer::produce`).
         let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
+            .worker_threads(2)
             .thread_name("quire-events")
             // Reading the log and making events is background work: the desk first.
             .on_thread_start(|| store::nice_current_thread_to(NICENESS))
@@ -452,26 +454,27 @@ async fn follow(shared: Arc<Shared>, tenant: Arc<Tenant>) {
             tokio::task::spawn_blocking(move || read_batch(&tenant, Some(after), limit))
         });
         let connected = producer.as_mut().expect("connected above");
-        if let Err(e) = connected.produce(&name, &batch.events).await {
+        let stamps: Vec<i64> = batch.events.iter().map(|event| event.timestamp).collect();
+        if let Err(e) = connected.produce(&name, batch.events).await {
             tracing::warn!(tenant = %name, error = %e, "publishing events failed; sending again");
             shared.failed(&name, &e.to_string());
             // A fresh connection next time: the old one may point at a broker now gone.
+            // The position stays where it was, so the batch is read again from the log.
             producer = None;
-            pending = Some(batch);
             tokio::time::sleep(backoff).await;
             backoff = (backoff * 2).min(Duration::from_secs(5));
             continue;
         }
         backoff = Duration::from_millis(100);
         let acked_ms = chrono::Utc::now().timestamp_millis();
-        tracing::debug!(tenant = %name, through = batch.through, events = batch.events.len(), "published");
+        tracing::debug!(tenant = %name, through = batch.through, events = stamps.len(), "published");
         {
             let mut status = shared.status.lock().unwrap();
             let tracked = status.entry(name.clone()).or_default();
-            for event in &batch.events {
-                tracked.lag.record((acked_ms - event.timestamp).max(0) as u64);
+            for stamp in &stamps {
+                tracked.lag.record((acked_ms - stamp).max(0) as u64);
             }
-            tracked.status.events += batch.events.len() as u64;
+            tracked.status.events += stamps.len() as u64;
             tracked.status.skipped += batch.skipped;
             tracked.status.last_error = None;
         }
@@ -565,9 +568,12 @@ fn read_batch(
     position: Option<Position>,
     limit: usize,
 ) -> Result<Read, store::Error> {
-    tenant.read(|r| {
+    let (at, read) = tenant.read(|r| {
         let Some(stored) = r.published(PUBLISHER)? else {
-            return Err(store::Error::Corrupt(format!("tenant {} has no publisher", tenant.name())));
+            return Err(store::Error::Corrupt(format!(
+                "tenant {} has no publisher",
+                tenant.name()
+            )));
         };
         let at = match position {
             Some(at) if at.stored == stored => at,
@@ -578,10 +584,11 @@ fn read_batch(
         let Some(through) = changes.last().map(|(c, _)| c.seq) else {
             return Ok((at, None));
         };
-        let mut events = Vec::with_capacity(changes.len());
+        let full = changes.len() >= limit;
         let mut skipped = 0;
+        let mut publishable = Vec::with_capacity(changes.len());
         let mut instance_of: HashMap<String, Option<String>> = HashMap::new();
-        for (change, bodies) in &changes {
+        for (change, bodies) in changes {
             if !envelope::TOPICS.iter().any(|(t, _, _)| *t == change.record_type) {
                 continue;
             }
@@ -606,18 +613,62 @@ fn read_batch(
             } else {
                 ItemInstances::default()
             };
-            match envelope::event(tenant.name(), change, bodies, &instances) {
-                Ok(Some(event)) => events.push(event),
-                Ok(None) => {}
-                Err(e) => {
-                    tracing::error!(tenant = %tenant.name(), error = %e, "a change cannot be published");
-                    skipped += 1;
-                }
+            publishable.push((change, bodies, instances));
+        }
+        Ok((at, Some((through, full, skipped, publishable))))
+    })?;
+    let Some((through, full, skipped, publishable)) = read else { return Ok((at, None)) };
+    // Made after the read, which holds one of the tenant's readers no longer than it must.
+    let (events, unpublishable) = make_events(tenant.name(), &publishable);
+    Ok((at, Some(Batch { through, events, skipped: skipped + unpublishable, full })))
+}
+
+/// A change the publisher has read, with what its event needs.
+type Publishable = (store::Change, store::Bodies, ItemInstances);
+
+/// Least events that are made on more than one thread: a replay or a backlog makes
+/// full batches, whose events (an imported record's above all) take longer to make
+/// than to produce; a desk's batches are small.
+const PARALLEL_FROM: usize = 512;
+
+/// The events of `changes`, in their order, and how many could not be made. Large
+/// batches are split across the machine's cores (the threads inherit the publisher's
+/// niceness).
+fn make_events(tenant: &str, changes: &[Publishable]) -> (Vec<Event>, u64) {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(4);
+    if changes.len() < PARALLEL_FROM || threads < 2 {
+        return make_events_here(tenant, changes);
+    }
+    let parts = changes.chunks(changes.len().div_ceil(threads));
+    std::thread::scope(|scope| {
+        let made: Vec<_> =
+            parts.map(|part| scope.spawn(move || make_events_here(tenant, part))).collect();
+        let mut events = Vec::with_capacity(changes.len());
+        let mut unpublishable = 0;
+        for part in made {
+            let (part, failed) =
+                part.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            events.extend(part);
+            unpublishable += failed;
+        }
+        (events, unpublishable)
+    })
+}
+
+fn make_events_here(tenant: &str, changes: &[Publishable]) -> (Vec<Event>, u64) {
+    let mut events = Vec::with_capacity(changes.len());
+    let mut unpublishable = 0;
+    for (change, bodies, instances) in changes {
+        match envelope::event(tenant, change, bodies, instances) {
+            Ok(Some(event)) => events.push(event),
+            Ok(None) => {}
+            Err(e) => {
+                tracing::error!(tenant, error = %e, "a change cannot be published");
+                unpublishable += 1;
             }
         }
-        let full = changes.len() >= limit;
-        Ok((at, Some(Batch { through, events, skipped, full })))
-    })
+    }
+    (events, unpublishable)
 }
 
 /// An item body's `holdingsRecordId`, read without building the item.
