@@ -111,7 +111,12 @@ pub(crate) struct Producer {
 const REQUEST_DEADLINE: Duration = Duration::from_secs(10);
 
 impl Producer {
-    pub(crate) async fn connect(options: KafkaOptions) -> Result<Producer, KafkaError> {
+    /// Connects, and makes every topic of `tenant` that is missing, as FOLIO's modules
+    /// make theirs when enabled for a tenant.
+    pub(crate) async fn connect(
+        options: KafkaOptions,
+        tenant: &str,
+    ) -> Result<Producer, KafkaError> {
         let backoff = rskafka::BackoffConfig {
             init_backoff: Duration::from_millis(50),
             max_backoff: Duration::from_secs(1),
@@ -123,17 +128,24 @@ impl Producer {
             .backoff_config(backoff)
             .build()
             .await?;
-        Ok(Producer { options, client, topics: HashMap::new() })
+        let mut producer = Producer { options, client, topics: HashMap::new() };
+        for (_, topic, _) in crate::envelope::TOPICS {
+            let name = producer.options.topic_name(tenant, topic);
+            producer.partitions(&name).await?;
+        }
+        Ok(producer)
     }
 
     /// Produces the events of one tenant, in order per key; returns once every one is
     /// acknowledged. On an error some may have been written: the caller sends them all
     /// again (at least once). The events are taken, not copied: a caller sending again
-    /// makes them again from the log.
+    /// makes them again from the log. With `spread`, each partition's records are
+    /// encoded and compressed on a task of their own, which the runtime's threads share.
     pub(crate) async fn produce(
         &mut self,
         tenant: &str,
         events: Vec<Event>,
+        spread: bool,
     ) -> Result<(), KafkaError> {
         // Per partition client, its records in the order given; each topic's partitions
         // looked up once per batch, not per event.
@@ -157,27 +169,27 @@ impl Producer {
             entry.1.push(record(event));
         }
         let compression = self.options.compression.client();
-        // Each partition's batch a task of its own: encoding and compressing a large
-        // batch takes a core, and the partitions' can take the runtime's every thread.
-        let sends: Vec<_> = batches
-            .into_values()
-            .map(|(client, records)| {
-                tokio::spawn(async move {
-                    // A produce request carries one batch; keep each under the broker's
-                    // default message size (1 MiB) with room to spare.
-                    for chunk in chunks_under(records, 768 * 1024) {
-                        let n = chunk.len();
-                        let offsets = client.produce(chunk, compression).await?;
-                        tracing::debug!(topic = client.topic(), partition = client.partition(), n, first = ?offsets.first(), last = ?offsets.last(), "produced");
-                    }
-                    Ok::<_, KafkaError>(())
-                })
-            })
-            .collect();
-        // Every task runs to its end, as the batch is sent again after any failure.
+        let sends = batches.into_values().map(|(client, records)| async move {
+            // A produce request carries one batch; keep each under the broker's
+            // default message size (1 MiB) with room to spare.
+            for chunk in chunks_under(records, 768 * 1024) {
+                let n = chunk.len();
+                let offsets = client.produce(chunk, compression).await?;
+                tracing::debug!(topic = client.topic(), partition = client.partition(), n, first = ?offsets.first(), last = ?offsets.last(), "produced");
+            }
+            Ok::<_, KafkaError>(())
+        });
+        if !spread {
+            for result in futures_util::future::join_all(sends).await {
+                result?;
+            }
+            return Ok(());
+        }
+        let tasks: Vec<_> = sends.map(tokio::spawn).collect();
+        // Every task runs to its end: after a failure the whole batch is sent again.
         let mut failed = None;
-        for send in sends {
-            match send.await {
+        for task in tasks {
+            match task.await {
                 Ok(Ok(())) => {}
                 Ok(Err(e)) => failed = Some(e),
                 Err(e) => failed = Some(KafkaError(format!("a produce task failed: {e}"))),

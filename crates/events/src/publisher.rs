@@ -5,7 +5,8 @@
 //! bodies), build their events, produce them and wait for every acknowledgement, and
 //! only then move past them. When the batch was full the next one is read meanwhile;
 //! otherwise the next is read a linger after this one went, so that a busy desk makes
-//! a few large produce requests a second rather than many small ones. The cursor is written to
+//! a few large produce requests a second rather than many small ones; a full batch, of a
+//! replay or a backlog, is made and produced on every core. The cursor is written to
 //! the tenant's own database at most every 250 ms and whenever the log is caught up. A
 //! crash or an outage sends again what came after the written cursor; nothing before it
 //! is ever skipped.
@@ -157,8 +158,7 @@ impl Publisher {
         for name in store.tenant_names() {
             register(&*store.tenant(&name)?)?;
         }
-        // Two workers: a large batch's partitions are compressed at once
-        // (`Producer::produce`).
+        // Two threads, for a backlog's batches (`Producer::produce`'s `spread`).
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .thread_name("quire-events")
@@ -356,8 +356,6 @@ async fn follow(shared: Arc<Shared>, tenant: Arc<Tenant>) {
     let options = &shared.options;
     let mut producer: Option<Producer> = None;
     let mut position: Option<Position> = None;
-    // A batch that failed to go out, to send again.
-    let mut pending: Option<Batch> = None;
     // What was read while the batch before it was produced (`None` inside: nothing).
     let mut ready: Option<Option<Batch>> = None;
     let mut backoff = Duration::from_millis(100);
@@ -387,64 +385,69 @@ async fn follow(shared: Arc<Shared>, tenant: Arc<Tenant>) {
                     shared.failed(&name, &e.to_string());
                 }
                 // Standing by: whoever publishes reads from the stored cursor.
-                (position, pending, ready) = (None, None, None);
+                (position, ready) = (None, None);
                 tokio::time::sleep(STANDBY_LOOK).await;
                 continue;
             }
         }
-        let batch = match pending.take() {
-            Some(batch) => batch,
-            None => {
-                let next = match ready.take() {
-                    Some(next) => next,
-                    None => match read_now(&tenant, position, options.batch).await {
-                        Ok(Ok((now, next))) => {
-                            position = Some(now);
-                            next
-                        }
-                        Ok(Err(e)) => {
-                            shared.failed(&name, &e.to_string());
-                            tokio::time::sleep(backoff).await;
-                            continue;
-                        }
-                        Err(e) => {
-                            shared.failed(&name, &e.to_string());
-                            tokio::time::sleep(backoff).await;
-                            continue;
-                        }
-                    },
-                };
-                let Some(batch) = next else {
-                    // Idle: the cursor catches up, then wait for a change.
-                    let Some(now) = position else { continue };
-                    if now.published > now.stored {
-                        position = store_cursor(&shared, &tenant, now).await;
-                        cursor_written = Instant::now();
-                    }
-                    let tenant = tenant.clone();
-                    let _ = tokio::task::spawn_blocking(move || {
-                        tenant.wait_for_change(now.published, Duration::from_secs(1))
-                    })
-                    .await;
-                    tokio::time::sleep(options.linger).await;
-                    continue;
-                };
-                batch
-            }
-        };
-        let Some(at) = position else { continue };
+        // Connected, with the tenant's topics made, before the first change is read: a
+        // desk's first events do not wait for the topics (seconds on a fresh cluster).
         if producer.is_none() {
-            match Producer::connect(options.kafka.clone()).await {
-                Ok(connected) => producer = Some(connected),
+            match Producer::connect(options.kafka.clone(), &name).await {
+                Ok(connected) => {
+                    producer = Some(connected);
+                    shared
+                        .status
+                        .lock()
+                        .unwrap()
+                        .entry(name.clone())
+                        .or_default()
+                        .status
+                        .last_error = None;
+                }
                 Err(e) => {
                     shared.failed(&name, &e.to_string());
-                    pending = Some(batch);
                     tokio::time::sleep(backoff).await;
                     backoff = (backoff * 2).min(Duration::from_secs(5));
                     continue;
                 }
             }
         }
+        let next = match ready.take() {
+            Some(next) => next,
+            None => match read_now(&tenant, position, options.batch).await {
+                Ok(Ok((now, next))) => {
+                    position = Some(now);
+                    next
+                }
+                Ok(Err(e)) => {
+                    shared.failed(&name, &e.to_string());
+                    tokio::time::sleep(backoff).await;
+                    continue;
+                }
+                Err(e) => {
+                    shared.failed(&name, &e.to_string());
+                    tokio::time::sleep(backoff).await;
+                    continue;
+                }
+            },
+        };
+        let Some(batch) = next else {
+            // Idle: the cursor catches up, then wait for a change.
+            let Some(now) = position else { continue };
+            if now.published > now.stored {
+                position = store_cursor(&shared, &tenant, now).await;
+                cursor_written = Instant::now();
+            }
+            let tenant = tenant.clone();
+            let _ = tokio::task::spawn_blocking(move || {
+                tenant.wait_for_change(now.published, Duration::from_secs(1))
+            })
+            .await;
+            tokio::time::sleep(options.linger).await;
+            continue;
+        };
+        let Some(at) = position else { continue };
         // A full batch leaves more waiting: the next one is read while this one is
         // produced. After one that was not, the next is read a linger later.
         let after = Position { published: batch.through, stored: at.stored };
@@ -455,7 +458,9 @@ async fn follow(shared: Arc<Shared>, tenant: Arc<Tenant>) {
         });
         let connected = producer.as_mut().expect("connected above");
         let stamps: Vec<i64> = batch.events.iter().map(|event| event.timestamp).collect();
-        if let Err(e) = connected.produce(&name, batch.events).await {
+        // A full batch, of a replay or a backlog, is spread over the cores, as its events
+        // were made (`make_events`).
+        if let Err(e) = connected.produce(&name, batch.events, batch.full).await {
             tracing::warn!(tenant = %name, error = %e, "publishing events failed; sending again");
             shared.failed(&name, &e.to_string());
             // A fresh connection next time: the old one may point at a broker now gone.
@@ -619,24 +624,21 @@ fn read_batch(
     })?;
     let Some((through, full, skipped, publishable)) = read else { return Ok((at, None)) };
     // Made after the read, which holds one of the tenant's readers no longer than it must.
-    let (events, unpublishable) = make_events(tenant.name(), &publishable);
+    let (events, unpublishable) = make_events(tenant.name(), &publishable, full);
     Ok((at, Some(Batch { through, events, skipped: skipped + unpublishable, full })))
 }
 
 /// A change the publisher has read, with what its event needs.
 type Publishable = (store::Change, store::Bodies, ItemInstances);
 
-/// Least events that are made on more than one thread: a replay or a backlog makes
-/// full batches, whose events (an imported record's above all) take longer to make
-/// than to produce; a desk's batches are small.
-const PARALLEL_FROM: usize = 512;
-
-/// The events of `changes`, in their order, and how many could not be made. Large
-/// batches are split across the machine's cores (the threads inherit the publisher's
-/// niceness).
-fn make_events(tenant: &str, changes: &[Publishable]) -> (Vec<Event>, u64) {
+/// The events of `changes`, in their order, and how many could not be made. A full
+/// batch, of a replay or a backlog, is split across the machine's cores (the threads
+/// inherit the publisher's niceness). Any other batch, a busy desk's or an import's, is
+/// made on this thread alone: on every core, the publisher took the processor from
+/// them (docs/benchmarks.md, row AC).
+fn make_events(tenant: &str, changes: &[Publishable], full: bool) -> (Vec<Event>, u64) {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(4);
-    if changes.len() < PARALLEL_FROM || threads < 2 {
+    if !full || threads < 2 {
         return make_events_here(tenant, changes);
     }
     let parts = changes.chunks(changes.len().div_ceil(threads));
