@@ -8,8 +8,9 @@
 #      /admin/health;
 #   2. the first RECORDS Library of Congress records imported through the server, with
 #      publishing off and on: the import's time, and the publish lag during it;
-#   3. a replay of every event since the import began, once the search index has applied
-#      the import: the publish rate, events per second.
+#   3. a replay of every event since the import began, once the search and harvest
+#      indexes have applied the import and the search index has been rebuilt: the
+#      publish rate, events per second.
 # QUIRE_BENCH_DATA may name a data directory holding tenant perf (admin/bench) to copy
 # instead of generating one; QUIRE_BENCH_ROUNDS the CICO rounds (3). Reports in
 # target/bench-events.
@@ -98,9 +99,17 @@ import_records | tee "$out/import-on.txt"
 caught_up
 echo "publish lag: $(events "['lagMs']"), events: $(events "['events']")" | tee "$out/import-lag.txt"
 
-# The publisher's own rate: the replay starts once the search index has applied the
-# import, which it builds at a lower priority on the same cores.
-until [ "$(curl -sf $url/admin/health | python3 -c "import json, sys; print(json.load(sys.stdin)['replicas']['perf']['indexes']['lag'])")" = 0 ]; do
+# The publisher's own rate: the replay starts once the derived state has settled, as it
+# is made at a lower priority on the same cores: the search index has applied the
+# import and been rebuilt (the import wore it), and the harvest index has applied it.
+settled() {
+    curl -sf $url/admin/health | python3 -c "
+import json, sys
+t = json.load(sys.stdin)['replicas']['perf']
+i = t['indexes']
+print(i['lag'] == 0 and not i['reindexing'] and not i['worn'] and t['harvest']['lag'] == 0)"
+}
+until [ "$(settled)" = True ]; do
     sleep 1
 done
 echo "== replay from $from"

@@ -396,14 +396,7 @@ async fn follow(shared: Arc<Shared>, tenant: Arc<Tenant>) {
             match Producer::connect(options.kafka.clone(), &name).await {
                 Ok(connected) => {
                     producer = Some(connected);
-                    shared
-                        .status
-                        .lock()
-                        .unwrap()
-                        .entry(name.clone())
-                        .or_default()
-                        .status
-                        .last_error = None;
+                    shared.recovered(&name);
                 }
                 Err(e) => {
                     shared.failed(&name, &e.to_string());
@@ -563,6 +556,11 @@ impl Shared {
     fn failed(&self, tenant: &str, error: &str) {
         let mut status = self.status.lock().unwrap();
         status.entry(tenant.to_string()).or_default().status.last_error = Some(error.to_string());
+    }
+
+    fn recovered(&self, tenant: &str) {
+        let mut status = self.status.lock().unwrap();
+        status.entry(tenant.to_string()).or_default().status.last_error = None;
     }
 }
 

@@ -4,7 +4,7 @@
 //! the follower is about timeliness, never correctness.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -12,6 +12,8 @@ use std::time::{Duration, Instant};
 #[derive(Debug)]
 pub struct Follower {
     stop: Arc<AtomicBool>,
+    // The sequence number the harvest index has applied, as the thread last saw it.
+    applied: Arc<AtomicI64>,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -24,15 +26,22 @@ impl Follower {
     /// Follows `tenant`'s change log on a new thread.
     pub fn spawn(tenant: Arc<store::Tenant>) -> std::io::Result<Follower> {
         let stop = Arc::new(AtomicBool::new(false));
-        let flag = stop.clone();
+        let applied = Arc::new(AtomicI64::new(0));
+        let (flag, seen) = (stop.clone(), applied.clone());
         let thread = std::thread::Builder::new()
             .name(format!("oai-follower-{}", tenant.name()))
-            .spawn(move || run(&tenant, &flag))?;
-        Ok(Follower { stop, thread: Some(thread) })
+            .spawn(move || run(&tenant, &flag, &seen))?;
+        Ok(Follower { stop, applied, thread: Some(thread) })
+    }
+
+    /// The change-log sequence number the harvest index has applied, as of the
+    /// follower's last catch-up (0 before its first).
+    pub fn applied(&self) -> i64 {
+        self.applied.load(Ordering::SeqCst)
     }
 }
 
-fn run(tenant: &store::Tenant, stop: &AtomicBool) {
+fn run(tenant: &store::Tenant, stop: &AtomicBool, seen: &AtomicI64) {
     let mut applied = 0;
     let mut last_poll = Instant::now() - POLL;
     let mut last_run = Instant::now() - INTERVAL;
@@ -55,7 +64,10 @@ fn run(tenant: &store::Tenant, stop: &AtomicBool) {
         }
         last_run = Instant::now();
         match crate::index::catch_up(tenant, None) {
-            Ok(seq) => applied = seq,
+            Ok(seq) => {
+                applied = seq;
+                seen.store(seq, Ordering::SeqCst);
+            }
             Err(e) => {
                 tracing::error!(tenant = tenant.name(), error = %e, "harvest index update failed; retrying");
                 std::thread::sleep(Duration::from_secs(1));

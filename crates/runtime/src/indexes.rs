@@ -43,11 +43,16 @@ impl Indexes {
         Ok(self.tenant(tenant)?.authorities.clone())
     }
 
-    /// How far the tenant's open indexes have applied its change log (instances,
-    /// authorities); `None` while they are not open here.
-    pub(crate) fn applied(&self, tenant: &str) -> Option<(i64, i64)> {
+    /// Where the tenant's open indexes stand; `None` while they are not open here.
+    pub(crate) fn health(&self, tenant: &str) -> Option<crate::SearchHealth> {
         let open = self.open.lock().unwrap().get(tenant)?.clone();
-        Some((open.instances.applied_seq(), open.authorities.applied_seq()))
+        let statuses = [open.instances.status(), open.authorities.status()];
+        Some(crate::SearchHealth {
+            instances_applied: statuses[0].applied_seq,
+            authorities_applied: statuses[1].applied_seq,
+            reindexing: statuses.iter().any(|s| s.reindex.is_some() || s.compacting),
+            worn: statuses.iter().any(search::IndexStatus::worn),
+        })
     }
 
     fn tenant(&self, tenant: &Arc<store::Tenant>) -> Result<Arc<TenantIndexes>> {

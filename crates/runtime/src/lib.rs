@@ -85,11 +85,26 @@ pub struct TenantHealth {
     pub name: String,
     /// The last change-log sequence number committed, by any node.
     pub head: i64,
-    /// How far this node's instance and authority indexes have applied the log, when
-    /// they are open.
-    pub applied: Option<(i64, i64)>,
+    /// This node's instance and authority indexes, when they are open.
+    pub search: Option<SearchHealth>,
+    /// How far this node's harvest index follower has applied the log, when one runs.
+    pub harvest_applied: Option<i64>,
     /// The leases on the tenant's jobs this node holds (`import:<id>`, ...).
     pub jobs: Vec<String>,
+}
+
+/// Where a tenant's search indexes stand on this node.
+#[derive(Debug, Clone)]
+pub struct SearchHealth {
+    /// How far the instance and authority indexes have applied the change log.
+    pub instances_applied: i64,
+    pub authorities_applied: i64,
+    /// A reindex (asked for, or the follower's quiet-time rebuild) or the merge after
+    /// one is running.
+    pub reindexing: bool,
+    /// Writes have left an index worn enough to be rebuilt once they pause
+    /// (`search::IndexStatus::worn`).
+    pub worn: bool,
 }
 
 /// The runtime of every tenant of one store.
@@ -339,13 +354,19 @@ impl Runtime {
         for name in self.store.tenant_names() {
             let tenant = self.store.tenant(&name)?;
             let (head, leases) = tenant.read(|r| Ok::<_, Error>((r.last_seq()?, r.leases()?)))?;
-            let applied = self.indexes.applied(&name);
+            let search = self.indexes.health(&name);
+            let harvest_applied = self
+                .harvest_followers
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .get(&name)
+                .map(oai::Follower::applied);
             let jobs = leases
                 .into_iter()
                 .filter(|lease| lease.node == self.store.node())
                 .map(|lease| lease.job)
                 .collect();
-            report.push(TenantHealth { name, head, applied, jobs });
+            report.push(TenantHealth { name, head, search, harvest_applied, jobs });
         }
         Ok(report)
     }

@@ -70,18 +70,20 @@ impl FollowedIndex for AuthorityIndex {
     }
 }
 
-/// Whether an index is worn enough that searches are measurably slower than on a
-/// rebuilt one: more than one segment, with the documents outside the largest (each
-/// re-indexed record adds one there) and the deleted ones they left behind together a
-/// fiftieth of the index or more. Each segment a search visits costs a lookup of each
-/// of its terms (a dictionary block decoded); after 30 s of check-outs and check-ins on
-/// 100,000 instances the merges left three segments and 4,847 deleted documents, and
-/// searches took 1.8 times as long as on one segment (`docs/benchmarks.md`, row AB).
-pub(crate) fn worn(status: &IndexStatus) -> bool {
-    let outside = status.documents.saturating_sub(status.largest_segment_documents);
-    status.segments > 1
-        && (outside + status.deleted_documents).saturating_mul(WORN_SHARE)
-            >= status.documents.max(1)
+impl IndexStatus {
+    /// Whether an index is worn enough that searches are measurably slower than on a
+    /// rebuilt one: more than one segment, with the documents outside the largest (each
+    /// re-indexed record adds one there) and the deleted ones they left behind together a
+    /// fiftieth of the index or more. Each segment a search visits costs a lookup of each
+    /// of its terms (a dictionary block decoded); after 30 s of check-outs and check-ins on
+    /// 100,000 instances the merges left three segments and 4,847 deleted documents, and
+    /// searches took 1.8 times as long as on one segment (`docs/benchmarks.md`, row AB).
+    pub fn worn(&self) -> bool {
+        let outside = self.documents.saturating_sub(self.largest_segment_documents);
+        self.segments > 1
+            && (outside + self.deleted_documents).saturating_mul(WORN_SHARE)
+                >= self.documents.max(1)
+    }
 }
 
 /// The inverse of the share of an index that re-indexed records must make up before a
@@ -102,7 +104,7 @@ pub struct FollowerOptions {
     pub commit_interval: Duration,
     /// How often to ask the database for other processes' writes.
     pub poll_interval: Duration,
-    /// How long the writes must pause before a worn index ([`worn`]) is rebuilt in
+    /// How long the writes must pause before a worn index ([`IndexStatus::worn`]) is rebuilt in
     /// the background; `None`: never.
     pub rebuild_when_quiet: Option<Duration>,
 }
@@ -177,7 +179,7 @@ fn run<I: FollowedIndex + 'static>(
         {
             changed = false;
             let status = index.status();
-            if worn(&status) {
+            if status.worn() {
                 rebuild_in_background(tenant, index, &status, &rebuilding);
             }
         }
@@ -267,7 +269,6 @@ impl Drop for FollowerHandle {
 
 #[cfg(test)]
 mod tests {
-    use super::worn;
     use crate::lifecycle::IndexStatus;
 
     fn status(segments: usize, largest: u64, deleted: u64) -> IndexStatus {
@@ -289,9 +290,9 @@ mod tests {
     /// re-indexed record counts twice, in a small segment and deleted in the large one.
     #[test]
     fn an_index_is_worn_once_a_fiftieth_of_it_was_rewritten() {
-        assert!(!worn(&status(1, 100_000, 40_000)), "one segment is as merged as it gets");
-        assert!(!worn(&status(3, 99_000, 999)), "a thousand re-indexed records");
-        assert!(worn(&status(3, 99_000, 1_000)));
-        assert!(worn(&status(2, 50_000, 0)), "two halves");
+        assert!(!status(1, 100_000, 40_000).worn(), "one segment is as merged as it gets");
+        assert!(!status(3, 99_000, 999).worn(), "a thousand re-indexed records");
+        assert!(status(3, 99_000, 1_000).worn());
+        assert!(status(2, 50_000, 0).worn(), "two halves");
     }
 }

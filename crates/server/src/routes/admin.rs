@@ -24,8 +24,9 @@ pub(super) fn router() -> Router<AppState> {
 }
 
 /// This node's health: `UP` with what it knows of each tenant (the head of the change
-/// log, its search indexes' lag behind it, the jobs it holds), or 503 `DOWN` when the
-/// store cannot be reached. A load balancer routes to the nodes that answer `UP`.
+/// log; its search indexes' lag behind it, whether one is being rebuilt or worn enough
+/// to be once writes pause; the harvest index's lag; the jobs it holds), or 503 `DOWN`
+/// when the store cannot be reached. A load balancer routes to the nodes that answer `UP`.
 async fn health(State(state): State<AppState>) -> Result<Response, ApiError> {
     let events = match events_status(&state).await? {
         None => json!({ "enabled": false }),
@@ -45,14 +46,25 @@ async fn health(State(state): State<AppState>) -> Result<Response, ApiError> {
             let tenants: serde_json::Map<String, serde_json::Value> = tenants
                 .into_iter()
                 .map(|t| {
-                    let indexes = t.applied.map(|(instances, authorities)| {
+                    let indexes = t.search.map(|s| {
                         json!({
-                            "instancesApplied": instances,
-                            "authoritiesApplied": authorities,
-                            "lag": (t.head - instances.min(authorities)).max(0),
+                            "instancesApplied": s.instances_applied,
+                            "authoritiesApplied": s.authorities_applied,
+                            "lag": (t.head - s.instances_applied.min(s.authorities_applied)).max(0),
+                            "reindexing": s.reindexing,
+                            "worn": s.worn,
                         })
                     });
-                    (t.name, json!({"head": t.head, "indexes": indexes, "jobs": t.jobs}))
+                    let harvest = t.harvest_applied.map(
+                        |applied| json!({"applied": applied, "lag": (t.head - applied).max(0)}),
+                    );
+                    let body = json!({
+                        "head": t.head,
+                        "indexes": indexes,
+                        "harvest": harvest,
+                        "jobs": t.jobs,
+                    });
+                    (t.name, body)
                 })
                 .collect();
             let body = json!({

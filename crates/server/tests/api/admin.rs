@@ -24,7 +24,8 @@ async fn health_and_metrics() {
 }
 
 /// A node's health shows, per tenant, the head of the change log, how far its search
-/// indexes have applied it, and the job leases it holds.
+/// and harvest indexes have applied it, whether a search index is being rebuilt, and the
+/// job leases it holds.
 #[tokio::test]
 async fn health_shows_replica_lag_and_the_jobs_a_node_holds() {
     let app = TestApp::new();
@@ -41,8 +42,30 @@ async fn health_shows_replica_lag_and_the_jobs_a_node_holds() {
     let diku = &r.body["replicas"]["diku"];
     assert!(diku["head"].as_i64().unwrap() >= head, "{}", r.text);
     assert!(diku["indexes"]["instancesApplied"].as_i64().unwrap() >= head, "{}", r.text);
+    assert_eq!(diku["indexes"]["reindexing"], false, "{}", r.text);
+    assert_eq!(diku["harvest"], serde_json::Value::Null, "no harvest follower yet: {}", r.text);
     assert_eq!(diku["jobs"], serde_json::json!(["import:health"]), "{}", r.text);
     assert_eq!(r.body["replicas"]["other"]["jobs"], serde_json::json!([]), "{}", r.text);
+
+    // The harvest follower reports how far it has applied the log; it catches up on its own.
+    blocking(|| app.runtime.follow_harvest_indexes().unwrap());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let r = app.send(Method::GET, "/admin/health", None, None, None).await;
+        let harvest = &r.body["replicas"]["diku"]["harvest"];
+        let applied = harvest["applied"].as_i64().unwrap();
+        if applied >= head {
+            let now = r.body["replicas"]["diku"]["head"].as_i64().unwrap();
+            assert_eq!(harvest["lag"].as_i64().unwrap(), (now - applied).max(0), "{}", r.text);
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the harvest index never caught up: {}",
+            r.text
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
 }
 
 #[tokio::test]
