@@ -85,7 +85,9 @@ EOF
     fi
     as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start >/dev/null \
         || { cat "$dir/server.log" >&2; exit 1; }
-    as_owner "$bin/createdb" -h 127.0.0.1 -p "$port" -U quire quire
+    # The C locale, as the README asks of a production database: citext then folds ASCII
+    # only, as SQLite's NOCASE does, and without wide-character conversions.
+    as_owner "$bin/createdb" -h 127.0.0.1 -p "$port" -U quire --template=template0 --encoding=UTF8 --locale=C quire
     echo "postgresql://quire@127.0.0.1:$port/quire"
 }
 

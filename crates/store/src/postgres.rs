@@ -91,6 +91,7 @@ impl Pool {
             .map_err(|e| Error::Database(format!("cannot start PostgreSQL's I/O thread: {e}")))?;
         let pool = Pool { config, idle: Mutex::new(Vec::new()), max_idle, runtime: Some(runtime) };
         let session = pool.get()?;
+        warn_of_a_locale_ctype(&session)?;
         pool.put(session);
         Ok(pool)
     }
@@ -117,6 +118,27 @@ impl Pool {
             idle.push(session);
         }
     }
+}
+
+/// Warns when the database folds case by a locale rather than as "C": `citext` (the
+/// case-insensitive columns) then lowercases both sides of every comparison through wide
+/// characters, the most of PostgreSQL's time in looking up a harvest page's holdings and
+/// items, and folds letters beyond ASCII that SQLite's NOCASE leaves as they are.
+fn warn_of_a_locale_ctype(session: &Session) -> Result<()> {
+    let rows = session.query("SELECT current_setting('lc_ctype'), current_database()", &[])?;
+    let Some(row) = rows.first() else { return Ok(()) };
+    let ctype: String = row.try_get(0).map_err(|e| Error::Database(e.to_string()))?;
+    if !matches!(ctype.as_str(), "C" | "POSIX") {
+        let database: String = row.try_get(1).map_err(|e| Error::Database(e.to_string()))?;
+        tracing::warn!(
+            database,
+            lc_ctype = ctype,
+            "the database's LC_CTYPE is not C: case-insensitive comparisons are slower, and \
+             fold letters beyond ASCII, which the embedded store does not; create it with \
+             `CREATE DATABASE ... TEMPLATE template0 ENCODING 'UTF8' LOCALE 'C'`"
+        );
+    }
+    Ok(())
 }
 
 /// The URL's `connect_timeout`, or ten seconds.
