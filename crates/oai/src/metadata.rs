@@ -14,12 +14,16 @@ use uuid::Uuid;
 use crate::Result;
 use crate::protocol::Format;
 
-/// What a page's records are made from, read for the whole page at once: three queries
-/// a page (MARC, holdings, items) rather than three a record, each a round trip on
-/// PostgreSQL; and the reference names the page's items use, read once.
+/// What a page's records are made from, read for the whole page at once: four queries
+/// a page (MARC, the instances without a MARC record, holdings, items) rather than
+/// some a record, each a round trip on PostgreSQL; and the reference names the page's
+/// items use, read once.
 pub(crate) struct Sources {
     names: Names,
     marc: HashMap<Uuid, srs::Record>,
+    /// By id, the bodies of the instances with no live MARC bib, whose MARC is made
+    /// from them.
+    instances: HashMap<Uuid, String>,
     /// By instance id: each holdings record's id and body. Read for `marc21_withholdings`
     /// only, as are the items.
     holdings: HashMap<Uuid, Vec<(String, Value)>>,
@@ -30,6 +34,17 @@ pub(crate) struct Sources {
 impl Sources {
     pub(crate) fn read(r: &Reader<'_>, ids: &[Uuid], format: Format) -> Result<Sources> {
         let marc = srs::get_many_by_external(r, ids)?;
+        let without: Vec<String> = ids
+            .iter()
+            .filter(|id| marc.get(id).and_then(live_bib).is_none())
+            .map(Uuid::to_string)
+            .collect();
+        let without: Vec<&str> = without.iter().map(String::as_str).collect();
+        let instances = r
+            .find_by_any(&inventory::INSTANCES, "id", &without)?
+            .into_iter()
+            .filter_map(|row| Some((Uuid::parse_str(&row.id).ok()?, row.body)))
+            .collect();
         let mut holdings: HashMap<Uuid, Vec<(String, Value)>> = HashMap::new();
         let mut items: HashMap<String, Vec<Value>> = HashMap::new();
         if format == Format::Marc21WithHoldings {
@@ -50,7 +65,7 @@ impl Sources {
                 }
             }
         }
-        Ok(Sources { names: Names::default(), marc, holdings, items })
+        Ok(Sources { names: Names::default(), marc, instances, holdings, items })
     }
 }
 
@@ -69,7 +84,7 @@ pub(crate) fn write(
     mark_suppressed: Option<bool>,
     out: &mut String,
 ) -> Result<bool> {
-    let Some(mut record) = marc_of(r, sources, id)? else { return Ok(false) };
+    let Some(mut record) = marc_of(sources, id)? else { return Ok(false) };
     if format == Format::Marc21WithHoldings {
         add_holdings(r, sources, id, mark_suppressed.is_some(), &mut record);
     }
@@ -88,18 +103,22 @@ pub(crate) fn write(
 }
 
 /// The instance's live MARC bib, or MARC made from the instance.
-fn marc_of(r: &Reader<'_>, sources: &Sources, id: Uuid) -> Result<Option<Record>> {
-    if let Some(record) = sources.marc.get(&id)
-        && !record.deleted
-        && record.record_type == srs::RecordType::MarcBib
-        && let Some(content) = record.parsed_record.as_ref().and_then(|p| p.content.clone())
-    {
-        return Ok(Some(content));
+fn marc_of(sources: &Sources, id: Uuid) -> Result<Option<Record>> {
+    if let Some(content) = sources.marc.get(&id).and_then(live_bib) {
+        return Ok(Some(content.clone()));
     }
-    let Some(stored) = r.get(&inventory::INSTANCES, &id.to_string())? else { return Ok(None) };
-    let instance: Value = serde_json::from_str(&stored.body)
+    let Some(body) = sources.instances.get(&id) else { return Ok(None) };
+    let instance: Value = serde_json::from_str(body)
         .map_err(|e| crate::Error::Corrupt(format!("instance {id}: {e}")))?;
     Ok(Some(from_instance(&instance, id)))
+}
+
+/// The MARC of a live MARC bib record.
+fn live_bib(record: &srs::Record) -> Option<&Record> {
+    if record.deleted || record.record_type != srs::RecordType::MarcBib {
+        return None;
+    }
+    record.parsed_record.as_ref()?.content.as_ref()
 }
 
 /// MARC made from an instance's own fields: what a harvester needs to show and find it.
