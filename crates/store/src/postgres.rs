@@ -122,8 +122,8 @@ impl Pool {
 
 /// Warns when the database folds case by a locale rather than as "C": `citext` (the
 /// case-insensitive columns) then lowercases both sides of every comparison through wide
-/// characters, the most of PostgreSQL's time in looking up a harvest page's holdings and
-/// items, and folds letters beyond ASCII that SQLite's NOCASE leaves as they are.
+/// characters (a third of PostgreSQL's time in a harvest, looking up each page's holdings
+/// and items), and folds letters beyond ASCII that SQLite's NOCASE leaves as they are.
 fn warn_of_a_locale_ctype(session: &Session) -> Result<()> {
     let rows = session.query("SELECT current_setting('lc_ctype'), current_database()", &[])?;
     let Some(row) = rows.first() else { return Ok(()) };
