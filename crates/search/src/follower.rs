@@ -104,8 +104,8 @@ pub struct FollowerOptions {
     pub commit_interval: Duration,
     /// How often to ask the database for other processes' writes.
     pub poll_interval: Duration,
-    /// How long the writes must pause before a worn index ([`IndexStatus::worn`]) is rebuilt in
-    /// the background; `None`: never.
+    /// How long the writes must pause before a worn index ([`IndexStatus::worn`]) is
+    /// rebuilt in the background; `None`: never.
     pub rebuild_when_quiet: Option<Duration>,
 }
 

@@ -127,9 +127,9 @@ impl Pool {
 fn warn_of_a_locale_ctype(session: &Session) -> Result<()> {
     let rows = session.query("SELECT current_setting('lc_ctype'), current_database()", &[])?;
     let Some(row) = rows.first() else { return Ok(()) };
-    let ctype: String = row.try_get(0).map_err(|e| Error::Database(e.to_string()))?;
+    let ctype: String = row.try_get(0)?;
     if !matches!(ctype.as_str(), "C" | "POSIX") {
-        let database: String = row.try_get(1).map_err(|e| Error::Database(e.to_string()))?;
+        let database: String = row.try_get(1)?;
         tracing::warn!(
             database,
             lc_ctype = ctype,
