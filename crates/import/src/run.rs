@@ -268,6 +268,11 @@ fn write(
             // From the stored cursor: what came meanwhile (a client's next chunk, a
             // cancel) is kept, not overwritten with the cursor as it was read.
             let mut cursor = stored;
+            // On PostgreSQL the chunk's writes go in one round trip, not three a record;
+            // one that fails fails the chunk, which is then done again carefully.
+            if !careful {
+                w.defer_writes();
+            }
             let mut checked = inventory::Checked::default();
             let mut done = 0;
             for (record, after) in records.iter().take(CHUNK) {
@@ -291,7 +296,9 @@ fn write(
             Ok::<_, Error>(Some((done, cursor.next_order)))
         });
         match outcome {
-            Err(Error::Redo) if !careful => careful = true,
+            Err(Error::Redo | Error::Store(store::Error::Deferred { .. })) if !careful => {
+                careful = true
+            }
             outcome => return outcome,
         }
     }

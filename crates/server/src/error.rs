@@ -212,6 +212,8 @@ impl From<store::Error> for ApiError {
             )
             .with_parameter("id", id),
             store::Error::Query(q) => ApiError::from(q),
+            // Answered as the write itself would have been.
+            store::Error::Deferred { source, .. } => ApiError::from(*source),
             e @ (store::Error::Database(_)
             | store::Error::Io { .. }
             | store::Error::Corrupt(_)

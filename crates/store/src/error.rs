@@ -27,6 +27,10 @@ pub enum Error {
     /// A tenant could not be copied between stores, or its copy differs.
     #[error("tenant copy: {0}")]
     Copy(String),
+    /// A write sent later ([`crate::Writer::defer_writes`]) failed, or changed no row;
+    /// it reaches the caller from whichever statement carried it.
+    #[error("{what}: {source}")]
+    Deferred { what: String, source: Box<Error> },
 }
 
 /// A CQL query that the storage endpoints cannot answer.

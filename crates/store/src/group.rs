@@ -494,6 +494,10 @@ fn run_job(
         Err(payload) => Err(Outcome::Panicked(payload)),
     };
     drop(writer);
+    if result.is_err() {
+        // Unsent, they go with the job.
+        tx.discard_deferred();
+    }
     if result.is_ok() {
         // Released as the next job starts, or by the commit.
         *savepoint = if whole { Savepoint::None } else { Savepoint::Used };

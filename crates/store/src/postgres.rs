@@ -12,7 +12,7 @@
 //! for writers on different nodes as they do for threads of one process.
 
 use std::{
-    cell::RefCell,
+    cell::{Cell, RefCell},
     collections::HashMap,
     future::Future,
     os::fd::RawFd,
@@ -113,6 +113,7 @@ impl Pool {
         if session.is_closed() {
             return;
         }
+        session.discard_deferred();
         let mut idle = self.idle.lock().unwrap();
         if idle.len() < self.max_idle {
             idle.push(session);
@@ -224,6 +225,56 @@ pub(crate) struct Session {
     woken: Arc<Woken>,
     waker: Waker,
     statements: RefCell<HashMap<String, Statement>>,
+    // Writes waiting to go with the next statement (`defer`), and the highest change-log
+    // sequence number those sent since it was last taken were given.
+    deferred: RefCell<Vec<Deferred>>,
+    deferred_seq: Cell<Option<i64>>,
+}
+
+/// A write sent with the session's next statement instead of on its own: the two go
+/// in one round trip, as tokio-postgres pipelines requests polled together.
+struct Deferred {
+    statement: Statement,
+    params: Vec<Owned>,
+    /// The write, named for its error.
+    what: String,
+    /// A logged write, answering its change-log row's sequence number, or no row if it
+    /// changed none; otherwise it answers nothing.
+    logged: bool,
+}
+
+/// A [`Param`] that owns its value, kept until its deferred write is sent.
+#[derive(Debug)]
+enum Owned {
+    Null,
+    Int(i64),
+    Text(String),
+}
+
+impl Owned {
+    fn param(&self) -> Param<'_> {
+        match self {
+            Owned::Null => Param::Null,
+            Owned::Int(n) => Param::Int(*n),
+            Owned::Text(s) => Param::Text(s),
+        }
+    }
+}
+
+impl ToSql for Owned {
+    fn to_sql(
+        &self,
+        ty: &Type,
+        out: &mut bytes::BytesMut,
+    ) -> std::result::Result<IsNull, Box<dyn std::error::Error + Sync + Send>> {
+        self.param().to_sql(ty, out)
+    }
+
+    fn accepts(_: &Type) -> bool {
+        true
+    }
+
+    to_sql_checked!();
 }
 
 impl Session {
@@ -245,6 +296,8 @@ impl Session {
             waker: Waker::from(woken.clone()),
             woken,
             statements: RefCell::new(HashMap::new()),
+            deferred: RefCell::new(Vec::new()),
+            deferred_seq: Cell::new(None),
         })
     }
 
@@ -311,17 +364,113 @@ impl Session {
     ) -> Result<Vec<tokio_postgres::Row>> {
         let statement = self.statement(sql)?;
         let params: Vec<&(dyn ToSql + Sync)> = params.iter().map(|p| p as _).collect();
-        Ok(self.drive(self.client.query(&statement, &params))?)
+        self.drive_after_deferred(self.client.query(&statement, &params))
     }
 
     pub(crate) fn execute(&self, sql: &str, params: &[Param<'_>]) -> Result<u64> {
         let statement = self.statement(sql)?;
         let params: Vec<&(dyn ToSql + Sync)> = params.iter().map(|p| p as _).collect();
-        Ok(self.drive(self.client.execute(&statement, &params))?)
+        self.drive_after_deferred(self.client.execute(&statement, &params))
     }
 
     pub(crate) fn batch(&self, sql: &str) -> Result<()> {
-        Ok(self.drive(self.client.batch_execute(sql))?)
+        self.drive_after_deferred(self.client.batch_execute(sql))
+    }
+
+    /// Queues a write to go with the next statement (or [`Session::send_deferred`]);
+    /// `logged`: it answers its change-log row's sequence number, and must change a row.
+    pub(crate) fn defer(
+        &self,
+        sql: &str,
+        params: &[Param<'_>],
+        what: String,
+        logged: bool,
+    ) -> Result<()> {
+        let statement = self.statement(sql)?;
+        let params = params
+            .iter()
+            .map(|p| match *p {
+                Param::Null => Owned::Null,
+                Param::Int(n) => Owned::Int(n),
+                Param::Text(s) => Owned::Text(s.to_string()),
+            })
+            .collect();
+        self.deferred.borrow_mut().push(Deferred { statement, params, what, logged });
+        Ok(())
+    }
+
+    /// Sends the deferred writes, if any, and waits for their answers.
+    pub(crate) fn send_deferred(&self) -> Result<()> {
+        self.drive_after_deferred(std::future::ready(Ok::<_, tokio_postgres::Error>(())))
+    }
+
+    /// Drops the deferred writes unsent: the transaction (or savepoint) they belong to
+    /// is being rolled back.
+    pub(crate) fn discard_deferred(&self) {
+        self.deferred.borrow_mut().clear();
+        self.deferred_seq.set(None);
+    }
+
+    /// The highest sequence number the deferred writes sent since the last call were
+    /// given.
+    pub(crate) fn take_deferred_seq(&self) -> Option<i64> {
+        self.deferred_seq.take()
+    }
+
+    /// Runs `future` after the deferred writes, all in one round trip: each is polled
+    /// once, in order, before `future` is, which writes its request. The first deferred
+    /// write to fail is the error (the statements after it fail with it, PostgreSQL
+    /// refusing all but a rollback).
+    fn drive_after_deferred<T>(
+        &self,
+        future: impl Future<Output = std::result::Result<T, tokio_postgres::Error>>,
+    ) -> Result<T> {
+        let deferred = self.deferred.take();
+        if deferred.is_empty() {
+            return Ok(self.drive(future)?);
+        }
+        let params: Vec<Vec<&(dyn ToSql + Sync)>> =
+            deferred.iter().map(|d| d.params.iter().map(|p| p as _).collect()).collect();
+        let mut writes: Vec<_> = deferred
+            .iter()
+            .zip(&params)
+            .map(|(d, params)| Box::pin(self.client.query(&d.statement, params)))
+            .collect();
+        let mut written: Vec<Option<_>> = writes.iter().map(|_| None).collect();
+        let mut future = std::pin::pin!(future);
+        let mut answer = None;
+        self.drive(std::future::poll_fn(|cx| {
+            for (write, done) in writes.iter_mut().zip(written.iter_mut()) {
+                if done.is_none()
+                    && let Poll::Ready(rows) = write.as_mut().poll(cx)
+                {
+                    *done = Some(rows);
+                }
+            }
+            if answer.is_none()
+                && let Poll::Ready(value) = future.as_mut().poll(cx)
+            {
+                answer = Some(value);
+            }
+            match answer.is_some() && written.iter().all(Option::is_some) {
+                true => Poll::Ready(()),
+                false => Poll::Pending,
+            }
+        }));
+        for (d, rows) in deferred.iter().zip(written) {
+            let failed =
+                |source: Error| Error::Deferred { what: d.what.clone(), source: Box::new(source) };
+            let rows = rows.expect("every write answered").map_err(|e| failed(e.into()))?;
+            if !d.logged {
+                continue;
+            }
+            let Some(row) = rows.first() else {
+                return Err(failed(Error::Corrupt("the record it writes is not there".into())));
+            };
+            let seq: i64 = row.try_get(0)?;
+            self.deferred_seq.set(self.deferred_seq.get().max(Some(seq)));
+        }
+        Ok(answer.expect("the statement answered")?)
     }
 
     /// Starts a read-only snapshot in `schema`.
@@ -359,6 +508,9 @@ impl Session {
 
     /// Ends the transaction: commits it on `Ok`, rolls it back otherwise.
     pub(crate) fn end(&self, commit: bool) -> Result<()> {
+        if !commit {
+            self.discard_deferred();
+        }
         self.batch(if commit { "COMMIT" } else { "ROLLBACK" })
     }
 }

@@ -590,6 +590,8 @@ pub struct Writer<'a> {
     kept: std::sync::Arc<[String]>,
     // Records found to exist in this transaction (`exists_remembered`): table, id.
     found: std::collections::HashSet<(&'static str, String)>,
+    // Record writes go with the next statement (`defer_writes`).
+    deferring: bool,
 }
 
 impl<'a> Deref for Writer<'a> {
@@ -616,6 +618,27 @@ impl<'a> Writer<'a> {
             slice_ends: slice.map(|slice| std::time::Instant::now() + slice),
             kept,
             found: std::collections::HashSet::new(),
+            deferring: false,
+        }
+    }
+
+    /// From here to the end of the write, on PostgreSQL, each record write goes to the
+    /// database with the next statement, or with the write's end, instead of one round
+    /// trip each: a chunk of imported records is written in one. The price is the
+    /// errors: a write that fails (a unique value taken) or finds no record to change
+    /// fails whichever statement carried it, as [`Error::Deferred`], and the calls
+    /// themselves answer as if it succeeded (an update, that it found its record). So
+    /// defer only where any failed write fails the whole write, to be done again without
+    /// deferring. SQLite answers in-process; there it changes nothing.
+    pub fn defer_writes(&mut self) {
+        self.deferring = true;
+    }
+
+    /// The session to defer a write on: PostgreSQL's, once [`Writer::defer_writes`].
+    fn deferring(&self) -> Option<&'a crate::postgres::Session> {
+        match self.reader.tx {
+            Tx::Postgres(session) if self.deferring => Some(session),
+            _ => None,
         }
     }
 
@@ -644,8 +667,11 @@ impl<'a> Writer<'a> {
             || self.slice_ends.is_some_and(|end| std::time::Instant::now() >= end)
     }
 
-    /// Writes back what the transaction kept in memory; called just before commit.
+    /// Writes back what the transaction kept in memory, and sends the deferred writes;
+    /// called just before commit.
     pub(crate) fn flush(&mut self) -> Result<()> {
+        self.reader.tx.send_deferred()?;
+        self.last_seq = self.last_seq.max(self.reader.tx.take_deferred_seq());
         for (name, (value, stored)) in self.sequences.drain() {
             if stored == Some(value) {
                 continue;
@@ -729,8 +755,11 @@ impl<'a> Writer<'a> {
             table.table
         );
         check_arity(table, columns);
-        self.reader.tx.execute(&upsert_sql(table), &record_params(id, version, body, columns))?;
-        Ok(())
+        let (sql, params) = (upsert_sql(table), record_params(id, version, body, columns));
+        match self.deferring() {
+            Some(session) => session.defer(&sql, &params, format!("{} {id}", table.table), false),
+            None => self.reader.tx.execute(&sql, &params).map(drop),
+        }
     }
 
     /// Replaces an existing record; returns false (and writes nothing) if there is none.
@@ -816,13 +845,22 @@ impl<'a> Writer<'a> {
         f: impl FnOnce(&mut Writer<'a>) -> std::result::Result<T, E>,
     ) -> std::result::Result<T, E> {
         self.reader.tx.batch("SAVEPOINT quire_attempt")?;
+        // The deferred writes sent before the savepoint stay whatever `f` does.
+        self.last_seq = self.last_seq.max(self.reader.tx.take_deferred_seq());
         let (last_seq, sequences) = (self.last_seq, self.sequences.clone());
-        match f(self) {
+        // A deferred write of `f`'s that fails fails `f`.
+        let done = f(self).and_then(|value| {
+            self.reader.tx.send_deferred()?;
+            Ok(value)
+        });
+        match done {
             Ok(value) => {
                 self.reader.tx.batch("RELEASE quire_attempt")?;
+                self.last_seq = self.last_seq.max(self.reader.tx.take_deferred_seq());
                 Ok(value)
             }
             Err(e) => {
+                self.reader.tx.discard_deferred();
                 self.reader.tx.batch("ROLLBACK TO quire_attempt; RELEASE quire_attempt")?;
                 self.last_seq = last_seq;
                 self.sequences = sequences;
@@ -930,6 +968,11 @@ impl<'a> Writer<'a> {
             ));
         }
         logged.push_str(" SELECT seq FROM logged");
+        if let Some(session) = self.deferring() {
+            let what = format!("{} of {} {id}", op.as_str(), table.table);
+            session.defer(&logged, &params, what, true)?;
+            return Ok(true);
+        }
         let seq = self.reader.tx.query_opt(&logged, &params, |row| row.int(0))?;
         if seq.is_some() {
             self.last_seq = seq;
@@ -1155,6 +1198,77 @@ mod tests {
                 assert!(r.exists(&THINGS, "kept")? && r.exists(&THINGS, "after")?);
                 assert!(!r.exists(&THINGS, "lost")?);
                 let changes = r.changes_since(seq_before, 10)?;
+                let ids: Vec<&str> = changes.iter().map(|c| c.record_id.as_str()).collect();
+                assert_eq!(ids, ["kept", "after"]);
+                Ok::<_, crate::Error>(())
+            })
+            .unwrap();
+    }
+
+    /// Deferred writes (on PostgreSQL, sent with the next statement) are read back by
+    /// the transaction that made them, commit with their change-log rows in the order
+    /// made, and the commit announces the last of those rows.
+    #[test]
+    fn deferred_writes_are_seen_logged_and_announced() {
+        let (_dir, tenant) = tenant();
+        let before = tenant.read(|r| r.last_seq()).unwrap();
+        let parent = || [crate::ColumnValue::Text("p".into())];
+        tenant
+            .write(|w| {
+                w.defer_writes();
+                w.insert(&THINGS, "a", 1, "{\"n\":1}", &parent())?;
+                w.insert(&THINGS, "b", 1, "{}", &parent())?;
+                assert!(w.update(&THINGS, "a", 2, "{\"n\":2}", &parent())?);
+                assert_eq!(w.get(&THINGS, "a")?.unwrap().body, "{\"n\":2}");
+                w.insert(&THINGS, "c", 1, "{}", &parent())
+            })
+            .unwrap();
+        let changes = tenant.read(|r| r.changes_since(before, 10)).unwrap();
+        let made: Vec<(&str, &str)> =
+            changes.iter().map(|c| (c.record_id.as_str(), c.op.as_str())).collect();
+        assert_eq!(made, [("a", "CREATE"), ("b", "CREATE"), ("a", "UPDATE"), ("c", "CREATE")]);
+        let last = changes.last().unwrap().seq;
+        assert_eq!(tenant.wait_for_change(before, std::time::Duration::ZERO), last);
+    }
+
+    /// A deferred write that fails fails the whole write, whose other writes are then
+    /// rolled back; inside an attempt it fails the attempt only.
+    #[test]
+    fn a_failed_deferred_write_fails_its_write_or_attempt() {
+        let (_dir, tenant) = tenant();
+        let parent = || [crate::ColumnValue::Text("p".into())];
+        tenant.write(|w| w.insert(&THINGS, "taken", 1, "{}", &parent())).unwrap();
+        let before = tenant.read(|r| r.last_seq()).unwrap();
+        let failed = tenant.write(|w| {
+            w.defer_writes();
+            w.insert(&THINGS, "lost", 1, "{}", &parent())?;
+            w.insert(&THINGS, "taken", 1, "{}", &parent())
+        });
+        match (failed, crate::testing::postgres_url().is_some()) {
+            (Err(crate::Error::Deferred { what, source }), true) => {
+                assert!(what.contains("things taken"), "{what}");
+                assert!(matches!(*source, crate::Error::Unique { .. }), "{source:?}");
+            }
+            // SQLite answers the insert itself.
+            (Err(crate::Error::DuplicateId { .. }), false) => {}
+            other => panic!("a second record with one id: {other:?}"),
+        }
+        tenant
+            .write(|w| {
+                w.defer_writes();
+                w.insert(&THINGS, "kept", 1, "{}", &parent())?;
+                let failed: crate::Result<()> = w.attempt(|w| {
+                    w.insert(&THINGS, "undone", 1, "{}", &parent())?;
+                    w.insert(&THINGS, "taken", 1, "{}", &parent())
+                });
+                assert!(failed.is_err());
+                w.insert(&THINGS, "after", 1, "{}", &parent())
+            })
+            .unwrap();
+        tenant
+            .read(|r| {
+                assert!(!r.exists(&THINGS, "lost")? && !r.exists(&THINGS, "undone")?);
+                let changes = r.changes_since(before, 10)?;
                 let ids: Vec<&str> = changes.iter().map(|c| c.record_id.as_str()).collect();
                 assert_eq!(ids, ["kept", "after"]);
                 Ok::<_, crate::Error>(())

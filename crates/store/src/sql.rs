@@ -148,6 +148,30 @@ impl<'a> Tx<'a> {
         }
     }
 
+    /// Sends the writes deferred on PostgreSQL ([`Session::defer`]) and waits for them.
+    pub(crate) fn send_deferred(self) -> Result<()> {
+        match self {
+            Tx::Sqlite(_) => Ok(()),
+            Tx::Postgres(session) => session.send_deferred(),
+        }
+    }
+
+    /// Drops the deferred writes unsent, as their savepoint or transaction rolls back.
+    pub(crate) fn discard_deferred(self) {
+        if let Tx::Postgres(session) = self {
+            session.discard_deferred();
+        }
+    }
+
+    /// The highest change-log sequence number the deferred writes sent since the last
+    /// call were given.
+    pub(crate) fn take_deferred_seq(self) -> Option<i64> {
+        match self {
+            Tx::Sqlite(_) => None,
+            Tx::Postgres(session) => session.take_deferred_seq(),
+        }
+    }
+
     /// Whether the database has given the transaction up (SQLite rolls a whole
     /// transaction back on a full disk or an I/O error; PostgreSQL ends it when the
     /// connection is lost).

@@ -201,6 +201,9 @@ async fn check_out(
     // where a fresh read transaction would start cold after this very commit.
     let view = blocking(move || {
         Ok(tenant.write(|w| {
+            // Its writes ride with the next read, on PostgreSQL: a failed one (none
+            // should, under the tenant's lock) fails the check-out as it would have.
+            w.defer_writes();
             circ::check_out(w, &cache, request, &may_override, actor, Utc::now())?.view(w)
         })?)
     })
@@ -216,7 +219,10 @@ async fn check_in(caller: Caller, Body(body): Body) -> Result<Response, ApiError
     let tenant = caller.tenant.clone();
     let actor = actor(&caller);
     let body = blocking(move || {
-        Ok(tenant.write(|w| circ::check_in(w, request, actor, Utc::now())?.view(w))?)
+        Ok(tenant.write(|w| {
+            w.defer_writes();
+            circ::check_in(w, request, actor, Utc::now())?.view(w)
+        })?)
     })
     .await?;
     Ok(super::json::value(StatusCode::OK, &body))
