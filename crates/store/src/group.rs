@@ -494,15 +494,13 @@ fn run_job(
         Err(payload) => Err(Outcome::Panicked(payload)),
     };
     drop(writer);
-    if result.is_err() {
-        // Unsent, they go with the job.
-        tx.discard_deferred();
-    }
     if result.is_ok() {
         // Released as the next job starts, or by the commit.
         *savepoint = if whole { Savepoint::None } else { Savepoint::Used };
         return result;
     }
+    // Its deferred writes not yet sent go with it.
+    tx.discard_deferred();
     if whole {
         // Its changes go with the transaction; the jobs after it run in another.
         *savepoint = Savepoint::Broken;

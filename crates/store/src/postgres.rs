@@ -235,46 +235,13 @@ pub(crate) struct Session {
 /// in one round trip, as tokio-postgres pipelines requests polled together.
 struct Deferred {
     statement: Statement,
-    params: Vec<Owned>,
+    // Owned: the borrowed values are gone by the time it is sent.
+    params: Vec<ColumnValue>,
     /// The write, named for its error.
     what: String,
     /// A logged write, answering its change-log row's sequence number, or no row if it
     /// changed none; otherwise it answers nothing.
     logged: bool,
-}
-
-/// A [`Param`] that owns its value, kept until its deferred write is sent.
-#[derive(Debug)]
-enum Owned {
-    Null,
-    Int(i64),
-    Text(String),
-}
-
-impl Owned {
-    fn param(&self) -> Param<'_> {
-        match self {
-            Owned::Null => Param::Null,
-            Owned::Int(n) => Param::Int(*n),
-            Owned::Text(s) => Param::Text(s),
-        }
-    }
-}
-
-impl ToSql for Owned {
-    fn to_sql(
-        &self,
-        ty: &Type,
-        out: &mut bytes::BytesMut,
-    ) -> std::result::Result<IsNull, Box<dyn std::error::Error + Sync + Send>> {
-        self.param().to_sql(ty, out)
-    }
-
-    fn accepts(_: &Type) -> bool {
-        true
-    }
-
-    to_sql_checked!();
 }
 
 impl Session {
@@ -390,9 +357,9 @@ impl Session {
         let params = params
             .iter()
             .map(|p| match *p {
-                Param::Null => Owned::Null,
-                Param::Int(n) => Owned::Int(n),
-                Param::Text(s) => Owned::Text(s.to_string()),
+                Param::Null => ColumnValue::Null,
+                Param::Int(n) => ColumnValue::Int(n),
+                Param::Text(s) => ColumnValue::Text(s.to_string()),
             })
             .collect();
         self.deferred.borrow_mut().push(Deferred { statement, params, what, logged });
@@ -429,8 +396,10 @@ impl Session {
         if deferred.is_empty() {
             return Ok(self.drive(future)?);
         }
+        let values: Vec<Vec<Param<'_>>> =
+            deferred.iter().map(|d| d.params.iter().map(ColumnValue::param).collect()).collect();
         let params: Vec<Vec<&(dyn ToSql + Sync)>> =
-            deferred.iter().map(|d| d.params.iter().map(|p| p as _).collect()).collect();
+            values.iter().map(|v| v.iter().map(|p| p as _).collect()).collect();
         let mut writes: Vec<_> = deferred
             .iter()
             .zip(&params)

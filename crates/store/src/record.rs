@@ -635,7 +635,7 @@ impl<'a> Writer<'a> {
     }
 
     /// The session to defer a write on: PostgreSQL's, once [`Writer::defer_writes`].
-    fn deferring(&self) -> Option<&'a crate::postgres::Session> {
+    fn deferring_session(&self) -> Option<&'a crate::postgres::Session> {
         match self.reader.tx {
             Tx::Postgres(session) if self.deferring => Some(session),
             _ => None,
@@ -756,7 +756,7 @@ impl<'a> Writer<'a> {
         );
         check_arity(table, columns);
         let (sql, params) = (upsert_sql(table), record_params(id, version, body, columns));
-        match self.deferring() {
+        match self.deferring_session() {
             Some(session) => session.defer(&sql, &params, format!("{} {id}", table.table), false),
             None => self.reader.tx.execute(&sql, &params).map(drop),
         }
@@ -968,7 +968,7 @@ impl<'a> Writer<'a> {
             ));
         }
         logged.push_str(" SELECT seq FROM logged");
-        if let Some(session) = self.deferring() {
+        if let Some(session) = self.deferring_session() {
             let what = format!("{} of {} {id}", op.as_str(), table.table);
             session.defer(&logged, &params, what, true)?;
             return Ok(true);
