@@ -81,12 +81,13 @@ impl Drop for TempDir {
 /// (item barcode, patron barcode, service point id).
 /// Real MARC records for the demo's MARC-sourced instances and their SRS records: the
 /// Library of Congress file if this machine has it (`quire generate` fetches it), else
-/// the shared test records beside the workspace. Without either, every instance is
+/// the shared test bibs beside the workspace (`100.mrc`: its `2500.mrc` and `5000.mrc`
+/// are authorities, which have no titles). Without either, every instance is
 /// FOLIO-sourced.
 fn marc_corpus() -> anyhow::Result<Option<std::sync::Arc<generate::marc_bibs::LcCorpus>>> {
     use generate::marc_bibs::LcCorpus;
     let shared =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/marc/5000.mrc");
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/marc/100.mrc");
     let path = LcCorpus::locate().or_else(|| shared.is_file().then_some(shared));
     let Some(path) = path else { return Ok(None) };
     Ok(Some(std::sync::Arc::new(LcCorpus::load(&path)?)))
