@@ -218,13 +218,14 @@ pub fn check_in(
     let mut loan = open_loan(writer, item_id)?;
     let mut fine = None;
     if let Some(loan) = loan.as_mut() {
-        loan.set_status(LoanStatus::Closed);
-        loan.action = Some("checkedin".to_string());
-        loan.return_date = Some(Timestamp::from(returned));
-        loan.system_return_date = Some(Timestamp::from(now));
-        loan.checkin_service_point_id = Some(sp);
-        loan.item_status = Some(next_status.as_str().to_string());
-        records::update(writer, loan, actor)?;
+        records::update_read(writer, loan, actor, |loan| {
+            loan.set_status(LoanStatus::Closed);
+            loan.action = Some("checkedin".to_string());
+            loan.return_date = Some(Timestamp::from(returned));
+            loan.system_return_date = Some(Timestamp::from(now));
+            loan.checkin_service_point_id = Some(sp);
+            loan.item_status = Some(next_status.as_str().to_string());
+        })?;
         if let Some(policy_id) = loan.overdue_fine_policy_id
             && let Some(policy) = records::get::<OverdueFinePolicy>(writer, policy_id)?
         {
@@ -247,18 +248,18 @@ pub fn check_in(
         }
     }
 
-    let stored = &mut item.item;
-    if stored.status.name != next_status {
-        stored.status.name = next_status;
-        stored.status.date = Some(Timestamp::from(now));
-    }
-    stored.in_transit_destination_service_point_id = destination;
-    stored.last_check_in = Some(inventory::model::LastCheckIn {
-        date_time: Some(Timestamp::from(returned)),
-        service_point_id: Some(sp),
-        staff_member_id: actor.user_id,
-    });
-    item.item = inventory::update_item(writer, item.item.clone(), actor)?;
+    item.item = inventory::update_item(writer, item.item, actor, |stored| {
+        if stored.status.name != next_status {
+            stored.status.name = next_status;
+            stored.status.date = Some(Timestamp::from(now));
+        }
+        stored.in_transit_destination_service_point_id = destination;
+        stored.last_check_in = Some(inventory::model::LastCheckIn {
+            date_time: Some(Timestamp::from(returned)),
+            service_point_id: Some(sp),
+            staff_member_id: actor.user_id,
+        });
+    })?;
     let request = queue.into_iter().next();
     Ok(CheckInOutcome { loan, in_house_use, fine, request, item, service_point, now })
 }

@@ -333,10 +333,10 @@ pub fn check_out(
     let (action, action_comment) = overrides.loan_action();
     let item_id = item.item.id;
     let location_at_check_out = item.item.effective_location_id;
-    let mut stored_item = item.item;
-    stored_item.status.name = ItemStatusName::CheckedOut;
-    stored_item.status.date = Some(Timestamp::from(now));
-    item.item = inventory::update_item(writer, stored_item, actor)?;
+    item.item = inventory::update_item(writer, item.item, actor, |item| {
+        item.status.name = ItemStatusName::CheckedOut;
+        item.status.date = Some(Timestamp::from(now));
+    })?;
 
     let mut loan = Loan {
         id: Some(store::new_record_id()),

@@ -194,14 +194,15 @@ fn open_loan_and_item(writer: &Writer<'_>, loan_id: Uuid) -> Result<(Loan, Store
 
 fn set_item_status(
     writer: &mut Writer<'_>,
-    mut item: Stored<Item>,
+    item: Stored<Item>,
     status: ItemStatusName,
     actor: Actor,
     now: DateTime<Utc>,
 ) -> Result<Stored<Item>> {
-    item.status.name = status;
-    item.status.date = Some(Timestamp::from(now));
-    Ok(inventory::update_item(writer, item, actor)?)
+    Ok(inventory::update_item(writer, item, actor, |item| {
+        item.status.name = status;
+        item.status.date = Some(Timestamp::from(now));
+    })?)
 }
 
 /// Charges what the loan's lost item fee policy sets for a lost item: its set cost

@@ -204,6 +204,17 @@ pub(crate) fn update<R: Record>(
     folio::record::update(writer, record, actor).map_err(error::<R>)
 }
 
+/// Changes a record this transaction read and writes it back, stamping its metadata,
+/// without reading it again ([`folio::record::update_read`]).
+pub(crate) fn update_read<R: Record + Clone>(
+    writer: &mut Writer<'_>,
+    record: &mut R,
+    actor: Actor,
+    change: impl FnOnce(&mut R),
+) -> Result<()> {
+    folio::record::update_read(writer, record, actor, change).map_err(error::<R>)
+}
+
 /// Deletes a record.
 pub fn delete<R: Record>(writer: &mut Writer<'_>, id: Uuid) -> Result<()> {
     folio::record::delete::<R>(writer, id).map_err(error::<R>)

@@ -178,10 +178,10 @@ pub fn create_request(
 
     match request.request_type {
         RequestType::Page => {
-            let mut item = item;
-            item.status.name = ItemStatusName::Paged;
-            item.status.date = Some(Timestamp::from(now));
-            inventory::update_item(writer, item, actor)?;
+            inventory::update_item(writer, item, actor, |item| {
+                item.status.name = ItemStatusName::Paged;
+                item.status.date = Some(Timestamp::from(now));
+            })?;
         }
         RequestType::Recall => {
             if let Some(mut loan) = loan

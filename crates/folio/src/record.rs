@@ -258,6 +258,43 @@ pub fn update<R: Record>(writer: &mut Writer<'_>, record: &mut R, actor: Actor) 
     save(writer, record)
 }
 
+/// Changes a record this transaction read, as `change` says, stamps its metadata and
+/// writes it back: what [`update`] does without reading the record's version and
+/// columns again (a round trip on PostgreSQL), as they were read with it. Only the
+/// columns that changed are rewritten. For the desk, whose rules read a loan or an item
+/// under the tenant's lock and then change it; nothing else can write it meanwhile.
+pub fn update_read<R: Record + Clone>(
+    writer: &mut Writer<'_>,
+    record: &mut R,
+    actor: Actor,
+    change: impl FnOnce(&mut R),
+) -> Result<()> {
+    let read = record.clone();
+    let id = read.id().ok_or(Error::Corrupt {
+        record: R::NAME,
+        id: String::new(),
+        message: "a record to save has no id".to_string(),
+    })?;
+    change(record);
+    record.set_metadata(stamp(record.metadata(), actor));
+    let id_text = id.to_string();
+    let previous = read.columns();
+    let found = match read.version() {
+        // A record that carries its version has the row's (`write` sets both).
+        Some(version) => {
+            record.set_version(version + 1);
+            let body = to_json(record)?;
+            let row = (id_text.as_str(), version + 1, body.as_str());
+            writer.update_changed(&R::TABLE, row, &record.columns(), &previous)?
+        }
+        None => {
+            let body = to_json(record)?;
+            writer.update_read(&R::TABLE, (&id_text, &body), &record.columns(), &previous)?
+        }
+    };
+    if found { Ok(()) } else { Err(Error::NotFound { record: R::NAME, id }) }
+}
+
 /// Deletes a record.
 pub fn delete<R: Record>(writer: &mut Writer<'_>, id: Uuid) -> Result<()> {
     if writer.delete(&R::TABLE, &id.to_string())? {

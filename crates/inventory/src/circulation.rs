@@ -13,11 +13,10 @@ use uuid::Uuid;
 use folio::{Actor, Stored};
 
 use crate::model::{Location, ServicePoint};
-use crate::records::{Checked, get, parse, save};
+use crate::records::{get, parse};
 use crate::storage::{Error, HOLDINGS, INSTANCES, ITEMS};
 use crate::views::ContributorName;
 use crate::{HoldingsRecord, Instance, Item, RefKind, Result};
-use folio::record::Mode;
 
 /// The item with this barcode (barcodes compare case-insensitively, as in FOLIO).
 pub fn item_by_barcode(reader: &Reader<'_>, barcode: &str) -> Result<Option<Stored<Item>>> {
@@ -92,15 +91,17 @@ fn typed_reference<T: serde::de::DeserializeOwned>(
     }
 }
 
-/// Writes back an item circulation changed (status, in-transit destination, last
-/// check-in), with the same derivations and change-log entry as any item update. The
-/// item must have been read in this transaction, so its `_version` is current.
+/// Changes an item this transaction read, as circulation does (its status, in-transit
+/// destination, last check-in), and writes it back with its change-log entry, without
+/// reading it again (a round trip on PostgreSQL). Inventory's derivations are not run
+/// again: they come from the item's holdings, locations and call number, which
+/// circulation does not change, and would read the holdings once more.
 pub fn update_item(
     writer: &mut Writer<'_>,
-    item: Stored<Item>,
+    mut item: Stored<Item>,
     actor: Actor,
+    change: impl FnOnce(&mut Item),
 ) -> Result<Stored<Item>> {
-    let Stored { id, record } = item;
-    let record = save(writer, record, Mode::Replace, actor, &mut Checked::default())?;
-    Ok(Stored { id, record })
+    folio::record::update_read(writer, &mut item.record, actor, change)?;
+    Ok(item)
 }

@@ -573,6 +573,14 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// The version an update gives its row.
+#[derive(Clone, Copy)]
+enum Version {
+    Is(i64),
+    /// One more than the stored version.
+    Next,
+}
+
 /// Writes within one transaction; also reads, through `Deref`.
 pub struct Writer<'a> {
     reader: Reader<'a>,
@@ -771,7 +779,7 @@ impl<'a> Writer<'a> {
         body: &str,
         columns: &[ColumnValue],
     ) -> Result<bool> {
-        self.replace_row(table, (id, version, body), columns, &|_| true)
+        self.replace_row(table, (id, Version::Is(version), body), columns, &|_| true)
     }
 
     /// Replaces an existing record whose columns are stored as `previous`, writing only
@@ -786,14 +794,32 @@ impl<'a> Writer<'a> {
         previous: &[ColumnValue],
     ) -> Result<bool> {
         check_arity(table, previous);
-        self.replace_row(table, (id, version, body), columns, &|i| columns[i] != previous[i])
+        let changed = |i: usize| columns[i] != previous[i];
+        self.replace_row(table, (id, Version::Is(version), body), columns, &changed)
+    }
+
+    /// As [`update_changed`](Self::update_changed) for a record this transaction read
+    /// (its columns then were `previous`), its version one more than the stored one,
+    /// whatever that is: the caller need not read the version first, a round trip on
+    /// PostgreSQL. Nothing else can have written the record since it was read, as a
+    /// tenant's writes run one at a time.
+    pub fn update_read(
+        &mut self,
+        table: &RecordTable,
+        (id, body): (&str, &str),
+        columns: &[ColumnValue],
+        previous: &[ColumnValue],
+    ) -> Result<bool> {
+        check_arity(table, previous);
+        let changed = |i: usize| columns[i] != previous[i];
+        self.replace_row(table, (id, Version::Next, body), columns, &changed)
     }
 
     /// `UPDATE` of the body, the version and the columns `changed` picks.
     fn replace_row(
         &mut self,
         table: &RecordTable,
-        (id, version, body): (&str, i64, &str),
+        (id, version, body): (&str, Version, &str),
         columns: &[ColumnValue],
         changed: &dyn Fn(usize) -> bool,
     ) -> Result<bool> {
@@ -802,7 +828,10 @@ impl<'a> Writer<'a> {
         if matches!(old, Some(None)) {
             return Ok(false);
         }
-        let mut set = String::from("version = ?2, body = ?3");
+        let (mut set, version) = match version {
+            Version::Is(version) => (String::from("version = ?2, body = ?3"), version),
+            Version::Next => (String::from("version = version + ?2, body = ?3"), 1),
+        };
         let mut params: Vec<Param<'_>> = vec![id.into(), version.into(), body.into()];
         for (i, (name, value)) in table.columns.iter().zip(columns).enumerate() {
             if changed(i) {
@@ -1420,6 +1449,32 @@ mod tests {
                 assert_eq!(r.count_changes(before, last, &[PAIRS.record_type])?, 2);
                 assert_eq!(r.count_changes(before, last - 1, &[PAIRS.record_type])?, 1);
                 assert_eq!(r.count_changes(before, last, &["other"])?, 0);
+                Ok::<_, crate::Error>(())
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn an_update_of_a_record_read_takes_the_next_version() {
+        use crate::ColumnValue::{Null, Text};
+        let (_dir, tenant) = tenant();
+        let read = [Text("k1".into()), Text("open".into())];
+        tenant
+            .write(|w| {
+                w.insert(&PAIRS, "x", 4, r#"{"n":1}"#, &read)?;
+                let columns = [Text("k1".into()), Null];
+                assert!(w.update_read(&PAIRS, ("x", r#"{"n":2}"#), &columns, &read)?);
+                assert!(!w.update_read(&PAIRS, ("nope", "{}"), &columns, &read)?);
+                Ok::<_, crate::Error>(())
+            })
+            .unwrap();
+        tenant
+            .read(|r| {
+                let (version, columns) = r.version_and_columns(&PAIRS, "x")?.expect("stored");
+                assert_eq!(version, 5);
+                assert_eq!(columns, [Text("k1".into()), Null]);
+                assert_eq!(r.get(&PAIRS, "x")?.expect("stored").body, r#"{"n":2}"#);
+                assert!(r.find_where_const(&PAIRS, &[("a", "k1")], &[("b", "open")])?.is_empty());
                 Ok::<_, crate::Error>(())
             })
             .unwrap();
