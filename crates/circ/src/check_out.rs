@@ -380,6 +380,7 @@ pub fn check_out(
         &user,
         &[(policy.id, &policy.name), (overdue.id, &overdue.name), (lost.id, &lost.name)],
         service_point.as_ref(),
+        loan.id,
     );
     Ok(CheckedOut { loan, item, known })
 }

@@ -21,12 +21,11 @@ pub(crate) struct ItemContext {
 
 impl ItemContext {
     pub(crate) fn load(reader: &Reader<'_>, item: Stored<Item>) -> Result<ItemContext> {
-        let instance_id = inventory::instance_of_holdings(reader, item.holdings_record_id)?;
-        let instance = match instance_id {
-            Some(id) => inventory::instance_summary(reader, id)?,
-            None => None,
-        }
-        .unwrap_or_default();
+        let (instance_id, instance) =
+            match inventory::instance_of_holdings(reader, item.holdings_record_id)? {
+                Some((id, summary)) => (Some(id), summary),
+                None => (None, Default::default()),
+            };
         let material_type =
             inventory::reference_name(reader, RefKind::MaterialType, item.material_type_id)?
                 .unwrap_or_default();

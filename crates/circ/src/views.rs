@@ -136,16 +136,21 @@ pub(crate) struct Embedded {
     policy_names: HashMap<Uuid, Option<PolicyName>>,
     groups: HashMap<Uuid, Option<PatronGroupRef>>,
     service_points: HashMap<Uuid, Option<ServicePointSummary>>,
+    // Loans no fee or fine can name yet: made in this transaction.
+    new_loans: Vec<Uuid>,
 }
 
 impl Embedded {
-    /// Adds what a transaction has already read, so the view does not read it again.
+    /// Adds what a transaction has already read, so the view does not read it again,
+    /// and the loan it has just made, whose fees and fines are none.
     pub(crate) fn knowing(
         mut self,
         user: &folio::Stored<auth::User>,
         policies: &[(Uuid, &str)],
         service_point: Option<&inventory::model::ServicePoint>,
+        new_loan: Option<Uuid>,
     ) -> Embedded {
+        self.new_loans.extend(new_loan);
         self.borrowers.insert(user.id, Some(borrower_of(user)));
         for (id, name) in policies {
             self.policy_names.insert(*id, Some(PolicyName { name: name.to_string() }));
@@ -194,6 +199,9 @@ impl Embedded {
         let checkout_service_point = point(loan.checkout_service_point_id)?;
         let checkin_service_point = point(loan.checkin_service_point_id)?;
         let fees_and_fines = match loan.id {
+            Some(id) if self.new_loans.contains(&id) => {
+                Some(FeesAndFines { amount_remaining_to_pay: 0.0 })
+            }
             Some(id) => {
                 let accounts: Vec<Account> =
                     records::find(reader, &[("loan_id", &id.to_string())])?;

@@ -38,33 +38,32 @@ pub fn get_instance(reader: &Reader<'_>, id: Uuid) -> Result<Option<Stored<Insta
     get(reader, id)
 }
 
-/// The instance a holdings record belongs to, read from its column.
-pub fn instance_of_holdings(reader: &Reader<'_>, holdings_id: Uuid) -> Result<Option<Uuid>> {
-    let column = reader.get_column(&HOLDINGS, &holdings_id.to_string(), "instance_id")?;
-    match column.flatten() {
-        Some(id) => Ok(Some(
-            Uuid::parse_str(&id).map_err(|e| Error::Corrupt(format!("instance_id {id}: {e}")))?,
-        )),
+/// The instance a holdings record belongs to: its id and [`InstanceSummary`], read
+/// in one statement through the holdings record's `instance_id` column.
+pub fn instance_of_holdings(
+    reader: &Reader<'_>,
+    holdings_id: Uuid,
+) -> Result<Option<(Uuid, InstanceSummary)>> {
+    let holdings_id = holdings_id.to_string();
+    match reader.get_named_by(&INSTANCES, (&HOLDINGS, &holdings_id, "instance_id"))? {
+        Some(stored) => {
+            let id = Uuid::parse_str(&stored.id)
+                .map_err(|e| Error::Corrupt(format!("instance id {}: {e}", stored.id)))?;
+            Ok(Some((id, parse(&stored.body)?)))
+        }
         None => Ok(None),
     }
 }
 
-/// What the desk shows of an instance: its title and its contributors' names.
+/// What the desk shows of an instance: its title and its contributors' names. Every
+/// check-out and check-in shows one; parsing only these fields skips the rest of a
+/// record that can run to hundreds of fields.
 #[derive(Debug, Clone, Default, Deserialize)]
 pub struct InstanceSummary {
     #[serde(default)]
     pub title: String,
     #[serde(default)]
     pub contributors: Vec<ContributorName>,
-}
-
-/// An instance's [`InstanceSummary`]. Every check-out and check-in shows one; parsing
-/// only these fields skips the rest of a record that can run to hundreds of fields.
-pub fn instance_summary(reader: &Reader<'_>, id: Uuid) -> Result<Option<InstanceSummary>> {
-    match reader.get(&INSTANCES, &id.to_string())? {
-        Some(stored) => Ok(Some(parse(&stored.body)?)),
-        None => Ok(None),
-    }
 }
 
 pub fn get_location(reader: &Reader<'_>, id: Uuid) -> Result<Option<Location>> {

@@ -120,6 +120,25 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// The record of `table` whose id the row `id` of `from` holds in `column` (the
+    /// instance a holdings record names): one statement where [`Reader::get_column`]
+    /// and then [`Reader::get`] are two, each a round trip on PostgreSQL. Read past the
+    /// cache.
+    pub fn get_named_by(
+        &self,
+        table: &RecordTable,
+        (from, id, column): (&RecordTable, &str, &str),
+    ) -> Result<Option<StoredRecord>> {
+        assert!(from.columns.contains(&column), "{column} is not a column of {}", from.table);
+        // The cast compares as the id column does, and on PostgreSQL keeps a `citext`
+        // column from turning the comparison into one its primary key cannot serve.
+        let sql = format!(
+            "SELECT id, version, body FROM {} WHERE id = CAST((SELECT {column} FROM {} WHERE id = ?1) AS TEXT)",
+            table.table, from.table
+        );
+        self.tx.query_opt(&sql, &[id.into()], stored_record)
+    }
+
     /// A record with its extracted columns as stored, for an update that writes only the
     /// columns it changes ([`Writer::update_changed`]).
     pub fn get_with_columns(
@@ -1475,6 +1494,30 @@ mod tests {
                 assert_eq!(columns, [Text("k1".into()), Null]);
                 assert_eq!(r.get(&PAIRS, "x")?.expect("stored").body, r#"{"n":2}"#);
                 assert!(r.find_where_const(&PAIRS, &[("a", "k1")], &[("b", "open")])?.is_empty());
+                Ok::<_, crate::Error>(())
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn a_record_is_read_through_the_column_that_names_it() {
+        use crate::ColumnValue::{Null, Text};
+        let (_dir, tenant) = tenant();
+        tenant
+            .write(|w| {
+                w.insert(&THINGS, "mom", 1, r#"{"n":"mom"}"#, &[Null])?;
+                w.insert(&THINGS, "kid", 1, r#"{"n":"kid"}"#, &[Text("mom".into())])?;
+                w.insert(&THINGS, "stray", 1, r#"{"n":"stray"}"#, &[Text("gone".into())])?;
+                Ok::<_, crate::Error>(())
+            })
+            .unwrap();
+        tenant
+            .read(|r| {
+                let parent = |id: &str| r.get_named_by(&THINGS, (&THINGS, id, "parent"));
+                assert_eq!(parent("kid")?.expect("mom").body, r#"{"n":"mom"}"#);
+                assert_eq!(parent("mom")?, None);
+                assert_eq!(parent("stray")?, None);
+                assert_eq!(parent("nobody")?, None);
                 Ok::<_, crate::Error>(())
             })
             .unwrap();
