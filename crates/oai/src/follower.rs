@@ -8,7 +8,8 @@ use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-/// A running follower; dropping it stops the thread (within about 100 ms) and waits.
+/// A running follower; dropping it stops the thread (within about 100 ms, or the time
+/// of one change and a commit when it is in the middle of a backlog) and waits.
 #[derive(Debug)]
 pub struct Follower {
     stop: Arc<AtomicBool>,
@@ -63,7 +64,7 @@ fn run(tenant: &store::Tenant, stop: &AtomicBool, seen: &AtomicI64) {
             continue;
         }
         last_run = Instant::now();
-        match crate::index::catch_up(tenant, None) {
+        match crate::index::catch_up_while(tenant, None, &|| !stop.load(Ordering::SeqCst)) {
             Ok(seq) => {
                 applied = seq;
                 seen.store(seq, Ordering::SeqCst);

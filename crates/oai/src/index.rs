@@ -97,6 +97,19 @@ pub(crate) struct Entry {
 /// it on ([`CUT`]). Written in the background: a check-out waiting for the writer goes
 /// first.
 pub fn catch_up(tenant: &Tenant, cut: Option<i64>) -> Result<i64> {
+    catch_up_while(tenant, cut, &|| true)
+}
+
+/// Like [`catch_up`], but ends early, committing what it has applied, once `go_on`
+/// says so: checked between two changes, as a backlog of a tenant's whole history (a
+/// new index, a tenant just moved) is one transaction while the desk is quiet and
+/// took minutes on PostgreSQL, a server told to stop waiting all along. Returns the
+/// last change applied.
+pub(crate) fn catch_up_while(
+    tenant: &Tenant,
+    cut: Option<i64>,
+    go_on: &(dyn Fn() -> bool + Sync),
+) -> Result<i64> {
     let target = tenant.last_seq()?;
     // Current already (the follower's doing, usually): no write, so a request that
     // needs no cut never takes the writer from the desk.
@@ -122,7 +135,7 @@ pub fn catch_up(tenant: &Tenant, cut: Option<i64>) -> Result<i64> {
                             log_ended = true;
                             break 'pages;
                         }
-                        if last > applied && w.should_end() {
+                        if last > applied && (w.should_end() || !go_on()) {
                             break 'pages;
                         }
                         apply(w, change, floor)?;
@@ -146,6 +159,7 @@ pub fn catch_up(tenant: &Tenant, cut: Option<i64>) -> Result<i64> {
         });
         match applied {
             Ok((last, true)) => break Ok(last),
+            Ok((last, false)) if !go_on() => break Ok(last),
             Ok((last, false)) if !cache_raised && target - last > BACKLOG => {
                 cache_raised = tenant.set_write_cache(Some(BACKLOG_CACHE)).is_ok();
             }
@@ -350,5 +364,54 @@ pub(crate) fn get(r: &Reader<'_>, id: Uuid) -> Result<Option<Entry>> {
     match r.get_with_columns(&RECORDS, &id.to_string())? {
         Some((_, columns)) => entry(&id.to_string(), &columns).map(Some),
         None => Ok(None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use uuid::Uuid;
+
+    #[test]
+    fn a_catch_up_told_to_stop_commits_what_it_applied_and_the_next_goes_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let components = [inventory::MIGRATIONS, srs::MIGRATIONS, super::MIGRATIONS];
+        let store = store::Store::open(dir.path(), store::testing::options(), &components).unwrap();
+        let (tenant, _) = store.create_tenant("diku").unwrap();
+        // The reference records come first in the log, the instances after them.
+        tenant.write(inventory::load_reference_data).unwrap();
+        let ids: Vec<Uuid> = (0..3).map(|_| Uuid::new_v4()).collect();
+        tenant
+            .write(|w| {
+                for id in &ids {
+                    let body = format!(
+                        r#"{{"id":"{id}","source":"FOLIO","title":"T",
+                            "instanceTypeId":"6312d172-f0cf-40f6-b27d-9fa8feaf332f"}}"#
+                    );
+                    inventory::create::<inventory::Instance>(
+                        w,
+                        body.as_bytes(),
+                        Default::default(),
+                    )?;
+                }
+                Ok::<_, inventory::Error>(())
+            })
+            .unwrap();
+        let last = tenant.last_seq().unwrap();
+        let indexed = || {
+            tenant
+                .read(|r| {
+                    ids.iter().map(|id| super::get(r, *id)).collect::<crate::Result<Vec<_>>>()
+                })
+                .unwrap()
+                .iter()
+                .filter(|entry| entry.is_some())
+                .count()
+        };
+
+        let first = tenant.read(|r| r.changes_since(0, 1)).unwrap()[0].seq;
+        assert_eq!(super::catch_up_while(&tenant, None, &|| false).unwrap(), first);
+        assert_eq!(indexed(), 0);
+        assert_eq!(super::catch_up(&tenant, None).unwrap(), last);
+        assert_eq!(indexed(), 3);
     }
 }
