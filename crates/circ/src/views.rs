@@ -136,8 +136,8 @@ pub(crate) struct Embedded {
     policy_names: HashMap<Uuid, Option<PolicyName>>,
     groups: HashMap<Uuid, Option<PatronGroupRef>>,
     service_points: HashMap<Uuid, Option<ServicePointSummary>>,
-    // Loans no fee or fine can name yet: made in this transaction.
-    new_loans: Vec<Uuid>,
+    // The loan made in this transaction: no fee or fine can name it yet.
+    new_loan: Option<Uuid>,
 }
 
 impl Embedded {
@@ -150,7 +150,7 @@ impl Embedded {
         service_point: Option<&inventory::model::ServicePoint>,
         new_loan: Option<Uuid>,
     ) -> Embedded {
-        self.new_loans.extend(new_loan);
+        self.new_loan = new_loan;
         self.borrowers.insert(user.id, Some(borrower_of(user)));
         for (id, name) in policies {
             self.policy_names.insert(*id, Some(PolicyName { name: name.to_string() }));
@@ -199,7 +199,7 @@ impl Embedded {
         let checkout_service_point = point(loan.checkout_service_point_id)?;
         let checkin_service_point = point(loan.checkin_service_point_id)?;
         let fees_and_fines = match loan.id {
-            Some(id) if self.new_loans.contains(&id) => {
+            Some(id) if self.new_loan == Some(id) => {
                 Some(FeesAndFines { amount_remaining_to_pay: 0.0 })
             }
             Some(id) => {
