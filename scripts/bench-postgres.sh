@@ -77,8 +77,8 @@ start() { # url pid-variable store [serve args]: serves, and waits for the node'
     done
     # Then its merge of that build into one segment, at background priority: a node
     # measured during it would pay for a merge the other store's node made long before.
-    until ! curl -s -H 'X-Okapi-Tenant: perf' -H "X-Okapi-Token: $token" \
-        "$at/search/index/instance-records/reindex/status" | grep -q '"compacting":true'; do
+    until curl -s -H 'X-Okapi-Tenant: perf' -H "X-Okapi-Token: $token" \
+        "$at/search/index/instance-records/reindex/status" | grep -q '"compacting":false'; do
         sleep 1
     done
 }
