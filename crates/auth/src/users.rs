@@ -8,7 +8,7 @@
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use store::{ColumnValue, Page, QueryField, Reader, RecordTable, StoredRecord, Writer};
+use store::{ColumnValue, Page, QueryField, Read, Reader, RecordTable, StoredRecord, Writer};
 use uuid::Uuid;
 
 use folio::{Actor, Metadata, Record, Timestamp};
@@ -237,9 +237,19 @@ pub fn get_user(reader: &Reader<'_>, id: Uuid) -> Result<Option<folio::Stored<Us
     folio::record::get(reader, id).map_err(|e| Error::from_record(e, Error::from))
 }
 
+/// What [`get_user`] reads, to read it ahead ([`Reader::prefetch`]): `id` is the user's.
+pub fn user_read(id: &str) -> Read<'_> {
+    Read::Get(&USERS, id)
+}
+
 /// The user with this barcode (barcodes compare case-insensitively, as in FOLIO).
 pub fn user_by_barcode(reader: &Reader<'_>, barcode: &str) -> Result<Option<folio::Stored<User>>> {
-    reader.find_by(&USERS, "barcode", barcode)?.first().map(parse_user).transpose()
+    reader.records(&user_by_barcode_read(barcode))?.first().map(parse_user).transpose()
+}
+
+/// What [`user_by_barcode`] reads, to read it ahead ([`Reader::prefetch`]).
+pub fn user_by_barcode_read(barcode: &str) -> Read<'_> {
+    Read::Where(&USERS, vec![("barcode", barcode)], &[])
 }
 
 /// Whether a user with this username exists (usernames compare case-insensitively).

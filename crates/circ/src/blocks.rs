@@ -7,7 +7,7 @@
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
-use store::Reader;
+use store::{Read, Reader};
 use uuid::Uuid;
 
 use crate::model::{Account, ManualBlock, PatronBlockCondition, PatronBlockLimit};
@@ -40,9 +40,15 @@ pub(crate) fn manual_blocks(
     user_id: Uuid,
     now: DateTime<Utc>,
 ) -> Result<Vec<ManualBlock>> {
-    let mut blocks: Vec<ManualBlock> = records::find(reader, &[("user_id", &user_id.to_string())])?;
+    let mut blocks: Vec<ManualBlock> =
+        records::read(reader, &manual_blocks_read(&user_id.to_string()))?;
     blocks.retain(|b| b.in_force_at(now));
     Ok(blocks)
+}
+
+/// What [`manual_blocks`] reads, to read it ahead: `user_id` is the patron's.
+pub(crate) fn manual_blocks_read(user_id: &str) -> Read<'_> {
+    Read::Where(&crate::storage::MANUAL_BLOCKS, vec![("user_id", user_id)], &[])
 }
 
 /// What the automated limits count for one patron.

@@ -136,6 +136,14 @@ pub fn check_in(
             &barcode,
         )));
     };
+    // On PostgreSQL each lookup is a round trip under the tenant's write lock: what
+    // follows from the item is read together.
+    let (item_id, holdings_id) = (item.id.to_string(), item.holdings_record_id.to_string());
+    writer.prefetch(&[
+        inventory::instance_of_holdings_read(&holdings_id),
+        queue::open_requests_read(&item_id),
+        crate::check_out::open_loan_read(&item_id),
+    ])?;
     let mut item = ItemContext::load(writer, item)?;
     let status_before = item.item.status.name;
     match status_before {

@@ -10,7 +10,7 @@ use circ_rules::PolicyKind;
 use folio::{Actor, Stored, Timestamp};
 use inventory::ItemStatusName;
 use serde::Deserialize;
-use store::{Reader, Writer};
+use store::{Read, Reader, Writer};
 use uuid::Uuid;
 
 use crate::blocks;
@@ -90,6 +90,12 @@ pub fn check_out(
     let requested_overrides = request.override_blocks.unwrap_or_default();
     let mut overrides = Overrides::new(&requested_overrides, may_override);
     let mut refusals = Vec::new();
+    // On PostgreSQL each lookup is a round trip made under the tenant's write lock: the
+    // patron and the item are read together, and then what follows from the two.
+    writer.prefetch(&[
+        auth::user_by_barcode_read(&user_barcode),
+        inventory::item_by_barcode_read(&item_barcode),
+    ])?;
 
     // 1. Service point.
     let service_point = match request.service_point_id {
@@ -122,6 +128,8 @@ pub fn check_out(
                 .code("USER_BARCODE_NOT_FOUND"),
         );
     }
+    let found_item = inventory::item_by_barcode(writer, &item_barcode)?;
+    read_ahead(writer, user.as_ref(), found_item.as_ref())?;
     if !overrides.overridden(OverridableBlock::Patron, loan_date, &mut refusals)
         && let Some(user) = &user
     {
@@ -194,7 +202,7 @@ pub fn check_out(
     }
 
     // 7-10. The item, its status, and any open loan.
-    let item = match inventory::item_by_barcode(writer, &item_barcode)? {
+    let item = match found_item {
         Some(item) => Some(ItemContext::load(writer, item)?),
         None => {
             refusals.push(Refusal::new(
@@ -385,15 +393,39 @@ pub fn check_out(
     Ok(CheckedOut { loan, item, known })
 }
 
+/// Reads ahead, together, what a check-out reads once it knows the patron and the item:
+/// the patron's manual blocks, and the item's instance, open loan and request queue.
+fn read_ahead(
+    reader: &Reader<'_>,
+    user: Option<&Stored<auth::User>>,
+    item: Option<&Stored<inventory::Item>>,
+) -> Result<()> {
+    let user_id = user.map(|user| user.id.to_string());
+    let item_ids = item.map(|item| (item.id.to_string(), item.holdings_record_id.to_string()));
+    let mut reads = Vec::new();
+    if let Some(user_id) = &user_id {
+        reads.push(blocks::manual_blocks_read(user_id));
+    }
+    if let Some((item_id, holdings_id)) = &item_ids {
+        reads.extend([
+            inventory::instance_of_holdings_read(holdings_id),
+            open_loan_read(item_id),
+            queue::open_requests_read(item_id),
+        ]);
+    }
+    Ok(reader.prefetch(&reads)?)
+}
+
 /// The open loan of an item, if any (one index lookup, whatever the item's history).
 pub(crate) fn open_loan(reader: &Reader<'_>, item_id: Uuid) -> Result<Option<Loan>> {
-    let open = LoanStatus::Open.as_str();
-    let loans: Vec<Loan> = records::find_const(
-        reader,
-        &[("item_id", &item_id.to_string())],
-        &[("status_name", open)],
-    )?;
+    let loans: Vec<Loan> = records::read(reader, &open_loan_read(&item_id.to_string()))?;
     Ok(loans.into_iter().next())
+}
+
+/// What [`open_loan`] reads, to read it ahead: `item_id` is the item's.
+pub(crate) fn open_loan_read(item_id: &str) -> Read<'_> {
+    const OPEN: &[(&str, &str)] = &[("status_name", LoanStatus::Open.as_str())];
+    Read::Where(&crate::storage::LOANS, vec![("item_id", item_id)], OPEN)
 }
 
 /// A patron's open loans.

@@ -2,7 +2,7 @@
 //! check-out and check-in make to it.
 
 use folio::Actor;
-use store::{Reader, Writer};
+use store::{Read, Reader, Writer};
 use uuid::Uuid;
 
 use crate::Result;
@@ -11,10 +11,15 @@ use crate::records;
 
 /// The open requests on an item, first in line first.
 pub(crate) fn open_requests(reader: &Reader<'_>, item_id: Uuid) -> Result<Vec<Request>> {
-    let mut queue: Vec<Request> = records::find(reader, &[("item_id", &item_id.to_string())])?;
+    let mut queue: Vec<Request> = records::read(reader, &open_requests_read(&item_id.to_string()))?;
     queue.retain(|r| r.status().is_open());
     queue.sort_by_key(|r| (r.position.unwrap_or(u32::MAX), r.request_date));
     Ok(queue)
+}
+
+/// What [`open_requests`] reads, to read it ahead: `item_id` is the item's.
+pub(crate) fn open_requests_read(item_id: &str) -> Read<'_> {
+    Read::Where(&crate::storage::REQUESTS, vec![("item_id", item_id)], &[])
 }
 
 pub(crate) fn has_open(queue: &[Request], request_type: RequestType) -> bool {

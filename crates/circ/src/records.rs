@@ -244,6 +244,13 @@ pub(crate) fn find<R: Record>(reader: &Reader<'_>, conditions: &[(&str, &str)]) 
     find_const(reader, conditions, &[])
 }
 
+/// The records `read` names ([`store::Reader::records`]): a lookup that may have been
+/// read ahead ([`store::Reader::prefetch`]).
+pub(crate) fn read<R: Record>(reader: &Reader<'_>, read: &store::Read<'_>) -> Result<Vec<R>> {
+    let stored = reader.records(read)?;
+    stored.iter().map(|s| parse(&s.body, &s.id)).collect()
+}
+
 /// As [`find`], with `constants` (such as a loan status) fixed in the query: see
 /// [`store::Reader::find_where_const`].
 pub(crate) fn find_const<R: Record>(

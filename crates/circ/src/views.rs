@@ -172,6 +172,14 @@ impl Embedded {
         for key in LoanView::EMBEDDED {
             loan.other.remove(key);
         }
+        // The borrower and the loan's fees are read together (each is a round trip on
+        // PostgreSQL); the rest is cached.
+        let user_id =
+            loan.user_id.filter(|id| !self.borrowers.contains_key(id)).map(|id| id.to_string());
+        let loan_id = loan.id.filter(|id| self.new_loan != Some(*id)).map(|id| id.to_string());
+        if let (Some(user_id), Some(loan_id)) = (&user_id, &loan_id) {
+            reader.prefetch(&[auth::user_read(user_id), fees_of_loan_read(loan_id)])?;
+        }
         let borrower = match loan.user_id {
             Some(user_id) => memo(&mut self.borrowers, user_id, || borrower(reader, user_id))?,
             None => None,
@@ -204,7 +212,7 @@ impl Embedded {
             }
             Some(id) => {
                 let accounts: Vec<Account> =
-                    records::find(reader, &[("loan_id", &id.to_string())])?;
+                    records::read(reader, &fees_of_loan_read(&id.to_string()))?;
                 let remaining: f64 =
                     accounts.iter().filter(|a| a.is_open()).map(|a| a.remaining).sum();
                 // An empty f64 sum is -0.0, which JSON would show as `-0.0`.
@@ -226,6 +234,11 @@ impl Embedded {
             fees_and_fines,
         })
     }
+}
+
+/// What a loan view reads of the loan's fees and fines: `loan_id` is the loan's.
+fn fees_of_loan_read(loan_id: &str) -> store::Read<'_> {
+    store::Read::Where(&crate::storage::ACCOUNTS, vec![("loan_id", loan_id)], &[])
 }
 
 type NameOf = fn(&Reader<'_>, Uuid) -> Result<Option<PolicyName>>;

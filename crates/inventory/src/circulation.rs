@@ -7,7 +7,7 @@
 //! with the client's `_version`.
 
 use serde::Deserialize;
-use store::{Reader, Writer};
+use store::{Read, Reader, Writer};
 use uuid::Uuid;
 
 use folio::{Actor, Stored};
@@ -20,10 +20,15 @@ use crate::{HoldingsRecord, Instance, Item, RefKind, Result};
 
 /// The item with this barcode (barcodes compare case-insensitively, as in FOLIO).
 pub fn item_by_barcode(reader: &Reader<'_>, barcode: &str) -> Result<Option<Stored<Item>>> {
-    match reader.find_by(&ITEMS, "barcode", barcode)?.into_iter().next() {
+    match reader.records(&item_by_barcode_read(barcode))?.into_iter().next() {
         Some(row) => Ok(Some(Stored::from_row(&row)?)),
         None => Ok(None),
     }
+}
+
+/// What [`item_by_barcode`] reads, to read it ahead ([`Reader::prefetch`]).
+pub fn item_by_barcode_read(barcode: &str) -> Read<'_> {
+    Read::Where(&ITEMS, vec![("barcode", barcode)], &[])
 }
 
 pub fn get_item(reader: &Reader<'_>, id: Uuid) -> Result<Option<Stored<Item>>> {
@@ -45,7 +50,7 @@ pub fn instance_of_holdings(
     holdings_id: Uuid,
 ) -> Result<Option<(Uuid, InstanceSummary)>> {
     let holdings_id = holdings_id.to_string();
-    match reader.get_named_by(&INSTANCES, (&HOLDINGS, &holdings_id, "instance_id"))? {
+    match reader.records(&instance_of_holdings_read(&holdings_id))?.into_iter().next() {
         Some(stored) => {
             let id = Uuid::parse_str(&stored.id)
                 .map_err(|e| Error::Corrupt(format!("instance id {}: {e}", stored.id)))?;
@@ -53,6 +58,12 @@ pub fn instance_of_holdings(
         }
         None => Ok(None),
     }
+}
+
+/// What [`instance_of_holdings`] reads, to read it ahead ([`Reader::prefetch`]):
+/// `holdings_id` is the holdings record's.
+pub fn instance_of_holdings_read(holdings_id: &str) -> Read<'_> {
+    Read::NamedBy(&INSTANCES, (&HOLDINGS, holdings_id, "instance_id"))
 }
 
 /// What the desk shows of an instance: its title and its contributors' names. Every

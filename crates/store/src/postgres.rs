@@ -229,7 +229,21 @@ pub(crate) struct Session {
     // sequence number those sent since it was last taken were given.
     deferred: RefCell<Vec<Deferred>>,
     deferred_seq: Cell<Option<i64>>,
+    // Answers read ahead (`prefetch`), each taken by the first query that asks the same.
+    prefetched: RefCell<Vec<Prefetched>>,
 }
+
+/// A query's answer read ahead of its use, with the query and the tables it reads.
+struct Prefetched {
+    sql: String,
+    params: Vec<ColumnValue>,
+    tables: Vec<&'static str>,
+    rows: Vec<tokio_postgres::Row>,
+}
+
+/// A query to read ahead: its SQL, its values, and the tables it reads (a write to one
+/// of them forgets the answer).
+pub(crate) type Ahead = (String, Vec<ColumnValue>, Vec<&'static str>);
 
 /// A write sent with the session's next statement instead of on its own: the two go
 /// in one round trip, as tokio-postgres pipelines requests polled together.
@@ -265,6 +279,7 @@ impl Session {
             statements: RefCell::new(HashMap::new()),
             deferred: RefCell::new(Vec::new()),
             deferred_seq: Cell::new(None),
+            prefetched: RefCell::new(Vec::new()),
         })
     }
 
@@ -329,18 +344,28 @@ impl Session {
         sql: &str,
         params: &[Param<'_>],
     ) -> Result<Vec<tokio_postgres::Row>> {
+        if let Some(rows) = self.take_prefetched(sql, params) {
+            return Ok(rows);
+        }
+        if !sql.starts_with("SELECT") {
+            // A write (a logged one is a `WITH`): what was read ahead may be stale.
+            self.forget_prefetched(None);
+        }
         let statement = self.statement(sql)?;
         let params: Vec<&(dyn ToSql + Sync)> = params.iter().map(|p| p as _).collect();
         self.drive_after_deferred(self.client.query(&statement, &params))
     }
 
     pub(crate) fn execute(&self, sql: &str, params: &[Param<'_>]) -> Result<u64> {
+        self.forget_prefetched(None);
         let statement = self.statement(sql)?;
         let params: Vec<&(dyn ToSql + Sync)> = params.iter().map(|p| p as _).collect();
         self.drive_after_deferred(self.client.execute(&statement, &params))
     }
 
     pub(crate) fn batch(&self, sql: &str) -> Result<()> {
+        // Savepoints and their rollbacks, commits, DDL.
+        self.forget_prefetched(None);
         self.drive_after_deferred(self.client.batch_execute(sql))
     }
 
@@ -376,6 +401,76 @@ impl Session {
     pub(crate) fn discard_deferred(&self) {
         self.deferred.borrow_mut().clear();
         self.deferred_seq.set(None);
+        self.forget_prefetched(None);
+    }
+
+    /// Sends `reads` together, with the deferred writes, in one round trip, and keeps
+    /// their answers for the queries that will ask them: a check-out's lookups, made one
+    /// after another under the tenant's lock, were a round trip each.
+    pub(crate) fn prefetch(&self, reads: Vec<Ahead>) -> Result<()> {
+        let statements =
+            reads.iter().map(|(sql, _, _)| self.statement(sql)).collect::<Result<Vec<_>>>()?;
+        let values: Vec<Vec<Param<'_>>> =
+            reads.iter().map(|(_, v, _)| v.iter().map(ColumnValue::param).collect()).collect();
+        let params: Vec<Vec<&(dyn ToSql + Sync)>> =
+            values.iter().map(|v| v.iter().map(|p| p as _).collect()).collect();
+        let mut queries: Vec<_> = statements
+            .iter()
+            .zip(&params)
+            .map(|(statement, params)| Box::pin(self.client.query(statement, params)))
+            .collect();
+        let mut answers: Vec<Option<_>> = queries.iter().map(|_| None).collect();
+        let all = std::future::poll_fn(|cx| {
+            for (query, answer) in queries.iter_mut().zip(answers.iter_mut()) {
+                if answer.is_none()
+                    && let Poll::Ready(rows) = query.as_mut().poll(cx)
+                {
+                    *answer = Some(rows);
+                }
+            }
+            match answers.iter().all(Option::is_some) {
+                true => Poll::Ready(Ok::<_, tokio_postgres::Error>(())),
+                false => Poll::Pending,
+            }
+        });
+        self.drive_after_deferred(all)?;
+        drop(queries);
+        let mut kept = self.prefetched.borrow_mut();
+        for ((sql, params, tables), rows) in reads.into_iter().zip(answers) {
+            let rows = rows.expect("every read answered")?;
+            kept.push(Prefetched { sql, params, tables, rows });
+        }
+        Ok(())
+    }
+
+    /// The answer read ahead for this query, if there is one; it is answered once.
+    fn take_prefetched(&self, sql: &str, params: &[Param<'_>]) -> Option<Vec<tokio_postgres::Row>> {
+        let mut kept = self.prefetched.borrow_mut();
+        let same = |p: &Prefetched| {
+            p.sql == sql
+                && p.params.len() == params.len()
+                && p.params.iter().zip(params).all(|(kept, asked)| match (kept, asked) {
+                    (ColumnValue::Null, Param::Null) => true,
+                    (ColumnValue::Int(a), Param::Int(b)) => a == b,
+                    (ColumnValue::Text(a), Param::Text(b)) => a == b,
+                    _ => false,
+                })
+        };
+        let at = kept.iter().position(same)?;
+        Some(kept.swap_remove(at).rows)
+    }
+
+    /// Forgets the answers read ahead from `table` (from every table when `None`): the
+    /// transaction is about to change it.
+    pub(crate) fn forget_prefetched(&self, table: Option<&str>) {
+        let mut kept = self.prefetched.borrow_mut();
+        if kept.is_empty() {
+            return;
+        }
+        match table {
+            Some(table) => kept.retain(|p| !p.tables.contains(&table)),
+            None => kept.clear(),
+        }
     }
 
     /// The highest sequence number the deferred writes sent since the last call were

@@ -104,13 +104,56 @@ impl<'a> Reader<'a> {
         self.tx
     }
 
+    /// The records `read` names.
+    pub fn records(&self, read: &Read<'_>) -> Result<Vec<StoredRecord>> {
+        match *read {
+            Read::Get(table, id) => Ok(self.get(table, id)?.into_iter().collect()),
+            Read::NamedBy(table, named_by) => {
+                Ok(self.get_named_by(table, named_by)?.into_iter().collect())
+            }
+            Read::Where(table, ref conditions, constants) => {
+                self.find_where_const(table, conditions, constants)
+            }
+        }
+    }
+
+    /// Reads `reads` ahead of their use, together: on PostgreSQL one round trip for
+    /// them all (and for the writes waiting to go), where each would be one when used;
+    /// [`Reader::records`], or the reading method a `Read` names, then answers from
+    /// what was read, once. A write to a table forgets what was read of it. Reads of
+    /// cached tables are left to the cache. SQLite reads nothing ahead.
+    pub fn prefetch(&self, reads: &[Read<'_>]) -> Result<()> {
+        self.tx.prefetch(|| {
+            let cached = |table: &RecordTable| table.cached && self.cache.is_some();
+            reads
+                .iter()
+                .filter_map(|read| match *read {
+                    Read::Get(table, id) if !cached(table) => {
+                        Some((get_sql(table), vec![text(id)], vec![table.table]))
+                    }
+                    Read::NamedBy(table, (from, id, column)) => Some((
+                        named_by_sql(table, from, column),
+                        vec![text(id)],
+                        vec![table.table, from.table],
+                    )),
+                    Read::Where(table, ref conditions, constants) if !cached(table) => Some((
+                        find_where_sql(table, conditions, constants),
+                        conditions.iter().map(|(_, value)| text(value)).collect(),
+                        vec![table.table],
+                    )),
+                    _ => None,
+                })
+                .collect()
+        })
+    }
+
     /// The record with this id, if any.
     pub fn get(&self, table: &RecordTable, id: &str) -> Result<Option<StoredRecord>> {
         let entry = self.cached(
             table,
             || id.to_string(),
             || {
-                let sql = format!("SELECT id, version, body FROM {} WHERE id = ?1", table.table);
+                let sql = get_sql(table);
                 self.tx.query_opt(&sql, &[id.into()], stored_record).map(Entry::Record)
             },
         )?;
@@ -129,14 +172,7 @@ impl<'a> Reader<'a> {
         table: &RecordTable,
         (from, id, column): (&RecordTable, &str, &str),
     ) -> Result<Option<StoredRecord>> {
-        assert!(from.columns.contains(&column), "{column} is not a column of {}", from.table);
-        // The cast compares as the id column does, and on PostgreSQL keeps a `citext`
-        // column from turning the comparison into one its primary key cannot serve.
-        let sql = format!(
-            "SELECT id, version, body FROM {} WHERE id = CAST((SELECT {column} FROM {} WHERE id = ?1) AS TEXT)",
-            table.table, from.table
-        );
-        self.tx.query_opt(&sql, &[id.into()], stored_record)
+        self.tx.query_opt(&named_by_sql(table, from, column), &[id.into()], stored_record)
     }
 
     /// A record with its extracted columns as stored, for an update that writes only the
@@ -237,20 +273,7 @@ impl<'a> Reader<'a> {
         conditions: &[(&str, &str)],
         constants: &[(&str, &'static str)],
     ) -> Result<Vec<StoredRecord>> {
-        let mut clauses = Vec::with_capacity(conditions.len() + constants.len());
-        for (idx, (column, _)) in conditions.iter().enumerate() {
-            assert!(table.columns.contains(column), "{column} is not a column of {}", table.table);
-            clauses.push(format!("{column} = ?{}", idx + 1));
-        }
-        for (column, value) in constants {
-            assert!(table.columns.contains(column), "{column} is not a column of {}", table.table);
-            clauses.push(format!("{column} = '{}'", value.replace('\'', "''")));
-        }
-        let sql = format!(
-            "SELECT id, version, body FROM {} WHERE {} ORDER BY id",
-            table.table,
-            clauses.join(" AND ")
-        );
+        let sql = find_where_sql(table, conditions, constants);
         let key = || {
             let mut key = sql.clone();
             for (_, value) in conditions {
@@ -600,6 +623,62 @@ enum Version {
     Next,
 }
 
+/// A read of records, named so that it can be made ahead of its use
+/// ([`Reader::prefetch`]); [`Reader::records`] makes it.
+#[derive(Debug, Clone)]
+pub enum Read<'r> {
+    /// The record with this id ([`Reader::get`]).
+    Get(&'static RecordTable, &'r str),
+    /// The record another names ([`Reader::get_named_by`]).
+    NamedBy(&'static RecordTable, (&'static RecordTable, &'r str, &'static str)),
+    /// The records whose columns equal these values and constants
+    /// ([`Reader::find_where_const`]).
+    Where(
+        &'static RecordTable,
+        Vec<(&'static str, &'r str)>,
+        &'static [(&'static str, &'static str)],
+    ),
+}
+
+fn text(value: &str) -> ColumnValue {
+    ColumnValue::Text(value.to_string())
+}
+
+fn get_sql(table: &RecordTable) -> String {
+    format!("SELECT id, version, body FROM {} WHERE id = ?1", table.table)
+}
+
+fn named_by_sql(table: &RecordTable, from: &RecordTable, column: &str) -> String {
+    assert!(from.columns.contains(&column), "{column} is not a column of {}", from.table);
+    // The cast compares as the id column does, and on PostgreSQL keeps a `citext`
+    // column from turning the comparison into one its primary key cannot serve.
+    format!(
+        "SELECT id, version, body FROM {} WHERE id = CAST((SELECT {column} FROM {} WHERE id = ?1) AS TEXT)",
+        table.table, from.table
+    )
+}
+
+fn find_where_sql(
+    table: &RecordTable,
+    conditions: &[(&str, &str)],
+    constants: &[(&str, &str)],
+) -> String {
+    let mut clauses = Vec::with_capacity(conditions.len() + constants.len());
+    for (idx, (column, _)) in conditions.iter().enumerate() {
+        assert!(table.columns.contains(column), "{column} is not a column of {}", table.table);
+        clauses.push(format!("{column} = ?{}", idx + 1));
+    }
+    for (column, value) in constants {
+        assert!(table.columns.contains(column), "{column} is not a column of {}", table.table);
+        clauses.push(format!("{column} = '{}'", value.replace('\'', "''")));
+    }
+    format!(
+        "SELECT id, version, body FROM {} WHERE {} ORDER BY id",
+        table.table,
+        clauses.join(" AND ")
+    )
+}
+
 /// Writes within one transaction; also reads, through `Deref`.
 pub struct Writer<'a> {
     reader: Reader<'a>,
@@ -783,6 +862,7 @@ impl<'a> Writer<'a> {
         );
         check_arity(table, columns);
         let (sql, params) = (upsert_sql(table), record_params(id, version, body, columns));
+        self.reader.tx.forget_prefetched(table.table);
         match self.deferring_session() {
             Some(session) => session.defer(&sql, &params, format!("{} {id}", table.table), false),
             None => self.reader.tx.execute(&sql, &params).map(drop),
@@ -970,6 +1050,7 @@ impl<'a> Writer<'a> {
         old: Option<String>,
         new: Option<&str>,
     ) -> Result<bool> {
+        self.reader.tx.forget_prefetched(table.table);
         if table.cached {
             // Past the cache from here on, even if the write fails. The count is a
             // named counter, written back once before commit however many records the
@@ -1277,6 +1358,48 @@ mod tests {
         assert_eq!(made, [("a", "CREATE"), ("b", "CREATE"), ("a", "UPDATE"), ("c", "CREATE")]);
         let last = changes.last().unwrap().seq;
         assert_eq!(tenant.wait_for_change(before, std::time::Duration::ZERO), last);
+    }
+
+    /// What is read ahead answers as the read would; a write to its table, deferred or
+    /// not, forgets it, so the read then sees the write; other tables' answers stay.
+    #[test]
+    fn reads_ahead_answer_as_reads_and_a_write_forgets_them() {
+        use crate::{ColumnValue::Text, Read};
+        let (_dir, tenant) = tenant();
+        let parent = |p: &str| [Text(p.into())];
+        tenant
+            .write(|w| {
+                w.insert(&THINGS, "a", 1, "{\"n\":1}", &parent("x"))?;
+                w.insert(&PAIRS, "q", 1, "{}", &[Text("1".into()), Text("2".into())])
+            })
+            .unwrap();
+        let reads = [
+            Read::Get(&THINGS, "a"),
+            Read::Where(&THINGS, vec![("parent", "x")], &[]),
+            Read::Get(&PAIRS, "q"),
+        ];
+        for deferring in [false, true] {
+            tenant
+                .write(|w| {
+                    if deferring {
+                        w.defer_writes();
+                    }
+                    let read_all = |w: &crate::Writer<'_>| {
+                        reads.iter().map(|r| w.records(r)).collect::<crate::Result<Vec<_>>>()
+                    };
+                    let plain = read_all(w)?;
+                    w.prefetch(&reads)?;
+                    assert_eq!(read_all(w)?, plain);
+                    w.prefetch(&reads)?;
+                    assert!(w.update(&THINGS, "a", 2, "{\"n\":2}", &parent("y"))?);
+                    assert_eq!(w.records(&reads[0])?[0].body, "{\"n\":2}");
+                    assert!(w.records(&reads[1])?.is_empty());
+                    assert_eq!(w.records(&reads[2])?, plain[2]);
+                    Ok::<_, crate::Error>(())
+                })
+                .unwrap();
+            tenant.write(|w| w.update(&THINGS, "a", 1, "{\"n\":1}", &parent("x"))).unwrap();
+        }
     }
 
     /// A deferred write that fails fails the whole write, whose other writes are then

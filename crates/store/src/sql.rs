@@ -156,6 +156,26 @@ impl<'a> Tx<'a> {
         }
     }
 
+    /// Reads `reads` ahead of their use, in one round trip on PostgreSQL (a query asking
+    /// the same then takes its answer); SQLite answers in-process, and reads nothing
+    /// ahead.
+    pub(crate) fn prefetch(
+        self,
+        reads: impl FnOnce() -> Vec<crate::postgres::Ahead>,
+    ) -> Result<()> {
+        match self {
+            Tx::Sqlite(_) => Ok(()),
+            Tx::Postgres(session) => session.prefetch(reads()),
+        }
+    }
+
+    /// Forgets what was read ahead of `table`, which the transaction is about to write.
+    pub(crate) fn forget_prefetched(self, table: &str) {
+        if let Tx::Postgres(session) = self {
+            session.forget_prefetched(Some(table));
+        }
+    }
+
     /// Drops the deferred writes unsent, as their savepoint or transaction rolls back.
     pub(crate) fn discard_deferred(self) {
         if let Tx::Postgres(session) = self {

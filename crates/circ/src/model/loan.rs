@@ -14,7 +14,7 @@ pub enum LoanStatus {
 }
 
 impl LoanStatus {
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             LoanStatus::Open => "Open",
             LoanStatus::Closed => "Closed",
