@@ -420,18 +420,9 @@ impl Session {
             .map(|(statement, params)| Box::pin(self.client.query(statement, params)))
             .collect();
         let mut answers: Vec<Option<_>> = queries.iter().map(|_| None).collect();
-        let all = std::future::poll_fn(|cx| {
-            for (query, answer) in queries.iter_mut().zip(answers.iter_mut()) {
-                if answer.is_none()
-                    && let Poll::Ready(rows) = query.as_mut().poll(cx)
-                {
-                    *answer = Some(rows);
-                }
-            }
-            match answers.iter().all(Option::is_some) {
-                true => Poll::Ready(Ok::<_, tokio_postgres::Error>(())),
-                false => Poll::Pending,
-            }
+        let all = std::future::poll_fn(|cx| match poll_each(&mut queries, &mut answers, cx) {
+            true => Poll::Ready(Ok::<_, tokio_postgres::Error>(())),
+            false => Poll::Pending,
         });
         self.drive_after_deferred(all)?;
         drop(queries);
@@ -504,19 +495,13 @@ impl Session {
         let mut future = std::pin::pin!(future);
         let mut answer = None;
         self.drive(std::future::poll_fn(|cx| {
-            for (write, done) in writes.iter_mut().zip(written.iter_mut()) {
-                if done.is_none()
-                    && let Poll::Ready(rows) = write.as_mut().poll(cx)
-                {
-                    *done = Some(rows);
-                }
-            }
+            let all_written = poll_each(&mut writes, &mut written, cx);
             if answer.is_none()
                 && let Poll::Ready(value) = future.as_mut().poll(cx)
             {
                 answer = Some(value);
             }
-            match answer.is_some() && written.iter().all(Option::is_some) {
+            match answer.is_some() && all_written {
                 true => Poll::Ready(()),
                 false => Poll::Pending,
             }
@@ -577,6 +562,24 @@ impl Session {
         }
         self.batch(if commit { "COMMIT" } else { "ROLLBACK" })
     }
+}
+
+/// Polls, in order, each of `futures` not yet answered, keeping its answer: the
+/// requests polled together go to the database in one round trip. Whether all have
+/// answered.
+fn poll_each<F: Future>(
+    futures: &mut [Pin<Box<F>>],
+    answers: &mut [Option<F::Output>],
+    cx: &mut Context<'_>,
+) -> bool {
+    for (future, answer) in futures.iter_mut().zip(answers.iter_mut()) {
+        if answer.is_none()
+            && let Poll::Ready(value) = future.as_mut().poll(cx)
+        {
+            *answer = Some(value);
+        }
+    }
+    answers.iter().all(Option::is_some)
 }
 
 /// Runs the connection handshake to its end on this thread.
