@@ -32,6 +32,12 @@ pub trait FollowedIndex: Send + Sync + sealed::Sealed {
     fn rebuild(&self, tenant: &Tenant) -> Result<()>;
     /// Serves the segments background merges made since the last commit.
     fn serve_merges(&self) -> Result<bool>;
+    /// Merges every segment but the largest into one, on the calling thread.
+    fn fold(&self) -> Result<bool>;
+    /// A follower's catch-up: small batches, handing over to `catch_up_at_once`.
+    fn follow(&self, tenant: &Tenant) -> Result<u64>;
+    /// Applies the change log, taking over from a follower's catch-up after its batch.
+    fn catch_up_at_once(&self, tenant: &Tenant) -> Result<u64>;
 }
 
 impl FollowedIndex for InstanceIndex {
@@ -50,6 +56,15 @@ impl FollowedIndex for InstanceIndex {
     fn serve_merges(&self) -> Result<bool> {
         InstanceIndex::serve_merges(self)
     }
+    fn fold(&self) -> Result<bool> {
+        InstanceIndex::fold(self)
+    }
+    fn follow(&self, tenant: &Tenant) -> Result<u64> {
+        InstanceIndex::follow(self, tenant)
+    }
+    fn catch_up_at_once(&self, tenant: &Tenant) -> Result<u64> {
+        InstanceIndex::catch_up_at_once(self, tenant)
+    }
 }
 
 impl FollowedIndex for AuthorityIndex {
@@ -67,6 +82,15 @@ impl FollowedIndex for AuthorityIndex {
     }
     fn serve_merges(&self) -> Result<bool> {
         AuthorityIndex::serve_merges(self)
+    }
+    fn fold(&self) -> Result<bool> {
+        AuthorityIndex::fold(self)
+    }
+    fn follow(&self, tenant: &Tenant) -> Result<u64> {
+        AuthorityIndex::follow(self, tenant)
+    }
+    fn catch_up_at_once(&self, tenant: &Tenant) -> Result<u64> {
+        AuthorityIndex::catch_up_at_once(self, tenant)
     }
 }
 
@@ -104,6 +128,11 @@ pub struct FollowerOptions {
     pub commit_interval: Duration,
     /// How often to ask the database for other processes' writes.
     pub poll_interval: Duration,
+    /// How long the change log must stand still before what the follower has left is
+    /// applied at the priority it was started with, and the small segments are then
+    /// folded into one ([`InstanceIndex::fold`], at most once a minute); `None`: never,
+    /// everything at background priority.
+    pub pause: Option<Duration>,
     /// How long the writes must pause before a worn index ([`IndexStatus::worn`]) is
     /// rebuilt in the background; `None`: never.
     pub rebuild_when_quiet: Option<Duration>,
@@ -114,6 +143,7 @@ impl Default for FollowerOptions {
         FollowerOptions {
             commit_interval: Duration::from_millis(500),
             poll_interval: Duration::from_secs(1),
+            pause: Some(Duration::from_secs(2)),
             rebuild_when_quiet: Some(Duration::from_secs(10)),
         }
     }
@@ -127,7 +157,7 @@ pub struct Follower;
 #[derive(Debug)]
 pub struct FollowerHandle {
     stop: Arc<AtomicBool>,
-    thread: Option<JoinHandle<()>>,
+    threads: Vec<JoinHandle<()>>,
 }
 
 /// How long one wait for a change lasts: the bound on stopping latency.
@@ -145,12 +175,24 @@ impl Follower {
         options: FollowerOptions,
     ) -> FollowerHandle {
         let stop = Arc::new(AtomicBool::new(false));
+        let mut threads = Vec::new();
+        // Started first, from this thread, so that it keeps this thread's priority.
+        if let Some(pause) = options.pause {
+            let (tenant, index, options, flag) =
+                (tenant.clone(), index.clone(), options.clone(), stop.clone());
+            let watcher = std::thread::Builder::new()
+                .name(format!("search-pauses-{}", tenant.name()))
+                .spawn(move || watch_pauses(&tenant, index.as_ref(), pause, &options, &flag))
+                .expect("spawning a thread");
+            threads.push(watcher);
+        }
         let flag = stop.clone();
-        let thread = std::thread::Builder::new()
+        let follower = std::thread::Builder::new()
             .name(format!("search-follower-{}", tenant.name()))
             .spawn(move || run(&tenant, &index, &options, &flag))
             .expect("spawning a thread");
-        FollowerHandle { stop, thread: Some(thread) }
+        threads.push(follower);
+        FollowerHandle { stop, threads }
     }
 }
 
@@ -203,7 +245,7 @@ fn run<I: FollowedIndex + 'static>(
         if since < options.commit_interval {
             std::thread::sleep(options.commit_interval - since);
         }
-        if let Err(e) = index.catch_up(tenant) {
+        if let Err(e) = index.follow(tenant) {
             tracing::error!(tenant = tenant.name(), error = %e, "search index update failed; retrying");
             std::thread::sleep(Duration::from_secs(1));
         }
@@ -211,6 +253,83 @@ fn run<I: FollowedIndex + 'static>(
         changed = true;
     }
 }
+
+/// Watches for the writes to pause ([`FollowerOptions::pause`]), on a thread of the
+/// priority the follower was started with, and then applies what the follower has left
+/// and folds the small segments. The follower runs at background priority: under a
+/// saturating search load it fell thousands of changes behind the desk, and it would
+/// apply them, and a fold it made would run, only once the searches that want them had
+/// stopped. So this thread takes the index over from it between two of its batches.
+fn watch_pauses<I: FollowedIndex>(
+    tenant: &Tenant,
+    index: &I,
+    pause: Duration,
+    options: &FollowerOptions,
+    stop: &AtomicBool,
+) {
+    let mut last_poll = Instant::now();
+    // The newest change in the log, and when it last moved.
+    let mut newest = i64::MIN;
+    let mut moved = Instant::now();
+    // The sequence number the index had when a fold was last looked at, and when the
+    // last fold was made.
+    let mut considered = None;
+    let mut last_fold: Option<Instant> = None;
+    while !stop.load(Ordering::SeqCst) {
+        std::thread::sleep(WAKE);
+        if last_poll.elapsed() < options.poll_interval {
+            continue;
+        }
+        last_poll = Instant::now();
+        let Ok(seq) = tenant.last_seq() else { continue };
+        if seq != newest {
+            (newest, moved) = (seq, Instant::now());
+            continue;
+        }
+        if moved.elapsed() < pause {
+            continue;
+        }
+        if index.applied_seq() < newest {
+            let started = Instant::now();
+            match index.catch_up_at_once(tenant) {
+                Ok(rows) => tracing::info!(
+                    tenant = tenant.name(),
+                    rows,
+                    took_ms = started.elapsed().as_millis() as u64,
+                    "the writes paused: the search index caught up at ordinary priority"
+                ),
+                Err(e) => {
+                    tracing::warn!(tenant = tenant.name(), error = %e, "search index update failed; retrying")
+                }
+            }
+            continue;
+        }
+        let applied = Some(index.applied_seq());
+        if considered != applied && last_fold.is_none_or(|at| at.elapsed() >= FOLD_EVERY) {
+            considered = applied;
+            let started = Instant::now();
+            match index.fold() {
+                Ok(true) => {
+                    last_fold = Some(Instant::now());
+                    tracing::info!(
+                        tenant = tenant.name(),
+                        took_ms = started.elapsed().as_millis() as u64,
+                        "the writes paused: the small search segments were folded into one"
+                    );
+                }
+                Ok(false) => {}
+                Err(e) => {
+                    tracing::warn!(tenant = tenant.name(), error = %e, "folding the small segments failed")
+                }
+            }
+        }
+    }
+}
+
+/// The least time between two folds: each rewrites the small segments whole, and
+/// a desk that pauses every few seconds would otherwise have them rewritten as often,
+/// at ordinary priority.
+const FOLD_EVERY: Duration = Duration::from_secs(60);
 
 /// Rebuilds a worn index on a thread of its own, so the follower keeps applying the
 /// log to the generation that serves meanwhile (the rebuild replays what it missed).
@@ -253,10 +372,10 @@ impl FollowerHandle {
 
     fn shutdown(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
-        if let Some(thread) = self.thread.take()
-            && thread.join().is_err()
-        {
-            tracing::error!("search follower thread panicked");
+        for thread in self.threads.drain(..) {
+            if thread.join().is_err() {
+                tracing::error!("search follower thread panicked");
+            }
         }
     }
 }

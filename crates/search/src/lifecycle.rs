@@ -13,7 +13,7 @@
 use std::collections::HashSet;
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -28,6 +28,11 @@ use tantivy::{
 use crate::build_dir::BuildDirectory;
 use crate::error::{Error, Result, io_error};
 use crate::{generation, grams, priority, text};
+
+/// Change-log rows a follower at background priority applies between two looks at
+/// whether a catch-up at ordinary priority waits ([`Lifecycle::follow`]): about 50 ms
+/// of work, which under a saturating search load takes that priority a few seconds.
+const FOLLOW_BATCH: usize = 250;
 
 /// Tuning of an index. The defaults suit a 2-core machine.
 #[derive(Debug, Clone)]
@@ -263,6 +268,9 @@ pub(crate) struct Lifecycle<K> {
     current: RwLock<Arc<Generation>>,
     // Serialises applying changes with swapping generations.
     apply_lock: Mutex<()>,
+    // How many callers of `catch_up_at_once` wait for the apply lock: a follower's
+    // catch-up holding it hands over between two batches.
+    wanted: AtomicU32,
     // Shared with a fed build, which clears it when it ends or is dropped.
     reindexing: Arc<AtomicBool>,
     status: Mutex<StatusState>,
@@ -316,6 +324,7 @@ impl<K: Kind> Lifecycle<K> {
             options,
             current: RwLock::new(Arc::new(generation)),
             apply_lock: Mutex::new(()),
+            wanted: AtomicU32::new(0),
             reindexing: Arc::new(AtomicBool::new(false)),
             status: Mutex::new(StatusState::default()),
             kind: PhantomData,
@@ -343,7 +352,40 @@ impl<K: Kind> Lifecycle<K> {
     pub(crate) fn catch_up(&self, tenant: &Tenant) -> Result<u64> {
         let target = tenant.last_seq()?;
         let _guard = self.apply_lock.lock().unwrap_or_else(|p| p.into_inner());
-        apply_until::<K>(&self.current(), tenant, &self.options, target)
+        apply_until::<K>(&self.current(), tenant, &self.options, target, None)
+    }
+
+    /// [`Lifecycle::catch_up`] for a follower at background priority: it reads
+    /// [`FOLLOW_BATCH`] rows at a time, and between two batches commits what it has and
+    /// returns early when [`Lifecycle::catch_up_at_once`] waits for the index.
+    pub(crate) fn follow(&self, tenant: &Tenant) -> Result<u64> {
+        let target = tenant.last_seq()?;
+        let _guard = self.apply_lock.lock().unwrap_or_else(|p| p.into_inner());
+        let options = IndexOptions { batch_size: FOLLOW_BATCH, ..self.options.clone() };
+        apply_until::<K>(&self.current(), tenant, &options, target, Some(&self.wanted))
+    }
+
+    /// [`Lifecycle::catch_up`] on the calling thread, taking the index over from a
+    /// follower's catch-up under way once it has applied its current batch: a follower at
+    /// background priority under a saturating search load would not end its catch-up
+    /// until the searches did.
+    ///
+    /// It reads a commit's worth of rows at a time: after a busy desk the backlog
+    /// names the same items over and over, and each instance is rebuilt once a batch.
+    pub(crate) fn catch_up_at_once(&self, tenant: &Tenant) -> Result<u64> {
+        let _guard = self.take_over();
+        let target = tenant.last_seq()?;
+        let batch_size = (self.options.commit_rows as usize).max(self.options.batch_size);
+        let options = IndexOptions { batch_size, ..self.options.clone() };
+        apply_until::<K>(&self.current(), tenant, &options, target, None)
+    }
+
+    /// The apply lock, asking a follower's catch-up that holds it to hand over.
+    fn take_over(&self) -> std::sync::MutexGuard<'_, ()> {
+        self.wanted.fetch_add(1, Ordering::SeqCst);
+        let guard = self.apply_lock.lock().unwrap_or_else(|p| p.into_inner());
+        self.wanted.fetch_sub(1, Ordering::SeqCst);
+        guard
     }
 
     /// Serves the segments the writer's background merges made since the last
@@ -357,6 +399,41 @@ impl<K: Kind> Lifecycle<K> {
         }
         generation.reload()?;
         Ok(true)
+    }
+
+    /// Merges every segment but the largest into one, on the calling thread's priority,
+    /// and serves the result: for a follower to call once the writes pause. The desk's
+    /// re-indexed records sit in the small segments the merge policy keeps in levels
+    /// while writes go on; each costs every search a dictionary lookup per term, and
+    /// folded they cost one (the deleted documents left in the largest wait for a
+    /// rebuild). Returns whether it merged: not with fewer than three segments, nor
+    /// while a reindex's segments wait for their own merge.
+    ///
+    /// Why the writer is replaced: the follower's writer was made at background
+    /// priority, which its merge threads keep, and under a saturating search load such a
+    /// merge waits until the searches stop: the fold would come only after the searches
+    /// it is for. So the serving writer is dropped (a merge of its own it was making is
+    /// abandoned; the policy asks for it again), a writer made on this thread merges,
+    /// and a new background writer takes over. Changes wait meanwhile (the apply lock).
+    pub(crate) fn fold(&self) -> Result<bool> {
+        let _guard = self.take_over();
+        let generation = self.current();
+        if generation.reader.searcher().segment_readers().len() < 3
+            || generation.unmerged.load(Ordering::SeqCst)
+        {
+            return Ok(false);
+        }
+        let mut slot = generation.writer.lock().unwrap_or_else(|p| p.into_inner());
+        let Some(serving) = slot.take() else { return Ok(false) };
+        let index = serving.index().clone();
+        drop(serving);
+        let folded = fold_small_segments(&index);
+        let writer = priority::reading_in_background(|| K::follower_writer(&index, &self.options))?;
+        writer.set_merge_policy(K::merge_policy());
+        *slot = Some(writer);
+        drop(slot);
+        generation.reload()?;
+        folded
     }
 
     pub(crate) fn status(&self) -> IndexStatus {
@@ -613,10 +690,10 @@ impl<K: Kind> Lifecycle<K> {
             // Most of the changes made during the build are replayed while the old
             // generation still serves; the rest with appliers held off, then the swap.
             let options = &self.options;
-            let mut replayed = apply_until::<K>(&fresh, tenant, options, tenant.last_seq()?)?;
+            let mut replayed = apply_until::<K>(&fresh, tenant, options, tenant.last_seq()?, None)?;
             let old = {
                 let _guard = self.apply_lock.lock().unwrap_or_else(|p| p.into_inner());
-                replayed += apply_until::<K>(&fresh, tenant, options, tenant.last_seq()?)?;
+                replayed += apply_until::<K>(&fresh, tenant, options, tenant.last_seq()?, None)?;
                 generation::write_current(&self.root, &name)?;
                 let mut current = self.current.write().unwrap_or_else(|p| p.into_inner());
                 std::mem::replace(&mut *current, Arc::new(fresh))
@@ -745,6 +822,22 @@ fn open_generation<K: Kind>(
     };
     generation.hold_files();
     Ok(generation)
+}
+
+/// Merges the committed segments of `index` but its largest into one, with a writer of
+/// its own that merges nothing else. Returns whether there were two or more to merge.
+fn fold_small_segments(index: &Index) -> Result<bool> {
+    let mut writer: IndexWriter = index.writer_with_num_threads(1, 15_000_000)?;
+    writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
+    let mut metas = index.searchable_segment_metas()?;
+    metas.sort_by_key(|m| std::cmp::Reverse(m.num_docs()));
+    let small: Vec<SegmentId> = metas.iter().skip(1).map(|m| m.id()).collect();
+    let merged = small.len() >= 2;
+    if merged {
+        writer.merge(&small).wait()?;
+    }
+    writer.wait_merging_threads()?;
+    Ok(merged)
 }
 
 /// Merges the index hard-linked at `snapshot` into one segment in `dir`, committed
@@ -918,7 +1011,8 @@ struct Pending<U> {
 
 /// Applies the change log after the generation's sequence number, at least up to
 /// `target`: [`IndexOptions::batch_size`] rows at a time, committed every
-/// [`IndexOptions::commit_rows`] rows and at the end. Returns the rows read.
+/// [`IndexOptions::commit_rows`] rows and at the end, or earlier once `hand_over`
+/// counts a caller waiting for the index. Returns the rows read.
 ///
 /// The generation's sequence number moves only with a commit (or past rows that
 /// changed nothing), so it always says what a searcher sees; a failure drops what was
@@ -928,6 +1022,7 @@ fn apply_until<K: Kind>(
     tenant: &Tenant,
     options: &IndexOptions,
     target: i64,
+    hand_over: Option<&AtomicU32>,
 ) -> Result<u64> {
     let mut pending = Pending {
         last: generation.seq.load(Ordering::SeqCst),
@@ -944,6 +1039,9 @@ fn apply_until<K: Kind>(
         applied += n;
         if pending.rows >= options.commit_rows {
             publish(generation, &mut pending)?;
+        }
+        if hand_over.is_some_and(|wanted| wanted.load(Ordering::SeqCst) > 0) {
+            break;
         }
     }
     publish(generation, &mut pending)?;
@@ -1034,6 +1132,41 @@ mod tests {
                 inventory::create::<Instance>(w, body.to_string().as_bytes(), Actor::default())
             })
             .unwrap()
+    }
+
+    /// A follower's catch-up that another caller waits for hands the index over after
+    /// its current batch, with that batch committed; unasked, it applies everything.
+    #[test]
+    fn a_followers_catch_up_hands_over_after_a_batch_when_asked() {
+        let (_dir, tenant) = tenant();
+        let index = Lifecycle::<Instances>::open(&tenant, IndexOptions::default()).unwrap();
+        let start = index.applied_seq();
+        let rows = super::FOLLOW_BATCH + 50;
+        tenant
+            .write(|w| {
+                for n in 0..rows {
+                    let body = json!({"hrid": format!("h{n}"), "source": "FOLIO", "title": "Handed",
+                        "instanceTypeId": "6312d172-f0cf-40f6-b27d-9fa8feaf332f"});
+                    inventory::create::<Instance>(
+                        w,
+                        body.to_string().as_bytes(),
+                        Actor::default(),
+                    )?;
+                }
+                Ok::<_, inventory::Error>(())
+            })
+            .unwrap();
+        let last = tenant.last_seq().unwrap();
+        assert_eq!(last - start, rows as i64, "a change-log row per instance");
+
+        index.wanted.store(1, Ordering::SeqCst);
+        assert_eq!(index.follow(&tenant).unwrap(), super::FOLLOW_BATCH as u64);
+        assert_eq!(index.applied_seq(), start + super::FOLLOW_BATCH as i64, "committed");
+        assert_eq!(index.searcher().num_docs(), super::FOLLOW_BATCH as u64);
+        index.wanted.store(0, Ordering::SeqCst);
+        assert_eq!(index.follow(&tenant).unwrap(), 50);
+        assert_eq!(index.applied_seq(), last);
+        assert_eq!(index.searcher().num_docs(), rows as u64);
     }
 
     /// A stop between a reindex's swap and the merge of its segments leaves the merge

@@ -101,3 +101,46 @@ fn a_worn_index_is_rebuilt_once_the_writes_pause() {
     assert_eq!(count(&index, "title all retitled"), 4);
     drop(follower);
 }
+
+/// Once the writes pause, the follower folds the small segments they added into one,
+/// leaving the largest as it is: two instances added in two commits beside a built
+/// segment of 5,000 make three segments, which the merge policy leaves (it merges three
+/// of a level, and the built one is levels above).
+#[test]
+fn the_small_segments_are_folded_into_one_once_the_writes_pause() {
+    let f = fixture();
+    f.tenant
+        .write(|w| {
+            for n in 0..5_000 {
+                let body = json!({"hrid": format!("f{n}"), "source": "FOLIO",
+                    "title": format!("Built {n}"), "instanceTypeId": INSTANCE_TYPE});
+                inventory::create::<Instance>(w, body.to_string().as_bytes(), Actor::default())?;
+            }
+            Ok::<_, inventory::Error>(())
+        })
+        .unwrap();
+    let index = Arc::new(InstanceIndex::open(&f.tenant).unwrap());
+    let options = FollowerOptions {
+        // Longer than the follower takes to apply a write, shorter than the test waits.
+        pause: Some(Duration::from_millis(1500)),
+        rebuild_when_quiet: None,
+        ..FollowerOptions::default()
+    };
+    let follower = Follower::spawn_with(f.tenant.clone(), index.clone(), options);
+    for n in 0..2 {
+        create_instance(&f.tenant, &format!("g{n}"), &format!("Added {n}"));
+        followed(&f.tenant, index.as_ref());
+    }
+    assert_eq!(index.status().segments, 3, "{:?}", index.status());
+    while index.status().segments > 2 {
+        std::thread::sleep(POLL);
+    }
+    let folded = index.status();
+    assert_eq!(
+        folded.largest_segment_documents, 5_000,
+        "the largest is left as it was: {folded:?}"
+    );
+    assert_eq!(count(&index, "cql.allRecords=1"), 5_002);
+    assert_eq!(count(&index, "title all added"), 2);
+    drop(follower);
+}
