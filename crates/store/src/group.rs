@@ -332,12 +332,15 @@ fn run_group(
                 // `COMMIT`.
                 // And the cached tables' counter (`cache`), which nearly every write
                 // reads.
+                // A background job runs alone (`next_group`), planned afresh.
+                let background = jobs.peek().is_some_and(|job| job.background);
                 let begun = pool.get().and_then(|s| {
                     let counter = s.begin_write(
                         schema,
                         *lock,
                         Some(SAVEPOINT),
                         Some(crate::cache::READ_GENERATION),
+                        background,
                     )?;
                     Ok((s, counter))
                 });
@@ -647,6 +650,21 @@ mod tests {
         // Both committed: the interactive write after the part the background one did.
         assert!(tenant.read(|r| r.exists(&THINGS, "desk")).unwrap());
         assert_eq!(tenant.read(|r| r.count(&THINGS)).unwrap(), written + 1);
+    }
+
+    /// On PostgreSQL a background write's statements are planned for the tables as they
+    /// are then (`Session::begin_write`), an interactive write's keep their cached plans.
+    #[test]
+    fn a_background_write_on_postgresql_plans_each_statement_afresh() {
+        let (_dir, tenant) = tenant();
+        if !tenant.is_shared() {
+            return;
+        }
+        let mode = |w: &mut crate::Writer<'_>| {
+            w.tx().query_one("SHOW plan_cache_mode", &[], |row| row.text(0))
+        };
+        assert_eq!(tenant.write_background(mode).unwrap(), "force_custom_plan");
+        assert_eq!(tenant.write(mode).unwrap(), "auto");
     }
 
     #[test]

@@ -533,17 +533,29 @@ impl Session {
     /// ends, with `savepoint` open when named: one round trip. `value`, a query of one
     /// value (a scalar subquery), is answered in the same round trip, read under the
     /// lock.
+    ///
+    /// With `plan_each`, for the long transactions of background work, every statement
+    /// is planned for the table as it is then. PostgreSQL keeps a prepared statement's
+    /// generic plan once five executions found it no dearer, and a plan made while a
+    /// table was empty (a harvest index the first time, after an `ANALYZE`) scans it
+    /// whole: a transaction that fills that table and looks rows up in it as it goes
+    /// slowed quadratically (a 100,000-instance harvest index unfinished after ten
+    /// minutes; planned each time, three). Interactive writes keep the cached plans:
+    /// planning each of their statements cost the desk a fifth of its throughput, and
+    /// their tables' statistics follow them between transactions.
     pub(crate) fn begin_write(
         &self,
         schema: &str,
         lock: i64,
         savepoint: Option<&str>,
         value: Option<&str>,
+        plan_each: bool,
     ) -> Result<Option<String>> {
         let savepoint = savepoint.map(|name| format!("; SAVEPOINT {name}")).unwrap_or_default();
         let value = value.map(|sql| format!(", ({sql})")).unwrap_or_default();
+        let plans = if plan_each { "SET LOCAL plan_cache_mode = force_custom_plan; " } else { "" };
         let messages = self.drive(self.client.simple_query(&format!(
-            "BEGIN; SET LOCAL search_path TO \"{schema}\", public; \
+            "BEGIN; SET LOCAL search_path TO \"{schema}\", public; {plans}\
              SELECT pg_advisory_xact_lock({lock}){value}{savepoint}"
         )))?;
         // The one row is the lock's; its second column, if asked for, is the value.
