@@ -40,59 +40,40 @@ pub trait FollowedIndex: Send + Sync + sealed::Sealed {
     fn catch_up_at_once(&self, tenant: &Tenant) -> Result<u64>;
 }
 
-impl FollowedIndex for InstanceIndex {
-    fn applied_seq(&self) -> i64 {
-        InstanceIndex::applied_seq(self)
-    }
-    fn catch_up(&self, tenant: &Tenant) -> Result<u64> {
-        InstanceIndex::catch_up(self, tenant)
-    }
-    fn status(&self) -> IndexStatus {
-        InstanceIndex::status(self)
-    }
-    fn rebuild(&self, tenant: &Tenant) -> Result<()> {
-        InstanceIndex::reindex(self, tenant, |_| {}).map(drop)
-    }
-    fn serve_merges(&self) -> Result<bool> {
-        InstanceIndex::serve_merges(self)
-    }
-    fn fold(&self) -> Result<bool> {
-        InstanceIndex::fold(self)
-    }
-    fn follow(&self, tenant: &Tenant) -> Result<u64> {
-        InstanceIndex::follow(self, tenant)
-    }
-    fn catch_up_at_once(&self, tenant: &Tenant) -> Result<u64> {
-        InstanceIndex::catch_up_at_once(self, tenant)
-    }
+/// Both indexes follow the log through their `Lifecycle`, the same way.
+macro_rules! followed_through_lifecycle {
+    ($index:ty) => {
+        impl FollowedIndex for $index {
+            fn applied_seq(&self) -> i64 {
+                self.lifecycle.applied_seq()
+            }
+            fn catch_up(&self, tenant: &Tenant) -> Result<u64> {
+                self.lifecycle.catch_up(tenant)
+            }
+            fn status(&self) -> IndexStatus {
+                self.lifecycle.status()
+            }
+            fn rebuild(&self, tenant: &Tenant) -> Result<()> {
+                <$index>::reindex(self, tenant, |_| {}).map(drop)
+            }
+            fn serve_merges(&self) -> Result<bool> {
+                self.lifecycle.serve_merges()
+            }
+            fn fold(&self) -> Result<bool> {
+                self.lifecycle.fold()
+            }
+            fn follow(&self, tenant: &Tenant) -> Result<u64> {
+                self.lifecycle.follow(tenant)
+            }
+            fn catch_up_at_once(&self, tenant: &Tenant) -> Result<u64> {
+                self.lifecycle.catch_up_at_once(tenant)
+            }
+        }
+    };
 }
 
-impl FollowedIndex for AuthorityIndex {
-    fn applied_seq(&self) -> i64 {
-        AuthorityIndex::applied_seq(self)
-    }
-    fn catch_up(&self, tenant: &Tenant) -> Result<u64> {
-        AuthorityIndex::catch_up(self, tenant)
-    }
-    fn status(&self) -> IndexStatus {
-        AuthorityIndex::status(self)
-    }
-    fn rebuild(&self, tenant: &Tenant) -> Result<()> {
-        AuthorityIndex::reindex(self, tenant, |_| {}).map(drop)
-    }
-    fn serve_merges(&self) -> Result<bool> {
-        AuthorityIndex::serve_merges(self)
-    }
-    fn fold(&self) -> Result<bool> {
-        AuthorityIndex::fold(self)
-    }
-    fn follow(&self, tenant: &Tenant) -> Result<u64> {
-        AuthorityIndex::follow(self, tenant)
-    }
-    fn catch_up_at_once(&self, tenant: &Tenant) -> Result<u64> {
-        AuthorityIndex::catch_up_at_once(self, tenant)
-    }
-}
+followed_through_lifecycle!(InstanceIndex);
+followed_through_lifecycle!(AuthorityIndex);
 
 impl IndexStatus {
     /// Whether an index is worn enough that searches are measurably slower than on a
@@ -130,7 +111,7 @@ pub struct FollowerOptions {
     pub poll_interval: Duration,
     /// How long the change log must stand still before what the follower has left is
     /// applied at the priority it was started with, and the small segments are then
-    /// folded into one ([`InstanceIndex::fold`], at most once a minute); `None`: never,
+    /// folded into one (`Lifecycle::fold`, at most once a minute); `None`: never,
     /// everything at background priority.
     pub pause: Option<Duration>,
     /// How long the writes must pause before a worn index ([`IndexStatus::worn`]) is

@@ -13,7 +13,7 @@ use serde_json::json;
 use uuid::Uuid;
 
 mod common;
-use common::{INSTANCE_TYPE, count, create_instance, fixture};
+use common::{INSTANCE_TYPE, count, create_instance, create_instances, fixture};
 
 const FOLIO_SOURCE: &str = "f32d531e-df79-46b3-8932-cdd35f7a2264";
 const MAIN_LIBRARY: &str = "fcd64ce1-6995-48f0-840e-89ffa2288371";
@@ -153,23 +153,7 @@ fn lost_or_corrupt_index_is_rebuilt_on_open() {
 fn a_reindex_that_meets_a_broken_record_fails_and_serving_goes_on() {
     let f = fixture();
     // Pages of 1,000: more than the build reads ahead of its document thread.
-    let ids = f
-        .tenant
-        .write(|w| {
-            let mut ids = Vec::new();
-            for n in 0..4_500 {
-                let body = json!({"hrid": format!("v{n}"), "source": "FOLIO",
-                    "title": format!("Volume {n}"), "instanceTypeId": INSTANCE_TYPE});
-                let created = inventory::create::<Instance>(
-                    w,
-                    body.to_string().as_bytes(),
-                    Actor::default(),
-                )?;
-                ids.push(created.id.unwrap());
-            }
-            Ok::<_, inventory::Error>(ids)
-        })
-        .unwrap();
+    let ids = create_instances(&f.tenant, "v", "Volume", 4_500);
     let index = InstanceIndex::open(&f.tenant).unwrap();
     let generation = index.status().generation;
     // The first record of the first page, broken behind the inventory's back.
@@ -211,16 +195,7 @@ fn an_index_in_use_is_not_rebuilt_under_its_owner() {
 fn reindex_while_writing_and_searching() {
     let f = fixture();
     // Enough instances that the build takes a while.
-    f.tenant
-        .write(|w| {
-            for n in 0..3_000 {
-                let body = json!({"hrid": format!("base{n}"), "source": "FOLIO",
-                    "title": format!("Base record {n}"), "instanceTypeId": INSTANCE_TYPE});
-                inventory::create::<Instance>(w, body.to_string().as_bytes(), Actor::default())?;
-            }
-            Ok::<_, inventory::Error>(())
-        })
-        .unwrap();
+    create_instances(&f.tenant, "base", "Base record", 3_000);
     let index = Arc::new(InstanceIndex::open(&f.tenant).unwrap());
     let follower = Follower::spawn(f.tenant.clone(), index.clone());
     let stop = Arc::new(AtomicBool::new(false));

@@ -14,7 +14,7 @@ use search::{Follower, FollowerOptions, InstanceIndex};
 use serde_json::json;
 
 mod common;
-use common::{INSTANCE_TYPE, POLL, count, create_instance, fixture, followed};
+use common::{INSTANCE_TYPE, POLL, count, create_instance, create_instances, fixture, followed};
 
 #[test]
 fn follower_applies_writes_of_this_process_and_of_another() {
@@ -109,16 +109,7 @@ fn a_worn_index_is_rebuilt_once_the_writes_pause() {
 #[test]
 fn the_small_segments_are_folded_into_one_once_the_writes_pause() {
     let f = fixture();
-    f.tenant
-        .write(|w| {
-            for n in 0..5_000 {
-                let body = json!({"hrid": format!("f{n}"), "source": "FOLIO",
-                    "title": format!("Built {n}"), "instanceTypeId": INSTANCE_TYPE});
-                inventory::create::<Instance>(w, body.to_string().as_bytes(), Actor::default())?;
-            }
-            Ok::<_, inventory::Error>(())
-        })
-        .unwrap();
+    create_instances(&f.tenant, "f", "Built", 5_000);
     let index = Arc::new(InstanceIndex::open(&f.tenant).unwrap());
     let options = FollowerOptions {
         // Longer than the follower takes to apply a write, shorter than the test waits.

@@ -33,7 +33,7 @@ pub(crate) struct Instances;
 /// A tenant's instance index. Share it with an `Arc`; every method takes `&self`.
 #[derive(Debug)]
 pub struct InstanceIndex {
-    lifecycle: Lifecycle<Instances>,
+    pub(crate) lifecycle: Lifecycle<Instances>,
 }
 
 impl InstanceIndex {
@@ -104,23 +104,6 @@ impl InstanceIndex {
     /// (a follower calls it every second). Returns whether it reloaded.
     pub fn serve_merges(&self) -> Result<bool> {
         self.lifecycle.serve_merges()
-    }
-
-    /// Merges every segment but the largest into one, on the calling thread, once the
-    /// writes pause (a follower calls it). Returns whether it merged.
-    pub fn fold(&self) -> Result<bool> {
-        self.lifecycle.fold()
-    }
-
-    /// A follower's catch-up at background priority: as [`Self::catch_up`], in small
-    /// batches, handing over to [`Self::catch_up_at_once`] when that waits.
-    pub(crate) fn follow(&self, tenant: &Tenant) -> Result<u64> {
-        self.lifecycle.follow(tenant)
-    }
-
-    /// As [`Self::catch_up`], taking over from a follower's catch-up after its batch.
-    pub fn catch_up_at_once(&self, tenant: &Tenant) -> Result<u64> {
-        self.lifecycle.catch_up_at_once(tenant)
     }
 
     /// Merges into one segment a reindexed generation whose merge a stop interrupted

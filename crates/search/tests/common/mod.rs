@@ -39,6 +39,32 @@ pub(crate) fn create_instance(tenant: &store::Tenant, hrid: &str, title: &str) -
         .unwrap()
 }
 
+/// Creates `n` instances in one write, hrids `{hrid}{i}` and titles `{title} {i}`;
+/// returns their ids.
+pub(crate) fn create_instances(
+    tenant: &store::Tenant,
+    hrid: &str,
+    title: &str,
+    n: usize,
+) -> Vec<Uuid> {
+    tenant
+        .write(|w| {
+            (0..n)
+                .map(|i| {
+                    let body = json!({"hrid": format!("{hrid}{i}"), "source": "FOLIO",
+                        "title": format!("{title} {i}"), "instanceTypeId": INSTANCE_TYPE});
+                    let created = inventory::create::<Instance>(
+                        w,
+                        body.to_string().as_bytes(),
+                        Actor::default(),
+                    )?;
+                    Ok(created.id.unwrap())
+                })
+                .collect::<Result<Vec<_>, inventory::Error>>()
+        })
+        .unwrap()
+}
+
 pub(crate) fn count(index: &InstanceIndex, query: &str) -> u64 {
     index.count(query).unwrap()
 }
