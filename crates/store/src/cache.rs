@@ -99,18 +99,6 @@ impl TxCache {
         TxCache { shared: shared.clone(), generation: Cell::new(None), wrote: Cell::new(false) }
     }
 
-    /// The same, for a transaction that has read the counter ([`READ_GENERATION`]'s
-    /// text, `None` for no row) with its `BEGIN`.
-    pub(crate) fn at(shared: &Arc<TableCache>, counter: Option<&str>) -> TxCache {
-        let tx = TxCache::new(shared);
-        // A value that is not a number (none is) is read again at the first cached read.
-        tx.generation.set(match counter {
-            None => Some(0),
-            Some(counter) => counter.parse().ok(),
-        });
-        tx
-    }
-
     /// Notes that the transaction wrote a cached table.
     pub(crate) fn wrote(&self) {
         self.wrote.set(true);

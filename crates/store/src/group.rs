@@ -327,37 +327,35 @@ fn run_group(
             }
             WriterConn::Postgres { pool, schema, lock } => {
                 // Each statement is a round trip, made while the tenant's lock is held:
-                // the first job's savepoint goes with the `BEGIN`, and the announcement
-                // (delivered on commit, to every process on the database) with the
-                // `COMMIT`.
-                // And the cached tables' counter (`cache`), which nearly every write
-                // reads.
+                // the `BEGIN`, the lock and the cached tables' counter (`cache`), which
+                // nearly every write reads, go with the first job's first statement, and
+                // the announcement (delivered on commit, to every process on the
+                // database) with the `COMMIT`. The first job runs in no savepoint (a
+                // savepoint is a subtransaction, with its own bookkeeping).
                 // A background job runs alone (`next_group`), planned afresh.
                 let background = jobs.peek().is_some_and(|job| job.background);
-                let begun = pool.get().and_then(|s| {
-                    let counter = s.begin_write(
-                        schema,
-                        *lock,
-                        Some(SAVEPOINT),
-                        Some(crate::cache::READ_GENERATION),
-                        background,
-                    )?;
-                    Ok((s, counter))
-                });
-                let (session, counter) = match begun {
-                    Ok(begun) => begun,
+                let session = match pool.get() {
+                    Ok(session) => session,
                     Err(e) => return fail_all(jobs, &e),
                 };
-                let cache = TxCache::at(cache, counter.as_deref());
+                session.begin_write(
+                    schema,
+                    *lock,
+                    None,
+                    Some(crate::cache::READ_GENERATION),
+                    background,
+                );
+                let cache = TxCache::new(cache);
                 let queue = (interactive, kept, &cache);
                 let ran =
-                    run_jobs(Tx::Postgres(&session), Savepoint::Fresh, &mut jobs, queue, slice);
+                    run_jobs(Tx::Postgres(&session), Savepoint::Whole, &mut jobs, queue, slice);
                 let ended = match &ran {
                     None => session.end(false),
                     Some((kept, savepoint)) => {
-                        // The release fails if a statement of the last job failed and
-                        // the job went on (PostgreSQL then refuses all but a rollback);
-                        // a bare `COMMIT` would roll back without a word.
+                        // The release, or the announcement, fails if a statement of the
+                        // last job failed and the job went on (PostgreSQL then refuses
+                        // all but a rollback); a bare `COMMIT` would roll back without a
+                        // word, so a group with neither checks with a `SELECT`.
                         let release = match savepoint {
                             Savepoint::Used => format!("RELEASE {SAVEPOINT}; "),
                             _ => String::new(),
@@ -367,9 +365,14 @@ fn run_group(
                             Some(seq) => {
                                 format!("SELECT pg_notify('{CHANGES_CHANNEL}', '{schema} {seq}'); ")
                             }
+                            None if release.is_empty() => "SELECT 1; ".to_string(),
                             None => String::new(),
                         };
-                        let done = session.batch(&format!("{release}{notify}COMMIT"));
+                        let done = match session.forget_unsent_begin() {
+                            // Its jobs asked nothing of the database.
+                            true => Ok(()),
+                            false => session.batch(&format!("{release}{notify}COMMIT")),
+                        };
                         if done.is_err() {
                             let _ = session.end(false);
                         }
@@ -445,16 +448,15 @@ const SAVEPOINT: &str = "quire_write";
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Savepoint {
     /// None open, and none needed: the next job is the transaction's first, so if it
-    /// fails the transaction is rolled back and the rest run in another. On SQLite a
-    /// savepoint is not free: while one is open each page the job changes is copied to
-    /// the statement journal, which in memory each statement's end walks from its start.
-    /// A 50,000-instance job of `quire generate` in a savepoint made a 100,000-instance
-    /// run take 150 s instead of 13, and it grew with the square of the job.
+    /// fails the transaction is rolled back and the rest run in another. A savepoint is
+    /// not free. On SQLite, while one is open each page the job changes is copied to the
+    /// statement journal, which in memory each statement's end walks from its start: a
+    /// 50,000-instance job of `quire generate` in a savepoint made a 100,000-instance
+    /// run take 150 s instead of 13, and it grew with the square of the job. On
+    /// PostgreSQL it is a subtransaction, with an id and a release of its own.
     Whole,
     /// None open.
     None,
-    /// Open and unused: the next job runs in it.
-    Fresh,
     /// Open, holding a job's kept changes: released as the next one starts, or as the
     /// group commits.
     Used,
@@ -475,7 +477,7 @@ fn run_job(
 ) -> Result<Option<i64>, Outcome> {
     let whole = *savepoint == Savepoint::Whole;
     let opened = match *savepoint {
-        Savepoint::Fresh | Savepoint::Whole => Ok(()),
+        Savepoint::Whole => Ok(()),
         Savepoint::None | Savepoint::Broken => tx.batch(&format!("SAVEPOINT {SAVEPOINT}")),
         Savepoint::Used => tx.batch(&format!("RELEASE {SAVEPOINT}; SAVEPOINT {SAVEPOINT}")),
     };

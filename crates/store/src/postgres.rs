@@ -113,6 +113,8 @@ impl Pool {
         if session.is_closed() {
             return;
         }
+        session.forget_unsent_begin();
+        session.begun_value.take();
         session.discard_deferred();
         let mut idle = self.idle.lock().unwrap();
         if idle.len() < self.max_idle {
@@ -231,6 +233,10 @@ pub(crate) struct Session {
     deferred_seq: Cell<Option<i64>>,
     // Answers read ahead (`prefetch`), each taken by the first query that asks the same.
     prefetched: RefCell<Vec<Prefetched>>,
+    // A write transaction's `BEGIN` not yet sent (`begin_write`): it goes with the next
+    // statement. Then what it read (`value`), `Some(None)` for NULL.
+    unsent_begin: RefCell<Option<String>>,
+    begun_value: RefCell<Option<Option<String>>>,
 }
 
 /// A query's answer read ahead of its use, with the query and the tables it reads.
@@ -280,6 +286,8 @@ impl Session {
             deferred: RefCell::new(Vec::new()),
             deferred_seq: Cell::new(None),
             prefetched: RefCell::new(Vec::new()),
+            unsent_begin: RefCell::new(None),
+            begun_value: RefCell::new(None),
         })
     }
 
@@ -330,7 +338,9 @@ impl Session {
         if let Some(statement) = self.statements.borrow().get(sql) {
             return Ok(statement.clone());
         }
-        let statement = self.drive(self.client.prepare(&numbered_placeholders(sql)))?;
+        // After the transaction's `BEGIN`, which names the schema its tables are in.
+        let statement =
+            self.drive_after_deferred(self.client.prepare(&numbered_placeholders(sql)))?;
         let mut statements = self.statements.borrow_mut();
         if statements.len() >= STATEMENTS_KEPT {
             statements.clear();
@@ -470,18 +480,21 @@ impl Session {
         self.deferred_seq.take()
     }
 
-    /// Runs `future` after the deferred writes, all in one round trip: each is polled
-    /// once, in order, before `future` is, which writes its request. The first deferred
-    /// write to fail is the error (the statements after it fail with it, PostgreSQL
-    /// refusing all but a rollback).
+    /// Runs `future` after the unsent `BEGIN` and the deferred writes, all in one round
+    /// trip: each is polled once, in order, before `future` is, which writes its
+    /// request. The first of them to fail is the error (the statements after it fail
+    /// with it, PostgreSQL refusing all but a rollback).
     fn drive_after_deferred<T>(
         &self,
         future: impl Future<Output = std::result::Result<T, tokio_postgres::Error>>,
     ) -> Result<T> {
         let deferred = self.deferred.take();
-        if deferred.is_empty() {
+        let begin_sql = self.unsent_begin.take();
+        if deferred.is_empty() && begin_sql.is_none() {
             return Ok(self.drive(future)?);
         }
+        let mut begin = begin_sql.as_deref().map(|sql| Box::pin(self.client.simple_query(sql)));
+        let mut begun = None;
         let values: Vec<Vec<Param<'_>>> =
             deferred.iter().map(|d| d.params.iter().map(ColumnValue::param).collect()).collect();
         let params: Vec<Vec<&(dyn ToSql + Sync)>> =
@@ -495,17 +508,34 @@ impl Session {
         let mut future = std::pin::pin!(future);
         let mut answer = None;
         self.drive(std::future::poll_fn(|cx| {
+            if let Some(begin) = &mut begin
+                && begun.is_none()
+                && let Poll::Ready(messages) = begin.as_mut().poll(cx)
+            {
+                begun = Some(messages);
+            }
             let all_written = poll_each(&mut writes, &mut written, cx);
             if answer.is_none()
                 && let Poll::Ready(value) = future.as_mut().poll(cx)
             {
                 answer = Some(value);
             }
-            match answer.is_some() && all_written {
+            match answer.is_some() && all_written && (begin.is_none() || begun.is_some()) {
                 true => Poll::Ready(()),
                 false => Poll::Pending,
             }
         }));
+        drop(begin);
+        if let Some(messages) = begun {
+            // The one row is the lock's; its second column, if asked for, is the value.
+            let value = messages?.iter().find_map(|message| match message {
+                tokio_postgres::SimpleQueryMessage::Row(row) if row.len() > 1 => {
+                    Some(row.get(1).map(str::to_string))
+                }
+                _ => None,
+            });
+            *self.begun_value.borrow_mut() = Some(value.flatten());
+        }
         for (d, rows) in deferred.iter().zip(written) {
             let failed =
                 |source: Error| Error::Deferred { what: d.what.clone(), source: Box::new(source) };
@@ -524,15 +554,20 @@ impl Session {
 
     /// Starts a read-only snapshot in `schema`.
     pub(crate) fn begin_read(&self, schema: &str) -> Result<()> {
+        self.begun_value.take();
         self.batch(&format!(
             "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET LOCAL search_path TO \"{schema}\", public"
         ))
     }
 
     /// Starts a write in `schema` that holds the tenant's write lock (`lock`) until it
-    /// ends, with `savepoint` open when named: one round trip. `value`, a query of one
-    /// value (a scalar subquery), is answered in the same round trip, read under the
-    /// lock.
+    /// ends, with `savepoint` open when named. Nothing is sent yet: the `BEGIN`, the
+    /// lock and `value` (a query of one value, a scalar subquery, read under the lock;
+    /// [`Session::begun_value`]) go with the transaction's first statement, which
+    /// saves a round trip made under the lock of a tenant other writers wait for.
+    /// Should the `BEGIN` fail, the statements sent with it fail too: PostgreSQL refuses
+    /// all but a rollback in a transaction whose statement failed, and runs none after
+    /// a failed statement of the same request.
     ///
     /// With `plan_each`, for the long transactions of background work, every statement
     /// is planned for the table as it is then. PostgreSQL keeps a prepared statement's
@@ -550,27 +585,40 @@ impl Session {
         savepoint: Option<&str>,
         value: Option<&str>,
         plan_each: bool,
-    ) -> Result<Option<String>> {
+    ) {
         let savepoint = savepoint.map(|name| format!("; SAVEPOINT {name}")).unwrap_or_default();
         let value = value.map(|sql| format!(", ({sql})")).unwrap_or_default();
         let plans = if plan_each { "SET LOCAL plan_cache_mode = force_custom_plan; " } else { "" };
-        let messages = self.drive(self.client.simple_query(&format!(
+        self.begun_value.take();
+        *self.unsent_begin.borrow_mut() = Some(format!(
             "BEGIN; SET LOCAL search_path TO \"{schema}\", public; {plans}\
              SELECT pg_advisory_xact_lock({lock}){value}{savepoint}"
-        )))?;
-        // The one row is the lock's; its second column, if asked for, is the value.
-        Ok(messages.iter().find_map(|message| match message {
-            tokio_postgres::SimpleQueryMessage::Row(row) if row.len() > 1 => {
-                row.get(1).map(str::to_string)
-            }
-            _ => None,
-        }))
+        ));
+    }
+
+    /// What the transaction's `BEGIN` read of the value `begin_write` asked, once it has
+    /// gone: `Some(None)` for NULL.
+    pub(crate) fn begun_value(&self) -> Option<Option<String>> {
+        self.begun_value.borrow().clone()
+    }
+
+    /// Whether the transaction's `BEGIN` is still unsent, forgetting it: then nothing
+    /// was asked of the transaction, and there is nothing to end.
+    pub(crate) fn forget_unsent_begin(&self) -> bool {
+        self.unsent_begin.take().is_some()
     }
 
     /// Ends the transaction: commits it on `Ok`, rolls it back otherwise.
     pub(crate) fn end(&self, commit: bool) -> Result<()> {
-        if !commit {
-            self.discard_deferred();
+        if !commit || self.deferred.borrow().is_empty() {
+            // A transaction whose `BEGIN` has not gone has nothing to end.
+            let unsent = self.forget_unsent_begin();
+            if !commit {
+                self.discard_deferred();
+            }
+            if unsent {
+                return Ok(());
+            }
         }
         self.batch(if commit { "COMMIT" } else { "ROLLBACK" })
     }

@@ -91,7 +91,10 @@ impl<'a> Reader<'a> {
             Some(cache) if table.cached => cache.through(
                 table,
                 key(),
-                || Ok(self.sequence_value(cache::GENERATION)?.unwrap_or(0)),
+                || match self.tx.begun_generation() {
+                    Some(generation) => Ok(generation),
+                    None => Ok(self.sequence_value(cache::GENERATION)?.unwrap_or(0)),
+                },
                 load,
             ),
             _ => load(),

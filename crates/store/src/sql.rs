@@ -192,6 +192,18 @@ impl<'a> Tx<'a> {
         }
     }
 
+    /// The cached tables' counter as a PostgreSQL write's `BEGIN` read it
+    /// ([`crate::postgres::Session::begin_write`]), once that has gone.
+    pub(crate) fn begun_generation(self) -> Option<i64> {
+        match self {
+            Tx::Sqlite(_) => None,
+            Tx::Postgres(session) => match session.begun_value()? {
+                None => Some(0),
+                Some(counter) => counter.parse().ok(),
+            },
+        }
+    }
+
     /// Whether the database has given the transaction up (SQLite rolls a whole
     /// transaction back on a full disk or an I/O error; PostgreSQL ends it when the
     /// connection is lost).
