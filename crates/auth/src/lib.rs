@@ -65,6 +65,7 @@ pub use crate::{
     token::{Claims, TokenKey, TokenType},
     users::{
         Personal, User, create_user, decode_user, delete_user, get_user, list_users, update_user,
-        user_by_barcode, user_by_barcode_read, user_by_username, user_read, username_taken,
+        user_by_barcode, user_by_barcode_key, user_by_barcode_read, user_by_username, user_read,
+        username_taken,
     },
 };

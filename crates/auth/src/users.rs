@@ -252,6 +252,12 @@ pub fn user_by_barcode_read(barcode: &str) -> Read<'_> {
     Read::Where(&USERS, vec![("barcode", barcode)], &[])
 }
 
+/// The id of the user with this barcode, as the key of reads that follow from it
+/// ([`Read::Via`]).
+pub fn user_by_barcode_key(barcode: &str) -> store::Key<'_> {
+    store::Key { table: &USERS, by: "barcode", value: barcode, column: "id" }
+}
+
 /// Whether a user with this username exists (usernames compare case-insensitively).
 pub fn username_taken(reader: &Reader<'_>, username: &str) -> Result<bool> {
     Ok(!reader.find_by(&USERS, "username", username)?.is_empty())

@@ -11,7 +11,7 @@ use chrono::{DateTime, Utc};
 use folio::{Actor, Timestamp};
 use inventory::ItemStatusName;
 use serde::Deserialize;
-use store::Writer;
+use store::{Read, Writer};
 use uuid::Uuid;
 
 use crate::check_out::open_loan;
@@ -129,6 +129,15 @@ pub fn check_in(
             sp.to_string(),
         )));
     };
+    // On PostgreSQL each lookup is a round trip under the tenant's write lock: the item
+    // is read with what follows from its barcode, its instance, requests and loan.
+    let item_key = |column| inventory::item_by_barcode_key(&barcode, column);
+    writer.prefetch(&[
+        inventory::item_by_barcode_read(&barcode),
+        Read::Via(item_key("holdings_record_id"), inventory::instance_of_holdings_read),
+        Read::Via(item_key("id"), queue::open_requests_read),
+        Read::Via(item_key("id"), crate::check_out::open_loan_read),
+    ])?;
     let Some(item) = inventory::item_by_barcode(writer, &barcode)? else {
         return Err(Error::refused(Refusal::new(
             format!("No item with barcode {barcode} exists"),
@@ -136,14 +145,6 @@ pub fn check_in(
             &barcode,
         )));
     };
-    // On PostgreSQL each lookup is a round trip under the tenant's write lock: what
-    // follows from the item is read together.
-    let (item_id, holdings_id) = (item.id.to_string(), item.holdings_record_id.to_string());
-    writer.prefetch(&[
-        inventory::instance_of_holdings_read(&holdings_id),
-        queue::open_requests_read(&item_id),
-        crate::check_out::open_loan_read(&item_id),
-    ])?;
     let mut item = ItemContext::load(writer, item)?;
     let status_before = item.item.status.name;
     match status_before {

@@ -91,10 +91,16 @@ pub fn check_out(
     let mut overrides = Overrides::new(&requested_overrides, may_override);
     let mut refusals = Vec::new();
     // On PostgreSQL each lookup is a round trip made under the tenant's write lock: the
-    // patron and the item are read together, and then what follows from the two.
+    // patron and the item are read together with what follows from the two, their
+    // barcodes leading to the patron's blocks and the item's instance, loan and queue.
+    let item_key = |column| inventory::item_by_barcode_key(&item_barcode, column);
     writer.prefetch(&[
         auth::user_by_barcode_read(&user_barcode),
         inventory::item_by_barcode_read(&item_barcode),
+        Read::Via(auth::user_by_barcode_key(&user_barcode), blocks::manual_blocks_read),
+        Read::Via(item_key("holdings_record_id"), inventory::instance_of_holdings_read),
+        Read::Via(item_key("id"), open_loan_read),
+        Read::Via(item_key("id"), queue::open_requests_read),
     ])?;
 
     // 1. Service point.
@@ -129,7 +135,6 @@ pub fn check_out(
         );
     }
     let found_item = inventory::item_by_barcode(writer, &item_barcode)?;
-    read_ahead(writer, user.as_ref(), found_item.as_ref())?;
     if !overrides.overridden(OverridableBlock::Patron, loan_date, &mut refusals)
         && let Some(user) = &user
     {
@@ -391,29 +396,6 @@ pub fn check_out(
         loan.id,
     );
     Ok(CheckedOut { loan, item, known })
-}
-
-/// Reads ahead, together, what a check-out reads once it knows the patron and the item:
-/// the patron's manual blocks, and the item's instance, open loan and request queue.
-fn read_ahead(
-    reader: &Reader<'_>,
-    user: Option<&Stored<auth::User>>,
-    item: Option<&Stored<inventory::Item>>,
-) -> Result<()> {
-    let user_id = user.map(|user| user.id.to_string());
-    let item_ids = item.map(|item| (item.id.to_string(), item.holdings_record_id.to_string()));
-    let mut reads = Vec::new();
-    if let Some(user_id) = &user_id {
-        reads.push(blocks::manual_blocks_read(user_id));
-    }
-    if let Some((item_id, holdings_id)) = &item_ids {
-        reads.extend([
-            inventory::instance_of_holdings_read(holdings_id),
-            open_loan_read(item_id),
-            queue::open_requests_read(item_id),
-        ]);
-    }
-    Ok(reader.prefetch(&reads)?)
 }
 
 /// The open loan of an item, if any (one index lookup, whatever the item's history).

@@ -7,7 +7,7 @@
 //! with the client's `_version`.
 
 use serde::Deserialize;
-use store::{Read, Reader, Writer};
+use store::{Key, Read, Reader, Writer};
 use uuid::Uuid;
 
 use folio::{Actor, Stored};
@@ -29,6 +29,12 @@ pub fn item_by_barcode(reader: &Reader<'_>, barcode: &str) -> Result<Option<Stor
 /// What [`item_by_barcode`] reads, to read it ahead ([`Reader::prefetch`]).
 pub fn item_by_barcode_read(barcode: &str) -> Read<'_> {
     Read::Where(&ITEMS, vec![("barcode", barcode)], &[])
+}
+
+/// The item with this barcode as the key of reads that follow from it
+/// ([`Read::Via`]): `column` is `id` or `holdings_record_id`.
+pub fn item_by_barcode_key<'r>(barcode: &'r str, column: &'static str) -> Key<'r> {
+    Key { table: &ITEMS, by: "barcode", value: barcode, column }
 }
 
 pub fn get_item(reader: &Reader<'_>, id: Uuid) -> Result<Option<Stored<Item>>> {

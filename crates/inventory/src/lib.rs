@@ -58,8 +58,8 @@ mod views;
 
 pub use circulation::{
     InstanceSummary, get_holdings, get_instance, get_item, get_location, get_service_point,
-    instance_of_holdings, instance_of_holdings_read, item_by_barcode, item_by_barcode_read,
-    reference_name, update_item,
+    instance_of_holdings, instance_of_holdings_read, item_by_barcode, item_by_barcode_key,
+    item_by_barcode_read, reference_name, update_item,
 };
 pub use hrid::{HridKind, HridSetting, HridSettings, hrid_settings, replace_hrid_settings};
 pub use model::{Authority, HoldingsRecord, Instance, Item, ItemStatusName};

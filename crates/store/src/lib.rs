@@ -58,6 +58,6 @@ pub use crate::{
     migrate::{Component, Migration},
     priority::{lower_current_thread, nice_current_thread, nice_current_thread_to},
     query::{FieldKind, QueryField, SortDirection},
-    record::{ColumnValue, Page, Read, Reader, RecordTable, StoredRecord, Writer},
+    record::{ColumnValue, Key, Page, Read, Reader, RecordTable, StoredRecord, Writer},
     tenant::{Backend, BulkReads, Durability, Options, Store, Tenant, validate_tenant_name},
 };

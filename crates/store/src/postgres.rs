@@ -249,7 +249,45 @@ struct Prefetched {
 
 /// A query to read ahead: its SQL, its values, and the tables it reads (a write to one
 /// of them forgets the answer).
-pub(crate) type Ahead = (String, Vec<ColumnValue>, Vec<&'static str>);
+pub(crate) struct Ahead {
+    pub(crate) sql: String,
+    pub(crate) values: Vec<ColumnValue>,
+    pub(crate) tables: Vec<&'static str>,
+    /// A query whose rows follow from keys (`Read::Via`): each row ends with its key,
+    /// and has no record (a NULL id) when the key's read found none. This makes, for a
+    /// key, the query whose answer those rows are.
+    pub(crate) keyed: Option<MadeWithKey>,
+}
+
+/// Makes, from a key, the read a [`Ahead::keyed`] query's rows for that key answer.
+pub(crate) type MadeWithKey = Box<dyn Fn(&str) -> Option<Ahead>>;
+
+impl Ahead {
+    pub(crate) fn new(sql: String, values: Vec<ColumnValue>, tables: Vec<&'static str>) -> Ahead {
+        Ahead { sql, values, tables, keyed: None }
+    }
+}
+
+/// The rows of a keyed query ([`Ahead::keyed`]), ordered by key, as each key's
+/// records: a key whose read found no record has none.
+fn by_key(rows: Vec<tokio_postgres::Row>) -> Result<Vec<(String, Vec<tokio_postgres::Row>)>> {
+    let corrupt = |e: tokio_postgres::Error| Error::Corrupt(format!("a keyed read: {e}"));
+    let mut keys: Vec<(String, Vec<tokio_postgres::Row>)> = Vec::new();
+    for row in rows {
+        // A key column may be NULL: nothing follows from it.
+        let Some(key): Option<String> = row.try_get(3).map_err(corrupt)? else {
+            continue;
+        };
+        let found: Option<String> = row.try_get(0).map_err(corrupt)?;
+        if keys.last().is_none_or(|(last, _)| *last != key) {
+            keys.push((key, Vec::new()));
+        }
+        if found.is_some() {
+            keys.last_mut().expect("pushed above").1.push(row);
+        }
+    }
+    Ok(keys)
+}
 
 /// A write sent with the session's next statement instead of on its own: the two go
 /// in one round trip, as tokio-postgres pipelines requests polled together.
@@ -419,9 +457,9 @@ impl Session {
     /// after another under the tenant's lock, were a round trip each.
     pub(crate) fn prefetch(&self, reads: Vec<Ahead>) -> Result<()> {
         let statements =
-            reads.iter().map(|(sql, _, _)| self.statement(sql)).collect::<Result<Vec<_>>>()?;
+            reads.iter().map(|read| self.statement(&read.sql)).collect::<Result<Vec<_>>>()?;
         let values: Vec<Vec<Param<'_>>> =
-            reads.iter().map(|(_, v, _)| v.iter().map(ColumnValue::param).collect()).collect();
+            reads.iter().map(|read| read.values.iter().map(ColumnValue::param).collect()).collect();
         let params: Vec<Vec<&(dyn ToSql + Sync)>> =
             values.iter().map(|v| v.iter().map(|p| p as _).collect()).collect();
         let mut queries: Vec<_> = statements
@@ -437,11 +475,31 @@ impl Session {
         self.drive_after_deferred(all)?;
         drop(queries);
         let mut kept = self.prefetched.borrow_mut();
-        for ((sql, params, tables), rows) in reads.into_iter().zip(answers) {
+        for (read, rows) in reads.into_iter().zip(answers) {
             let rows = rows.expect("every read answered")?;
-            kept.push(Prefetched { sql, params, tables, rows });
+            match read.keyed {
+                None => kept.push(Prefetched {
+                    sql: read.sql,
+                    params: read.values,
+                    tables: read.tables,
+                    rows,
+                }),
+                Some(made_with) => {
+                    for (key, rows) in by_key(rows)? {
+                        if let Some(made) = made_with(&key) {
+                            let Ahead { sql, values, tables, .. } = made;
+                            kept.push(Prefetched { sql, params: values, tables, rows });
+                        }
+                    }
+                }
+            }
         }
         Ok(())
+    }
+
+    #[cfg(test)]
+    pub(crate) fn prefetched_count(&self) -> usize {
+        self.prefetched.borrow().len()
     }
 
     /// The answer read ahead for this query, if there is one; it is answered once.

@@ -12,6 +12,7 @@ use crate::{
     Change, Error, Operation, QueryField, Result,
     cache::{self, Entry, TxCache},
     changes::{Bodies, Publisher, RecordHistory, now},
+    postgres::Ahead,
     query::{self, SqlQuery},
     sql::{Dialect, Param, Row, Tx},
 };
@@ -117,7 +118,21 @@ impl<'a> Reader<'a> {
             Read::Where(table, ref conditions, constants) => {
                 self.find_where_const(table, conditions, constants)
             }
+            Read::Via(ref key, then) => {
+                let keys = self.tx.query(&key.sql(), &[key.value.into()], |row| row.opt_text(0))?;
+                let mut records = Vec::new();
+                for value in keys.into_iter().flatten() {
+                    records.extend(self.records(&then(&value))?);
+                }
+                Ok(records)
+            }
         }
+    }
+
+    /// How many answers read ahead wait to be taken.
+    #[cfg(test)]
+    pub(crate) fn prefetched(&self) -> usize {
+        self.tx.prefetched()
     }
 
     /// Reads `reads` ahead of their use, together: on PostgreSQL one round trip for
@@ -126,28 +141,8 @@ impl<'a> Reader<'a> {
     /// what was read, once. A write to a table forgets what was read of it. Reads of
     /// cached tables are left to the cache. SQLite reads nothing ahead.
     pub fn prefetch(&self, reads: &[Read<'_>]) -> Result<()> {
-        self.tx.prefetch(|| {
-            let cached = |table: &RecordTable| table.cached && self.cache.is_some();
-            reads
-                .iter()
-                .filter_map(|read| match *read {
-                    Read::Get(table, id) if !cached(table) => {
-                        Some((get_sql(table), vec![text(id)], vec![table.table]))
-                    }
-                    Read::NamedBy(table, (from, id, column)) => Some((
-                        named_by_sql(table, from, column),
-                        vec![text(id)],
-                        vec![table.table, from.table],
-                    )),
-                    Read::Where(table, ref conditions, constants) if !cached(table) => Some((
-                        find_where_sql(table, conditions, constants),
-                        conditions.iter().map(|(_, value)| text(value)).collect(),
-                        vec![table.table],
-                    )),
-                    _ => None,
-                })
-                .collect()
-        })
+        let cached = self.cache.is_some();
+        self.tx.prefetch(|| reads.iter().filter_map(|read| ahead(read, cached)).collect())
     }
 
     /// The record with this id, if any.
@@ -641,10 +636,87 @@ pub enum Read<'r> {
         Vec<(&'static str, &'r str)>,
         &'static [(&'static str, &'static str)],
     ),
+    /// The reads that follow from another's rows: for each value of the key's column
+    /// in the rows it finds, the read the function makes with that value (a read of
+    /// one value, as [`Read::Get`] is). Read ahead, on PostgreSQL, in the same round
+    /// trip as the rows they follow from, and kept as the reads they make: a check-out
+    /// asks for the item's open loan by the item's id, and finds it read already with
+    /// the item, by its barcode.
+    Via(Key<'r>, fn(&str) -> Read<'_>),
+}
+
+/// The rows of a table whose column `by` equals `value`, and the column of theirs whose
+/// values key the reads a [`Read::Via`] makes.
+#[derive(Debug, Clone)]
+pub struct Key<'r> {
+    pub table: &'static RecordTable,
+    pub by: &'static str,
+    pub value: &'r str,
+    pub column: &'static str,
+}
+
+impl Key<'_> {
+    fn sql(&self) -> String {
+        for column in [self.by, self.column] {
+            assert!(
+                self.table.columns.contains(&column) || column == "id",
+                "{column} is not a column of {}",
+                self.table.table
+            );
+        }
+        // As text, so the reads it keys compare as they would with a value given.
+        format!(
+            "SELECT CAST({} AS TEXT) AS key FROM {} WHERE {} = ?1",
+            self.column, self.table.table, self.by
+        )
+    }
 }
 
 fn text(value: &str) -> ColumnValue {
     ColumnValue::Text(value.to_string())
+}
+
+/// What PostgreSQL reads ahead for `read`: nothing for a table the tenant's cache
+/// answers (`cached`: the transaction has one).
+fn ahead(read: &Read<'_>, has_cache: bool) -> Option<Ahead> {
+    let cached = |table: &RecordTable| table.cached && has_cache;
+    match *read {
+        Read::Get(table, id) if !cached(table) => {
+            Some(Ahead::new(get_sql(table), vec![text(id)], vec![table.table]))
+        }
+        Read::NamedBy(table, (from, id, column)) => Some(Ahead::new(
+            named_by_sql(table, from, column),
+            vec![text(id)],
+            vec![table.table, from.table],
+        )),
+        Read::Where(table, ref conditions, constants) if !cached(table) => Some(Ahead::new(
+            find_where_sql(table, conditions, constants),
+            conditions.iter().map(|(_, value)| text(value)).collect(),
+            vec![table.table],
+        )),
+        Read::Via(ref key, then) => {
+            // The read made with a value no key holds, to learn its statement: the
+            // value is its one parameter, `?1`, which becomes the key's column.
+            let made = ahead(&then("\0"), has_cache)?;
+            assert!(
+                matches!(made.values.as_slice(), [ColumnValue::Text(v)] if v == "\0")
+                    && !made.sql.contains("?2"),
+                "a read that follows from a key is made with the one value: {}",
+                made.sql
+            );
+            let sql = format!(
+                "SELECT t.id, t.version, t.body, k.key FROM ({}) AS k LEFT JOIN LATERAL ({}) AS t ON true ORDER BY k.key, t.id",
+                key.sql(),
+                made.sql.replace("?1", "k.key")
+            );
+            let keyed = move |value: &str| ahead(&then(value), has_cache);
+            Some(Ahead {
+                keyed: Some(Box::new(keyed)),
+                ..Ahead::new(sql, vec![text(key.value)], made.tables)
+            })
+        }
+        _ => None,
+    }
 }
 
 fn get_sql(table: &RecordTable) -> String {
@@ -1403,6 +1475,63 @@ mod tests {
                 .unwrap();
             tenant.write(|w| w.update(&THINGS, "a", 1, "{\"n\":1}", &parent("x"))).unwrap();
         }
+    }
+
+    /// Reads that follow from a key answer as the reads they make, whatever the key's
+    /// read finds: several keys, a key whose read finds nothing, no key, a NULL one. On
+    /// PostgreSQL they are kept as those reads, and each is taken once.
+    #[test]
+    fn reads_that_follow_from_a_key_are_kept_as_the_reads_they_make() {
+        use crate::ColumnValue::{Null, Text};
+        use crate::{Key, Read};
+        let (_dir, tenant) = tenant();
+        tenant
+            .write(|w| {
+                for (id, parent) in [("a", Text("x".into())), ("b", Text("x".into())), ("c", Null)]
+                {
+                    w.insert(&THINGS, id, 1, &format!("{{\"id\":\"{id}\"}}"), &[parent])?;
+                }
+                w.insert(&THINGS, "d", 1, "{}", &[Text("y".into())])?;
+                for (id, a, b) in [("p1", "x", "open"), ("p2", "x", "closed"), ("p3", "z", "open")]
+                {
+                    w.insert(&PAIRS, id, 1, "{}", &[Text(a.into()), Text(b.into())]).map(|_| ())?;
+                }
+                Ok::<_, crate::Error>(())
+            })
+            .unwrap();
+        let key = |by, value, column| Key { table: &THINGS, by, value, column };
+        let thing: fn(&str) -> Read<'_> = |id| Read::Get(&THINGS, id);
+        let open_pairs: fn(&str) -> Read<'_> =
+            |a| Read::Where(&PAIRS, vec![("a", a)], &[("b", "open")]);
+        let vias = [
+            (Read::Via(key("parent", "x", "id"), thing), vec!["a", "b"]),
+            (Read::Via(key("id", "a", "parent"), open_pairs), vec!["x"]),
+            (Read::Via(key("id", "d", "parent"), open_pairs), vec!["y"]),
+            (Read::Via(key("id", "none", "parent"), open_pairs), vec![]),
+            (Read::Via(key("id", "c", "parent"), open_pairs), vec![]),
+        ];
+        let postgres = crate::testing::postgres_url().is_some();
+        tenant
+            .write(|w| {
+                let plain: Vec<_> =
+                    vias.iter().map(|(via, _)| w.records(via)).collect::<crate::Result<_>>()?;
+                assert_eq!(plain[0].iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), ["a", "b"]);
+                assert_eq!(plain[1].iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), ["p1"]);
+                assert!(plain[2..].iter().all(Vec::is_empty));
+                w.prefetch(&vias.iter().map(|(via, _)| via.clone()).collect::<Vec<_>>())?;
+                assert_eq!(w.prefetched(), if postgres { 4 } else { 0 });
+                for ((via, keys), plain) in vias.iter().zip(&plain) {
+                    let Read::Via(_, then) = via else { unreachable!() };
+                    let mut records = Vec::new();
+                    for key in keys {
+                        records.extend(w.records(&then(key))?);
+                    }
+                    assert_eq!(&records, plain, "{via:?}");
+                }
+                assert_eq!(w.prefetched(), 0, "each answer taken once");
+                Ok::<_, crate::Error>(())
+            })
+            .unwrap();
     }
 
     /// A deferred write that fails fails the whole write, whose other writes are then

@@ -169,6 +169,15 @@ impl<'a> Tx<'a> {
         }
     }
 
+    /// How many answers read ahead wait to be taken.
+    #[cfg(test)]
+    pub(crate) fn prefetched(self) -> usize {
+        match self {
+            Tx::Sqlite(_) => 0,
+            Tx::Postgres(session) => session.prefetched_count(),
+        }
+    }
+
     /// Forgets what was read ahead of `table`, which the transaction is about to write.
     pub(crate) fn forget_prefetched(self, table: &str) {
         if let Tx::Postgres(session) = self {
