@@ -338,13 +338,7 @@ fn run_group(
                     Ok(session) => session,
                     Err(e) => return fail_all(jobs, &e),
                 };
-                session.begin_write(
-                    schema,
-                    *lock,
-                    None,
-                    Some(crate::cache::READ_GENERATION),
-                    background,
-                );
+                session.begin_write(schema, *lock, Some(crate::cache::READ_GENERATION), background);
                 let cache = TxCache::new(cache);
                 let queue = (interactive, kept, &cache);
                 let ran =

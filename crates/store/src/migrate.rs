@@ -139,7 +139,7 @@ pub(crate) fn apply_postgres(
     ))?;
     let lock = crate::postgres::lock_key(schema);
     apply_each(components, &mut |step| {
-        session.begin_write(schema, lock, None, None, false);
+        session.begin_write(schema, lock, None, false);
         let ran = step(Tx::Postgres(session));
         session.end(ran.is_ok())?;
         ran

@@ -619,7 +619,7 @@ impl Session {
     }
 
     /// Starts a write in `schema` that holds the tenant's write lock (`lock`) until it
-    /// ends, with `savepoint` open when named. Nothing is sent yet: the `BEGIN`, the
+    /// ends. Nothing is sent yet: the `BEGIN`, the
     /// lock and `value` (a query of one value, a scalar subquery, read under the lock;
     /// [`Session::begun_value`]) go with the transaction's first statement, which
     /// saves a round trip made under the lock of a tenant other writers wait for.
@@ -640,17 +640,15 @@ impl Session {
         &self,
         schema: &str,
         lock: i64,
-        savepoint: Option<&str>,
         value: Option<&str>,
         plan_each: bool,
     ) {
-        let savepoint = savepoint.map(|name| format!("; SAVEPOINT {name}")).unwrap_or_default();
         let value = value.map(|sql| format!(", ({sql})")).unwrap_or_default();
         let plans = if plan_each { "SET LOCAL plan_cache_mode = force_custom_plan; " } else { "" };
         self.begun_value.take();
         *self.unsent_begin.borrow_mut() = Some(format!(
             "BEGIN; SET LOCAL search_path TO \"{schema}\", public; {plans}\
-             SELECT pg_advisory_xact_lock({lock}){value}{savepoint}"
+             SELECT pg_advisory_xact_lock({lock}){value}"
         ));
     }
 
@@ -668,15 +666,13 @@ impl Session {
 
     /// Ends the transaction: commits it on `Ok`, rolls it back otherwise.
     pub(crate) fn end(&self, commit: bool) -> Result<()> {
-        if !commit || self.deferred.borrow().is_empty() {
-            // A transaction whose `BEGIN` has not gone has nothing to end.
-            let unsent = self.forget_unsent_begin();
-            if !commit {
-                self.discard_deferred();
-            }
-            if unsent {
-                return Ok(());
-            }
+        if !commit {
+            self.discard_deferred();
+        }
+        // A transaction whose `BEGIN` has not gone, with no write waiting to go with it,
+        // has nothing to end.
+        if self.deferred.borrow().is_empty() && self.forget_unsent_begin() {
+            return Ok(());
         }
         self.batch(if commit { "COMMIT" } else { "ROLLBACK" })
     }
