@@ -328,10 +328,11 @@ fn run_group(
             WriterConn::Postgres { pool, schema, lock } => {
                 // Each statement is a round trip, made while the tenant's lock is held:
                 // the `BEGIN`, the lock and the cached tables' counter (`cache`), which
-                // nearly every write reads, go with the first job's first statement, and
-                // the announcement (delivered on commit, to every process on the
-                // database) with the `COMMIT`. The first job runs in no savepoint (a
-                // savepoint is a subtransaction, with its own bookkeeping).
+                // nearly every write reads, go with the first job's first statement, each
+                // later job's savepoint with its own first statement, and the
+                // announcement (delivered on commit, to every process on the database)
+                // with the `COMMIT`. The first job runs in no savepoint (a savepoint is a
+                // subtransaction, with its own bookkeeping).
                 // A background job runs alone (`next_group`), planned afresh.
                 let background = jobs.peek().is_some_and(|job| job.background);
                 let session = match pool.get() {
@@ -472,8 +473,8 @@ fn run_job(
     let whole = *savepoint == Savepoint::Whole;
     let opened = match *savepoint {
         Savepoint::Whole => Ok(()),
-        Savepoint::None | Savepoint::Broken => tx.batch(&format!("SAVEPOINT {SAVEPOINT}")),
-        Savepoint::Used => tx.batch(&format!("RELEASE {SAVEPOINT}; SAVEPOINT {SAVEPOINT}")),
+        Savepoint::None | Savepoint::Broken => tx.savepoint(&format!("SAVEPOINT {SAVEPOINT}")),
+        Savepoint::Used => tx.savepoint(&format!("RELEASE {SAVEPOINT}; SAVEPOINT {SAVEPOINT}")),
     };
     if let Err(e) = opened {
         *savepoint = Savepoint::Broken;
@@ -493,6 +494,18 @@ fn run_job(
         Err(payload) => Err(Outcome::Panicked(payload)),
     };
     drop(writer);
+    if tx.savepoint_failed() {
+        // Sent with the job's first statement, which failed with it: the savepoint
+        // before is still there, and a rollback to it would take the last job's changes.
+        tx.discard_deferred();
+        *savepoint = Savepoint::Broken;
+        return match result {
+            Err(outcome) => Err(outcome),
+            Ok(_) => Err(Outcome::Failed(Error::Database(
+                "the transaction was rolled back by the database".into(),
+            ))),
+        };
+    }
     if result.is_ok() {
         // Released as the next job starts, or by the commit.
         *savepoint = if whole { Savepoint::None } else { Savepoint::Used };
@@ -617,6 +630,46 @@ mod tests {
         assert_eq!(seqs.len() as i64, 1 + 2 * kept);
         assert!(seqs.windows(2).all(|p| p[0] < p[1]));
         assert_eq!(tenant.last_seq().unwrap(), *seqs.last().unwrap());
+    }
+
+    /// Writes grouped with one that carries on past a failed statement (PostgreSQL then
+    /// refuses the rest of the transaction, the next write's savepoint included): each
+    /// write's outcome is still what the database holds.
+    #[test]
+    fn grouped_writes_past_a_failed_statement_report_what_was_kept() {
+        let (_dir, tenant) = tenant();
+        tenant.write(|w| w.insert(&THINGS, "taken", 1, "{}", &NO_PARENT)).unwrap();
+        const THREADS: usize = 6;
+        const WRITES: usize = 30;
+        let threads: Vec<_> = (0..THREADS)
+            .map(|t| {
+                let tenant = Arc::clone(&tenant);
+                std::thread::spawn(move || {
+                    let mut kept = 0;
+                    for n in 0..WRITES {
+                        let id = format!("t{t}-{n}");
+                        let written = tenant.write(|w| {
+                            w.insert(&THINGS, &id, 1, "{}", &NO_PARENT)?;
+                            if (t + n) % 4 == 0 {
+                                let again = w.insert(&THINGS, "taken", 1, "{}", &NO_PARENT);
+                                assert!(again.is_err(), "an insert of a taken id");
+                            }
+                            std::thread::sleep(std::time::Duration::from_micros(300));
+                            Ok::<_, Error>(())
+                        });
+                        let present = tenant.read(|r| r.exists(&THINGS, &id)).unwrap();
+                        assert_eq!(written.is_ok(), present, "{id}: {written:?}");
+                        kept += i64::from(present);
+                    }
+                    kept
+                })
+            })
+            .collect();
+        let kept: i64 = threads.into_iter().map(|t| t.join().unwrap()).sum();
+        assert!(kept > 0, "no write was kept");
+        assert_eq!(tenant.read(|r| r.count(&THINGS)).unwrap() as i64, kept + 1);
+        tenant.write(|w| w.insert(&THINGS, "next", 1, "{}", &NO_PARENT)).unwrap();
+        assert!(tenant.read(|r| r.exists(&THINGS, "next")).unwrap());
     }
 
     #[test]

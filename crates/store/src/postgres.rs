@@ -115,6 +115,8 @@ impl Pool {
         }
         session.forget_unsent_begin();
         session.begun_value.take();
+        session.unsent_savepoint.take();
+        session.savepoint_failed.set(false);
         session.discard_deferred();
         let mut idle = self.idle.lock().unwrap();
         if idle.len() < self.max_idle {
@@ -237,6 +239,10 @@ pub(crate) struct Session {
     // statement. Then what it read (`value`), `Some(None)` for NULL.
     unsent_begin: RefCell<Option<String>>,
     begun_value: RefCell<Option<Option<String>>>,
+    // A savepoint to open (`savepoint_with_next`): it goes with the next statement,
+    // after any unsent `BEGIN`. Then whether it failed.
+    unsent_savepoint: RefCell<Option<String>>,
+    savepoint_failed: Cell<bool>,
 }
 
 /// A query's answer read ahead of its use, with the query and the tables it reads.
@@ -326,6 +332,8 @@ impl Session {
             prefetched: RefCell::new(Vec::new()),
             unsent_begin: RefCell::new(None),
             begun_value: RefCell::new(None),
+            unsent_savepoint: RefCell::new(None),
+            savepoint_failed: Cell::new(false),
         })
     }
 
@@ -538,7 +546,7 @@ impl Session {
         self.deferred_seq.take()
     }
 
-    /// Runs `future` after the unsent `BEGIN` and the deferred writes, all in one round
+    /// Runs `future` after the unsent `BEGIN` and savepoint and the deferred writes, all in one round
     /// trip: each is polled once, in order, before `future` is, which writes its
     /// request. The first of them to fail is the error (the statements after it fail
     /// with it, PostgreSQL refusing all but a rollback).
@@ -548,10 +556,17 @@ impl Session {
     ) -> Result<T> {
         let deferred = self.deferred.take();
         let begin_sql = self.unsent_begin.take();
-        if deferred.is_empty() && begin_sql.is_none() {
+        let savepoint_sql = self.unsent_savepoint.take();
+        if deferred.is_empty() && begin_sql.is_none() && savepoint_sql.is_none() {
             return Ok(self.drive(future)?);
         }
-        let mut begin = begin_sql.as_deref().map(|sql| Box::pin(self.client.simple_query(sql)));
+        let began = begin_sql.is_some();
+        let opens_savepoint = savepoint_sql.is_some();
+        let prefix = match (begin_sql, savepoint_sql) {
+            (Some(begin), Some(savepoint)) => Some(format!("{begin}; {savepoint}")),
+            (begin, savepoint) => begin.or(savepoint),
+        };
+        let mut begin = prefix.as_deref().map(|sql| Box::pin(self.client.simple_query(sql)));
         let mut begun = None;
         let values: Vec<Vec<Param<'_>>> =
             deferred.iter().map(|d| d.params.iter().map(ColumnValue::param).collect()).collect();
@@ -585,14 +600,20 @@ impl Session {
         }));
         drop(begin);
         if let Some(messages) = begun {
-            // The one row is the lock's; its second column, if asked for, is the value.
-            let value = messages?.iter().find_map(|message| match message {
-                tokio_postgres::SimpleQueryMessage::Row(row) if row.len() > 1 => {
-                    Some(row.get(1).map(str::to_string))
-                }
-                _ => None,
-            });
-            *self.begun_value.borrow_mut() = Some(value.flatten());
+            if messages.is_err() && opens_savepoint {
+                self.savepoint_failed.set(true);
+            }
+            let messages = messages?;
+            if began {
+                // The one row is the lock's; its second column, if asked for, is the value.
+                let value = messages.iter().find_map(|message| match message {
+                    tokio_postgres::SimpleQueryMessage::Row(row) if row.len() > 1 => {
+                        Some(row.get(1).map(str::to_string))
+                    }
+                    _ => None,
+                });
+                *self.begun_value.borrow_mut() = Some(value.flatten());
+            }
         }
         for (d, rows) in deferred.iter().zip(written) {
             let failed =
@@ -646,6 +667,8 @@ impl Session {
         let value = value.map(|sql| format!(", ({sql})")).unwrap_or_default();
         let plans = if plan_each { "SET LOCAL plan_cache_mode = force_custom_plan; " } else { "" };
         self.begun_value.take();
+        self.unsent_savepoint.take();
+        self.savepoint_failed.set(false);
         *self.unsent_begin.borrow_mut() = Some(format!(
             "BEGIN; SET LOCAL search_path TO \"{schema}\", public; {plans}\
              SELECT pg_advisory_xact_lock({lock}){value}"
@@ -661,7 +684,39 @@ impl Session {
     /// Whether the transaction's `BEGIN` is still unsent, forgetting it: then nothing
     /// was asked of the transaction, and there is nothing to end.
     pub(crate) fn forget_unsent_begin(&self) -> bool {
-        self.unsent_begin.take().is_some()
+        let unsent = self.unsent_begin.take().is_some();
+        if unsent {
+            // Only a job of this transaction could have queued it.
+            self.unsent_savepoint.take();
+        }
+        unsent
+    }
+
+    /// Opens a savepoint (or releases one and opens it again: `sql`) with the next
+    /// statement, in its round trip, instead of in one of its own: each job of a write
+    /// group after the first opens one, under the tenant's lock. Should it fail, the
+    /// statement fails with it, and [`Session::savepoint_failed`] says so.
+    pub(crate) fn savepoint_with_next(&self, sql: &str) -> Result<()> {
+        // It goes before the writes deferred, which belong before it.
+        if !self.deferred.borrow().is_empty() {
+            return self.batch(sql);
+        }
+        let mut unsent = self.unsent_savepoint.borrow_mut();
+        match &mut *unsent {
+            // The job before asked nothing of the database.
+            Some(queued) => {
+                queued.push_str("; ");
+                queued.push_str(sql);
+            }
+            None => *unsent = Some(sql.to_string()),
+        }
+        Ok(())
+    }
+
+    /// Whether a savepoint sent with a statement ([`Session::savepoint_with_next`])
+    /// failed since the last call: the transaction can then only be rolled back.
+    pub(crate) fn savepoint_failed(&self) -> bool {
+        self.savepoint_failed.take()
     }
 
     /// Ends the transaction: commits it on `Ok`, rolls it back otherwise.

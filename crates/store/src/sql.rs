@@ -148,6 +148,24 @@ impl<'a> Tx<'a> {
         }
     }
 
+    /// Opens a savepoint (`sql`): at once on SQLite; on PostgreSQL with the next
+    /// statement, in its round trip ([`Session::savepoint_with_next`]).
+    pub(crate) fn savepoint(self, sql: &str) -> Result<()> {
+        match self {
+            Tx::Sqlite(tx) => Ok(tx.execute_batch(sql)?),
+            Tx::Postgres(session) => session.savepoint_with_next(sql),
+        }
+    }
+
+    /// Whether a savepoint [`Tx::savepoint`] sent with a statement failed: the
+    /// transaction can then only be rolled back. (SQLite's fail at once.)
+    pub(crate) fn savepoint_failed(self) -> bool {
+        match self {
+            Tx::Sqlite(_) => false,
+            Tx::Postgres(session) => session.savepoint_failed(),
+        }
+    }
+
     /// Sends the writes deferred on PostgreSQL ([`Session::defer`]) and waits for them.
     pub(crate) fn send_deferred(self) -> Result<()> {
         match self {
